@@ -1,0 +1,30 @@
+# Kiln: `make serve` runs the example app, `make test` runs the whole suite. Both install what is missing.
+PHP ?= php
+
+.PHONY: serve test unit lint analyse format deps deps-run bench
+
+serve: deps-run
+	$(PHP) bin/kiln serve examples/hello
+
+test: deps
+	$(PHP) vendor/bin/phpunit
+	$(PHP) vendor/bin/phpstan analyse --no-progress --memory-limit=1G
+	$(PHP) vendor/bin/php-cs-fixer check --diff
+
+unit: deps
+	$(PHP) vendor/bin/phpunit --testsuite unit
+
+analyse: deps
+	$(PHP) vendor/bin/phpstan analyse --memory-limit=1G
+
+format: deps
+	$(PHP) vendor/bin/php-cs-fixer fix
+
+deps:
+	@scripts/install-deps.sh dev
+
+deps-run:
+	@scripts/install-deps.sh run
+
+bench: deps-run
+	bench/run

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what Kiln's run and test commands need, only when missing. Safe to run again.
+# Usage: scripts/install-deps.sh [run|dev]
+set -euo pipefail
+mode=${1:-dev}
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v php >/dev/null || need_apt+=(php-cli)
+php -r 'exit(extension_loaded("pcntl") && extension_loaded("posix") ? 0 : 1);' 2>/dev/null || need_apt+=(php-cli)
+php -r 'exit(extension_loaded("ffi") ? 0 : 1);' 2>/dev/null || need_apt+=(php-ffi)
+if [ "$mode" = dev ]; then
+    command -v composer >/dev/null || need_apt+=(composer)
+    php -r 'exit(extension_loaded("mbstring") ? 0 : 1);' 2>/dev/null || need_apt+=(php-mbstring)
+    php -r 'exit(extension_loaded("xml") && extension_loaded("dom") ? 0 : 1);' 2>/dev/null || need_apt+=(php-xml)
+    command -v curl >/dev/null || need_apt+=(curl)
+fi
+if [ ${#need_apt[@]} -gt 0 ]; then
+    echo "install-deps: installing ${need_apt[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+if [ "$mode" = dev ] && [ ! -f vendor/autoload.php -o composer.json -nt vendor/autoload.php ]; then
+    echo "install-deps: composer install" >&2
+    COMPOSER_NO_INTERACTION=1 composer install --no-progress --quiet
+fi
