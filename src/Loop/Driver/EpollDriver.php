@@ -1,0 +1,254 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Loop\Driver;
+
+use Kiln\Loop\Internal\AbstractDriver;
+use Kiln\Loop\Internal\EpollApi;
+use Kiln\Loop\Internal\EpollEvent;
+use Kiln\Loop\Internal\FdResolver;
+use Kiln\Loop\LoopException;
+
+/**
+ * epoll(7) through FFI: no FD_SETSIZE limit, cost per tick proportional to ready streams.
+ * Level-triggered, like select. Linux only; needs ext-ffi with FFI enabled for the CLI.
+ *
+ * Registrations carry the stream's resource id (data), not its fd: ids are never reused, so an
+ * event can never be attributed to a newer stream that got the same fd number. Data already read
+ * into a stream's PHP buffer is invisible to epoll; such streams are reported readable without
+ * waiting, as stream_select does. A stream closed while watched is dropped by the kernel; a sweep
+ * at most once a second finds it and calls its watchers once (select does so at once).
+ */
+final class EpollDriver extends AbstractDriver
+{
+    private const IN = 0x001;
+    private const OUT = 0x004;
+    private const ERR_HUP = 0x008 | 0x010;
+    private const MAX_EVENTS = 1024;
+    private const SWEEP_NS = 1_000_000_000;
+
+    private static ?\FFI $ffi = null;
+
+    private readonly FdResolver $fds;
+    private int $epfd = -1;
+    private ?\FFI\CData $events = null;
+    private ?\FFI\CData $event = null;
+    /** @var array<int, int> (int) $stream => registered event mask */
+    private array $masks = [];
+    /** @var array<int, resource> */
+    private array $streams = [];
+    /** @var array<int, true> streams with unread PHP-buffered data, or not pollable (regular files) */
+    private array $forced = [];
+    private int $lastSweep = 0;
+
+    public function __construct()
+    {
+        parent::__construct();
+        $this->fds = new FdResolver();
+    }
+
+    public static function isSupported(): bool
+    {
+        if (\PHP_OS_FAMILY !== 'Linux' || !\extension_loaded('ffi')) {
+            return false;
+        }
+        try {
+            self::ffi();
+
+            return true;
+        } catch (\Throwable) {
+            return false;
+        }
+    }
+
+    public function capacity(): int
+    {
+        $limits = \function_exists('posix_getrlimit') ? \posix_getrlimit() : false;
+        $soft = \is_array($limits) ? ($limits['soft openfiles'] ?? null) : null;
+
+        return \is_numeric($soft) ? \max(0, (int) $soft - 64) : 65536;
+    }
+
+    public function __destruct()
+    {
+        if ($this->epfd >= 0) {
+            self::ffi()->close($this->epfd);
+        }
+    }
+
+    /** Full /proc/self/fd scans done to find a stream's fd (the slow path). */
+    public function fdScans(): int
+    {
+        return $this->fds->scans;
+    }
+
+    protected function ioChanged(int $key, mixed $stream, bool $read): void
+    {
+        \assert(\is_resource($stream));
+        $mask = (isset($this->readers[$key]) ? self::IN : 0) | (isset($this->writers[$key]) ? self::OUT : 0);
+        $old = $this->masks[$key] ?? 0;
+        if ($mask === 0) {
+            unset($this->masks[$key], $this->streams[$key], $this->forced[$key]);
+            $fd = $this->fds->release($key);
+            if ($fd !== null && $this->epfd >= 0) {
+                $this->ctl(2, $fd, 0, $key); // EPOLL_CTL_DEL; fails harmlessly if the fd is closed
+            }
+
+            return;
+        }
+        $this->masks[$key] = $mask;
+        $this->streams[$key] = $stream;
+        $fd = $this->fds->acquire($stream);
+        if ($this->ctl($old === 0 ? 1 : 3, $fd, $mask, $key) !== 0) {
+            $errno = self::errno();
+            if ($errno === 1) { // EPERM: regular files are always ready, as select reports them
+                $this->forced[$key] = true;
+            } elseif ($errno === 17 || $errno === 2) { // EEXIST / ENOENT: retry with the other op
+                $this->ctl($old === 0 ? 3 : 1, $fd, $mask, $key);
+            } else {
+                throw new LoopException("epoll_ctl() failed for fd $fd: errno $errno");
+            }
+        }
+        if ($read && $mask & self::IN && \stream_get_meta_data($stream)['unread_bytes'] > 0) {
+            $this->forced[$key] = true;
+        }
+    }
+
+    protected function poll(int $timeoutNs): void
+    {
+        if ($this->masks === []) {
+            if ($timeoutNs > 0) {
+                \usleep(\intdiv($timeoutNs + 999, 1000));
+            }
+
+            return;
+        }
+        $ms = $timeoutNs < 0 || $timeoutNs >= self::SWEEP_NS ? 1000 : \intdiv($timeoutNs + 999_999, 1_000_000);
+        $forced = $this->forced;
+        if ($forced !== []) {
+            $ms = 0;
+            $this->forced = [];
+        }
+        $buffer = $this->events ??= self::ffi()->new('struct epoll_event[' . self::MAX_EVENTS . ']');
+        $n = self::ffi()->epoll_wait($this->epfd(), $buffer, self::MAX_EVENTS, $ms); // -1 on EINTR
+        /** @var array<int, EpollEvent> $events */
+        $events = self::view($buffer);
+        $unknown = false;
+        for ($i = 0; $i < $n; $i++) {
+            $event = $events[$i];
+            $key = $event->data;
+            $flags = $event->events;
+            $stream = $this->streams[$key] ?? null;
+            if ($stream === null) {
+                $unknown = true;
+                continue;
+            }
+            unset($forced[$key]);
+            if ($flags & (self::IN | self::ERR_HUP)) {
+                $this->dispatch($this->readers[$key] ?? [], $stream, $key);
+            }
+            if ($flags & (self::OUT | self::ERR_HUP)) {
+                $this->dispatch($this->writers[$key] ?? [], $stream, -1);
+            }
+        }
+        foreach ($forced as $key => $_) {
+            $stream = $this->streams[$key] ?? null;
+            if ($stream !== null) {
+                $this->dispatch($this->readers[$key] ?? [], $stream, $key);
+                $this->dispatch($this->writers[$key] ?? [], $stream, -1);
+            }
+        }
+        if ($unknown) {
+            $this->rebuild(); // an fd we stopped watching is still registered (a dup survived): start over
+        }
+        $now = \hrtime(true);
+        if ($now - $this->lastSweep >= self::SWEEP_NS) {
+            $this->lastSweep = $now;
+            $this->reapClosedStreams();
+        }
+    }
+
+    /**
+     * @param array<string, \Kiln\Loop\Internal\Watcher> $watchers
+     * @param resource $stream
+     * @param int $readKey the stream key when these are readers (to re-check PHP's buffer), else -1
+     */
+    private function dispatch(array $watchers, mixed $stream, int $readKey): void
+    {
+        foreach ($watchers as $watcher) {
+            if ($watcher->enabled) {
+                ($watcher->callback)($watcher->id, $stream);
+            }
+        }
+        if ($readKey >= 0 && isset($this->readers[$readKey]) && \is_resource($stream)
+            && \stream_get_meta_data($stream)['unread_bytes'] > 0) {
+            $this->forced[$readKey] = true;
+        }
+    }
+
+    private function rebuild(): void
+    {
+        self::ffi()->close($this->epfd);
+        $this->epfd = -1;
+        foreach ($this->masks as $key => $mask) {
+            $this->ctl(1, $this->fds->acquire($this->streams[$key]), $mask, $key);
+        }
+    }
+
+    private function ctl(int $op, int $fd, int $mask, int $key): int
+    {
+        $buffer = $this->event ??= self::ffi()->new('struct epoll_event');
+        /** @var EpollEvent $event */
+        $event = self::view($buffer);
+        $event->events = $mask;
+        $event->data = $key;
+
+        return self::ffi()->epoll_ctl($this->epfd(), $op, $fd, \FFI::addr($buffer));
+    }
+
+    private function epfd(): int
+    {
+        if ($this->epfd < 0) {
+            $this->epfd = self::ffi()->epoll_create1(0x80000); // EPOLL_CLOEXEC
+            if ($this->epfd < 0) {
+                throw new LoopException('epoll_create1() failed: errno ' . self::errno());
+            }
+        }
+
+        return $this->epfd;
+    }
+
+    private static function errno(): int
+    {
+        return self::ffi()->__errno_location()[0];
+    }
+
+    /** @return EpollApi */
+    private static function ffi(): object
+    {
+        if (self::$ffi === null) {
+            // struct epoll_event is packed on x86-64 only (12 bytes there, 16 elsewhere); the attribute
+            // must follow `struct` for PHP's FFI parser. epoll_data_t is declared as the u64 we use.
+            $packed = \php_uname('m') === 'x86_64' ? '__attribute__((packed))' : '';
+            self::$ffi = \FFI::cdef(<<<C
+                struct $packed epoll_event { uint32_t events; uint64_t data; };
+                int epoll_create1(int flags);
+                int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event);
+                int epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout);
+                int close(int fd);
+                int *__errno_location(void);
+                C, 'libc.so.6');
+        }
+        /** @var EpollApi $lib */
+        $lib = self::view(self::$ffi);
+
+        return $lib;
+    }
+
+    /** FFI values have no static shape: this lets them be annotated with EpollApi/EpollEvent. */
+    private static function view(mixed $value): mixed
+    {
+        return $value;
+    }
+}

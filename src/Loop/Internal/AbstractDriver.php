@@ -1,0 +1,299 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Loop\Internal;
+
+use Kiln\Loop\Driver;
+
+/**
+ * Everything a driver does except polling for I/O: ids, timers, defers, signals, references and the
+ * run loop. A subclass keeps its own poll set in sync through ioChanged() and implements poll().
+ *
+ * One tick: expired timers, then deferred callbacks (drained, including ones deferred meanwhile),
+ * then one poll for I/O (timeout 0 if anything is deferred), then pending signals.
+ *
+ * @internal
+ */
+abstract class AbstractDriver implements Driver
+{
+    /** Longest poll while signal watchers exist, so signals are dispatched promptly (ns). */
+    protected const SIGNAL_POLL_NS = 250_000_000;
+
+    /** @var array<int, array<string, Watcher>> enabled readable watchers by (int) $stream */
+    protected array $readers = [];
+    /** @var array<int, array<string, Watcher>> enabled writable watchers by (int) $stream */
+    protected array $writers = [];
+
+    /** @var array<string, Watcher> */
+    private array $watchers = [];
+    /** @var array<string, Watcher> */
+    private array $deferQueue = [];
+    private readonly TimerQueue $timers;
+    private readonly SignalHub $signals;
+    private int $nextId = 0;
+    /** Number of enabled, referenced watchers: run() returns when it drops to 0. */
+    private int $refCount = 0;
+    private bool $running = false;
+    private int $nowNs;
+
+    public function __construct()
+    {
+        $this->timers = new TimerQueue();
+        $this->signals = new SignalHub();
+        $this->nowNs = \hrtime(true);
+    }
+
+    /** Poll for I/O for at most $timeoutNs (-1: no limit) and call the ready watchers. */
+    abstract protected function poll(int $timeoutNs): void;
+
+    /** The set of enabled watchers of one kind on a stream went from empty to non-empty or back. */
+    abstract protected function ioChanged(int $key, mixed $stream, bool $read): void;
+
+    public function onReadable(mixed $stream, \Closure $callback): string
+    {
+        return $this->add(Watcher::io('w' . $this->nextId++, WatcherType::Readable, $callback, $stream));
+    }
+
+    public function onWritable(mixed $stream, \Closure $callback): string
+    {
+        return $this->add(Watcher::io('w' . $this->nextId++, WatcherType::Writable, $callback, $stream));
+    }
+
+    public function delay(float $seconds, \Closure $callback): string
+    {
+        return $this->add(Watcher::timer('w' . $this->nextId++, WatcherType::Delay, $callback, $seconds));
+    }
+
+    public function repeat(float $interval, \Closure $callback): string
+    {
+        return $this->add(Watcher::timer('w' . $this->nextId++, WatcherType::Repeat, $callback, $interval));
+    }
+
+    public function defer(\Closure $callback): string
+    {
+        return $this->add(new Watcher('w' . $this->nextId++, WatcherType::Defer, $callback));
+    }
+
+    public function onSignal(int $signal, \Closure $callback): string
+    {
+        if (!\extension_loaded('pcntl')) {
+            throw new \Error('onSignal() needs ext-pcntl');
+        }
+
+        return $this->add(new Watcher('w' . $this->nextId++, WatcherType::Signal, $callback, null, $signal));
+    }
+
+    public function disable(string $id): void
+    {
+        $watcher = $this->watchers[$id] ?? null;
+        if ($watcher !== null && $watcher->enabled) {
+            $this->deactivate($watcher);
+        }
+    }
+
+    public function enable(string $id): void
+    {
+        $watcher = $this->watchers[$id] ?? null;
+        if ($watcher !== null && !$watcher->enabled) {
+            $this->activate($watcher);
+        }
+    }
+
+    public function cancel(string $id): void
+    {
+        $watcher = $this->watchers[$id] ?? null;
+        if ($watcher === null) {
+            return;
+        }
+        if ($watcher->enabled) {
+            $this->deactivate($watcher);
+        }
+        unset($this->watchers[$id]);
+    }
+
+    public function unreference(string $id): void
+    {
+        $watcher = $this->watchers[$id] ?? null;
+        if ($watcher !== null && $watcher->referenced) {
+            $watcher->referenced = false;
+            $this->refCount -= (int) $watcher->enabled;
+        }
+    }
+
+    public function reference(string $id): void
+    {
+        $watcher = $this->watchers[$id] ?? null;
+        if ($watcher !== null && !$watcher->referenced) {
+            $watcher->referenced = true;
+            $this->refCount += (int) $watcher->enabled;
+        }
+    }
+
+    public function run(): void
+    {
+        if ($this->running) {
+            throw new \Error('The loop is already running: run() is not re-entrant (use Loop::async() and suspend instead)');
+        }
+        $this->running = true;
+        try {
+            while ($this->running && $this->refCount > 0) {
+                $this->tick();
+            }
+        } finally {
+            $this->running = false;
+        }
+    }
+
+    public function stop(): void
+    {
+        $this->running = false;
+    }
+
+    public function isRunning(): bool
+    {
+        return $this->running;
+    }
+
+    public function now(): float
+    {
+        return ($this->running ? $this->nowNs : \hrtime(true)) / 1e9;
+    }
+
+    /** Watchers whose stream was closed while watched: cancel them, then call them once so their owner notices. */
+    protected function reapClosedStreams(): void
+    {
+        foreach ([...\array_merge(...\array_values($this->readers)), ...\array_merge(...\array_values($this->writers))] as $watcher) {
+            if (!\is_resource($watcher->stream) && isset($this->watchers[$watcher->id])) {
+                $this->cancel($watcher->id);
+                ($watcher->callback)($watcher->id, $watcher->stream);
+            }
+        }
+    }
+
+    private function tick(): void
+    {
+        $this->nowNs = \hrtime(true);
+        if ($this->timers->count() > 0) {
+            $this->runTimers();
+        }
+        if ($this->deferQueue !== []) {
+            $this->runDefers();
+        }
+
+        if ($this->deferQueue !== [] || !$this->running || $this->refCount <= 0) {
+            $timeout = 0;
+        } else {
+            $next = $this->timers->peek();
+            $timeout = $next === null ? -1 : \max(0, $next - (int) \hrtime(true));
+            if ($this->signals->active() && ($timeout < 0 || $timeout > self::SIGNAL_POLL_NS)) {
+                $timeout = self::SIGNAL_POLL_NS;
+            }
+        }
+        $this->poll($timeout);
+        $this->nowNs = \hrtime(true);
+
+        if ($this->signals->active()) {
+            $this->signals->dispatch();
+        }
+    }
+
+    private function runTimers(): void
+    {
+        while (($watcher = $this->timers->extractDue($this->nowNs)) !== null) {
+            if ($watcher->type === WatcherType::Delay) {
+                $this->cancel($watcher->id);
+            } else {
+                $watcher->expiration = \max(\hrtime(true) + $watcher->interval, $this->nowNs + 1);
+                $this->timers->insert($watcher);
+            }
+            ($watcher->callback)($watcher->id);
+        }
+    }
+
+    private function runDefers(): void
+    {
+        while ($this->deferQueue !== []) {
+            foreach ($this->deferQueue as $id => $watcher) {
+                if (!isset($this->deferQueue[$id])) {
+                    continue; // cancelled by an earlier callback of this batch
+                }
+                $this->cancel($id); // also removes it from the queue, so a throw leaves the rest queued
+                ($watcher->callback)($id);
+            }
+        }
+    }
+
+    private function add(Watcher $watcher): string
+    {
+        $this->watchers[$watcher->id] = $watcher;
+        $this->activate($watcher);
+
+        return $watcher->id;
+    }
+
+    private function activate(Watcher $watcher): void
+    {
+        $watcher->enabled = true;
+        $this->refCount += (int) $watcher->referenced;
+        switch ($watcher->type) {
+            case WatcherType::Readable:
+                $new = !isset($this->readers[$watcher->key]);
+                $this->readers[$watcher->key][$watcher->id] = $watcher;
+                if ($new) {
+                    $this->ioChanged($watcher->key, $watcher->stream, true);
+                }
+                break;
+            case WatcherType::Writable:
+                $new = !isset($this->writers[$watcher->key]);
+                $this->writers[$watcher->key][$watcher->id] = $watcher;
+                if ($new) {
+                    $this->ioChanged($watcher->key, $watcher->stream, false);
+                }
+                break;
+            case WatcherType::Delay:
+            case WatcherType::Repeat:
+                $watcher->expiration = \hrtime(true) + $watcher->interval;
+                $this->timers->insert($watcher);
+                break;
+            case WatcherType::Defer:
+                $this->deferQueue[$watcher->id] = $watcher;
+                break;
+            case WatcherType::Signal:
+                $this->signals->add($watcher);
+                break;
+        }
+    }
+
+    private function deactivate(Watcher $watcher): void
+    {
+        $watcher->enabled = false;
+        $this->refCount -= (int) $watcher->referenced;
+        switch ($watcher->type) {
+            case WatcherType::Readable:
+                unset($this->readers[$watcher->key][$watcher->id]);
+                if ($this->readers[$watcher->key] === []) {
+                    unset($this->readers[$watcher->key]);
+                    $this->ioChanged($watcher->key, $watcher->stream, true);
+                }
+                break;
+            case WatcherType::Writable:
+                unset($this->writers[$watcher->key][$watcher->id]);
+                if ($this->writers[$watcher->key] === []) {
+                    unset($this->writers[$watcher->key]);
+                    $this->ioChanged($watcher->key, $watcher->stream, false);
+                }
+                break;
+            case WatcherType::Delay:
+            case WatcherType::Repeat:
+                $this->timers->remove($watcher);
+                break;
+            case WatcherType::Defer:
+                unset($this->deferQueue[$watcher->id]);
+                break;
+            case WatcherType::Signal:
+                $this->signals->remove($watcher);
+                break;
+        }
+    }
+}

@@ -1,0 +1,70 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Loop\Internal;
+
+/**
+ * Signal watchers of one driver. The pcntl handler only queues the signal number; watchers are
+ * called from dispatch() on the loop's stack, once per tick (pcntl_async_signals(false), so PHP
+ * never interrupts a callback half-way). The previous handler of a signal is restored when its last
+ * enabled watcher goes away.
+ *
+ * @internal
+ */
+final class SignalHub
+{
+    /** @var array<int, array<string, Watcher>> */
+    private array $watchers = [];
+    /** @var array<int, callable|int> */
+    private array $previous = [];
+    /** @var list<int> */
+    private array $queue = [];
+
+    public function active(): bool
+    {
+        return $this->watchers !== [];
+    }
+
+    public function add(Watcher $watcher): void
+    {
+        $signo = $watcher->key;
+        if (!isset($this->watchers[$signo])) {
+            \pcntl_async_signals(false);
+            $this->previous[$signo] = \pcntl_signal_get_handler($signo);
+            if (!\pcntl_signal($signo, $this->enqueue(...))) {
+                throw new \ValueError("Cannot watch signal $signo");
+            }
+        }
+        $this->watchers[$signo][$watcher->id] = $watcher;
+    }
+
+    public function remove(Watcher $watcher): void
+    {
+        $signo = $watcher->key;
+        unset($this->watchers[$signo][$watcher->id]);
+        if (isset($this->watchers[$signo]) && $this->watchers[$signo] === []) {
+            unset($this->watchers[$signo]);
+            \pcntl_signal($signo, $this->previous[$signo] ?? \SIG_DFL);
+            unset($this->previous[$signo]);
+        }
+    }
+
+    public function dispatch(): void
+    {
+        \pcntl_signal_dispatch();
+        while ($this->queue !== []) {
+            $signo = \array_shift($this->queue);
+            foreach ($this->watchers[$signo] ?? [] as $watcher) {
+                if ($watcher->enabled) {
+                    ($watcher->callback)($watcher->id, $signo);
+                }
+            }
+        }
+    }
+
+    private function enqueue(int $signo): void
+    {
+        $this->queue[] = $signo;
+    }
+}

@@ -1,0 +1,163 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Loop;
+
+use Kiln\Loop\Driver\EpollDriver;
+use Kiln\Loop\Driver\SelectDriver;
+use Kiln\Loop\Internal\FiberPool;
+
+/**
+ * The process-wide loop accessor (the only global of Kiln) and the Fiber scheduler.
+ *
+ * Static proxies forward to the current Driver; see Driver for the contract of each.
+ */
+final class Loop
+{
+    private static ?Driver $driver = null;
+    private static ?FiberPool $pool = null;
+    private static ?\Closure $errorHandler = null;
+
+    private function __construct() {}
+
+    public static function get(): Driver
+    {
+        return self::$driver ??= new SelectDriver();
+    }
+
+    public static function set(Driver $driver): void
+    {
+        if (self::$driver?->isRunning()) {
+            throw new \Error('Cannot replace the driver while it is running');
+        }
+        self::$driver = $driver;
+    }
+
+    /**
+     * A driver for about $connections streams: select while they fit below FD_SETSIZE, else epoll if
+     * FFI is usable, else select anyway (the caller must cap connections to capacity() and log it).
+     */
+    public static function createDriver(int $connections): Driver
+    {
+        if ($connections > SelectDriver::CAPACITY && EpollDriver::isSupported()) {
+            return new EpollDriver();
+        }
+
+        return new SelectDriver();
+    }
+
+    /**
+     * Runs $job in a pooled Fiber, starting now and synchronously until its first suspension.
+     * An exception escaping $job goes to the error handler, or without one is thrown out of run().
+     *
+     * @param \Closure(): mixed $job
+     */
+    public static function async(\Closure $job): void
+    {
+        (self::$pool ??= new FiberPool(self::report(...)))->run($job);
+    }
+
+    /** @param (\Closure(\Throwable): void)|null $handler called from a loop callback; null: rethrow from run() */
+    public static function setErrorHandler(?\Closure $handler): void
+    {
+        self::$errorHandler = $handler;
+    }
+
+    /** A suspension of the current Fiber, or of {main} when called outside any Fiber. */
+    public static function getSuspension(): Suspension
+    {
+        return new Suspension(\Fiber::getCurrent());
+    }
+
+    /** @param \Closure(string, resource): void $callback */
+    public static function onReadable(mixed $stream, \Closure $callback): string
+    {
+        return self::get()->onReadable($stream, $callback);
+    }
+
+    /** @param \Closure(string, resource): void $callback */
+    public static function onWritable(mixed $stream, \Closure $callback): string
+    {
+        return self::get()->onWritable($stream, $callback);
+    }
+
+    /** @param \Closure(string): void $callback */
+    public static function delay(float $seconds, \Closure $callback): string
+    {
+        return self::get()->delay($seconds, $callback);
+    }
+
+    /** @param \Closure(string): void $callback */
+    public static function repeat(float $interval, \Closure $callback): string
+    {
+        return self::get()->repeat($interval, $callback);
+    }
+
+    /** @param \Closure(string): void $callback */
+    public static function defer(\Closure $callback): string
+    {
+        return self::get()->defer($callback);
+    }
+
+    /** @param \Closure(string, int): void $callback */
+    public static function onSignal(int $signal, \Closure $callback): string
+    {
+        return self::get()->onSignal($signal, $callback);
+    }
+
+    public static function disable(string $id): void
+    {
+        self::get()->disable($id);
+    }
+
+    public static function enable(string $id): void
+    {
+        self::get()->enable($id);
+    }
+
+    public static function cancel(string $id): void
+    {
+        self::get()->cancel($id);
+    }
+
+    public static function unreference(string $id): void
+    {
+        self::get()->unreference($id);
+    }
+
+    public static function reference(string $id): void
+    {
+        self::get()->reference($id);
+    }
+
+    public static function run(): void
+    {
+        self::get()->run();
+    }
+
+    public static function stop(): void
+    {
+        self::get()->stop();
+    }
+
+    public static function isRunning(): bool
+    {
+        return self::get()->isRunning();
+    }
+
+    public static function now(): float
+    {
+        return self::get()->now();
+    }
+
+    private static function report(\Throwable $error): void
+    {
+        $handler = self::$errorHandler;
+        self::get()->defer($handler === null
+            ? static fn() => throw $error
+            : static function () use ($handler, $error): void {
+                $handler($error);
+            });
+    }
+}

@@ -1,0 +1,81 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Unit\Loop;
+
+use Kiln\Loop\Driver;
+use Kiln\Loop\Driver\EpollDriver;
+
+final class EpollDriverTest extends DriverTestCase
+{
+    protected function createDriver(): Driver
+    {
+        if (!EpollDriver::isSupported()) {
+            self::markTestSkipped('epoll through FFI is not available (needs Linux and ext-ffi)');
+        }
+
+        return new EpollDriver();
+    }
+
+    public function testCapacityFollowsTheOpenFilesLimit(): void
+    {
+        self::assertGreaterThan(1024, $this->loop->capacity());
+    }
+
+    public function testMoreThan1100SocketsWithFdsAbove1024AreWatched(): void
+    {
+        $limits = \posix_getrlimit();
+        self::assertIsArray($limits);
+        if ((int) $limits['soft openfiles'] < 2600) {
+            self::assertTrue(\posix_setrlimit(\POSIX_RLIMIT_NOFILE, 4096, (int) $limits['hard openfiles']), 'Cannot raise RLIMIT_NOFILE');
+        }
+        $pairs = [];
+        $seen = [];
+        for ($i = 0; $i < 1150; $i++) {
+            $pairs[$i] = self::pair();
+            $this->loop->onReadable($pairs[$i][0], function (string $id, $stream) use (&$seen, $i): void {
+                $seen[$i] = \fread($stream, 16);
+                $this->loop->cancel($id);
+            });
+        }
+        $highFds = 0;
+        foreach ($pairs as $i => [$reader, $writer]) {
+            \fwrite($writer, "m$i");
+        }
+        foreach (\scandir('/proc/self/fd') ?: [] as $fd) {
+            $highFds += (int) ((int) $fd >= 1024);
+        }
+        self::assertGreaterThan(100, $highFds, 'the test must use fds >= 1024');
+        $this->runGuarded(5.0);
+        self::assertCount(1150, $seen);
+        self::assertSame('m1149', $seen[1149]);
+        \assert($this->loop instanceof EpollDriver);
+        self::assertLessThan(10, $this->loop->fdScans(), 'fds should be found without scanning /proc/self/fd');
+    }
+
+    public function testAPipeEndIsNotConfusedWithTheOtherEndOfTheSamePipe(): void
+    {
+        $pipes = [];
+        $proc = \proc_open(['cat'], [0 => ['pipe', 'r'], 1 => ['pipe', 'w']], $pipes);
+        self::assertIsResource($proc);
+        [$toCat, $fromCat] = [$pipes[0], $pipes[1]];
+        $out = '';
+        $this->loop->onWritable($toCat, function (string $id, $stream): void {
+            \fwrite($stream, 'echo');
+            \fclose($stream);
+            $this->loop->cancel($id);
+        });
+        $this->loop->onReadable($fromCat, function (string $id, $stream) use (&$out): void {
+            $chunk = \fread($stream, 100);
+            $out .= $chunk;
+            if ($chunk === '' || \feof($stream)) {
+                $this->loop->cancel($id);
+            }
+        });
+        $this->runGuarded();
+        \fclose($fromCat);
+        \proc_close($proc);
+        self::assertSame('echo', $out);
+    }
+}
