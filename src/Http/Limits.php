@@ -1,0 +1,75 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Http;
+
+/**
+ * Every limit the HTTP engine enforces, with safe defaults. Each is a knob: config key, CLI option
+ * --limit-NAME=VALUE and env KILN_LIMIT_NAME (see docs/configuration.md).
+ */
+final class Limits
+{
+    public function __construct(
+        /** Longest request line in bytes (method, target, version): over it, 414. */
+        public readonly int $requestLine = 8192,
+        /** Longest single header field line in bytes: over it, 431. */
+        public readonly int $headerLine = 8192,
+        /** Whole header block in bytes (request line included): over it, 431. */
+        public readonly int $headerBytes = 65536,
+        /** Most header fields: over it, 431. */
+        public readonly int $headerCount = 100,
+        /** Largest request body in bytes: over it, 413. */
+        public readonly int $bodySize = 64 * 1024 * 1024,
+        /** Bodies above this many bytes are spooled to a temp file instead of memory. */
+        public readonly int $bodyMemory = 1024 * 1024,
+        /** Seconds from the first byte of a request to the end of its header block (total, not per read): 408. */
+        public readonly float $headerTimeout = 10.0,
+        /** Seconds allowed with no body bytes arriving while a body is expected: 408. */
+        public readonly float $bodyTimeout = 30.0,
+        /** Seconds an idle keep-alive connection is kept. */
+        public readonly float $keepAliveTimeout = 15.0,
+        /** Seconds a pending write may make no progress before the connection is dropped. */
+        public readonly float $writeTimeout = 30.0,
+        /**
+         * Most open client connections per worker; past it a new connection gets a 503 and is closed.
+         * Above the select driver's capacity (960) the epoll driver is used (needs ext-ffi).
+         */
+        public readonly int $connections = 512,
+        /** Most requests answered on one keep-alive connection before it is closed. */
+        public readonly int $keepAliveRequests = 10000,
+        /** Bytes of response output buffered per connection before the producer is paused. */
+        public readonly int $writeBuffer = 256 * 1024,
+    ) {
+        /** @var int|float $value */
+        foreach (get_object_vars($this) as $name => $value) {
+            if ($value <= 0) {
+                throw new \ValueError("Limit '$name' must be greater than zero, got $value");
+            }
+        }
+    }
+
+    /** @param array<string, int|float|string> $values keyed by property name */
+    public static function fromArray(array $values): self
+    {
+        $known = [];
+        foreach ((new \ReflectionMethod(self::class, '__construct'))->getParameters() as $parameter) {
+            $known[$parameter->getName()] = $parameter->getDefaultValue();
+        }
+        $args = [];
+        foreach ($values as $name => $value) {
+            if (!array_key_exists($name, $known)) {
+                throw new \ValueError("Unknown limit '$name'; known limits: " . implode(', ', array_keys($known)));
+            }
+            $number = is_float($known[$name])
+                ? filter_var($value, FILTER_VALIDATE_FLOAT)
+                : filter_var($value, FILTER_VALIDATE_INT);
+            if ($number === false) {
+                $kind = is_float($known[$name]) ? 'a number' : 'a whole number';
+                throw new \ValueError("Limit '$name' must be $kind, got '$value'");
+            }
+            $args[$name] = $number;
+        }
+        return (new \ReflectionClass(self::class))->newInstanceArgs($args);
+    }
+}

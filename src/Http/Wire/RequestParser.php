@@ -1,0 +1,204 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Http\Wire;
+
+use Kiln\Http\Limits;
+use Kiln\Http\Wire\Internal\BlockScanner;
+use Kiln\Http\Wire\Internal\ChunkedDecoder;
+use Kiln\Http\Wire\Internal\FieldSyntax;
+use Kiln\Http\Wire\Internal\HeadParser;
+use Kiln\Http\Wire\Internal\ParserState;
+
+/**
+ * Sans-I/O HTTP/1.1 request parser (RFC 9112): bytes in through feed(), items out through next().
+ *
+ * Per request next() yields one RequestHead; then, only when the head has a body, zero or more BodyChunk
+ * (as soon as body bytes arrive) and one MessageEnd. Then it starts on the next pipelined request.
+ * The verdict never depends on how the bytes were split across feed() calls.
+ *
+ * Decisions: bare LF line endings are rejected (400); up to MAX_EMPTY_LINES empty lines before a request
+ * line are skipped; CONNECT gets 501; Expect values other than 100-continue are ignored. After a
+ * ParseError the parser is dead: every later next() throws the same error and fed bytes are dropped.
+ */
+final class RequestParser
+{
+    /** Empty lines (CRLF) tolerated before a request line (RFC 9112 §2.2); one more is a 400. */
+    public const MAX_EMPTY_LINES = 4;
+
+    /** Consumed bytes are dropped from the buffer once they are this many and at least half of it. */
+    private const COMPACT_AT = 16384;
+
+    private string $buf = '';
+
+    private int $pos = 0;
+
+    private ParserState $state = ParserState::Head;
+
+    private int $remaining = 0;
+
+    private int $emptyLines = 0;
+
+    private ?ParseError $error = null;
+
+    private readonly BlockScanner $head;
+
+    private readonly ChunkedDecoder $chunked;
+
+    public function __construct(private readonly Limits $limits)
+    {
+        $this->head = new BlockScanner($limits->requestLine, 414, $limits->headerBytes, FieldSyntax::HEAD_LINES);
+        $this->chunked = new ChunkedDecoder($limits);
+    }
+
+    /** Append bytes received from the client. */
+    public function feed(string $bytes): void
+    {
+        if ($this->error !== null || $bytes === '') {
+            return;
+        }
+        if ($this->pos > 0) {
+            $length = \strlen($this->buf);
+            if ($this->pos === $length) {
+                $this->buf = $bytes;
+                $this->pos = 0;
+                return;
+            }
+            if ($this->pos >= self::COMPACT_AT && $this->pos * 2 >= $length) {
+                $this->buf = substr($this->buf, $this->pos);
+                $this->pos = 0;
+            }
+        }
+        $this->buf .= $bytes;
+    }
+
+    /**
+     * Next parsed item, or null when more bytes are needed.
+     *
+     * @throws ParseError (status 400/413/414/431/501/505); after an error every call throws the same error
+     */
+    public function next(): RequestHead|BodyChunk|MessageEnd|null
+    {
+        if ($this->error !== null) {
+            throw $this->error;
+        }
+        try {
+            $item = match ($this->state) {
+                ParserState::Head => $this->nextHead(),
+                ParserState::Length => $this->nextLengthChunk(),
+                ParserState::Chunked => $this->nextChunked(),
+                ParserState::End => $this->messageEnd(),
+            };
+        } catch (ParseError $error) {
+            $this->error = $error;
+            $this->buf = '';
+            $this->pos = 0;
+            throw $error;
+        }
+        if ($this->pos > 0 && $this->pos === \strlen($this->buf)) {
+            $this->buf = '';
+            $this->pos = 0;
+        }
+        return $item;
+    }
+
+    /** Bytes fed but not yet returned as items. */
+    public function buffered(): int
+    {
+        return \strlen($this->buf) - $this->pos;
+    }
+
+    /**
+     * Hands over the bytes fed but not parsed, and leaves the parser empty: for a protocol switch
+     * (101), where what the client sent after the request belongs to the new protocol.
+     */
+    public function takeBuffer(): string
+    {
+        $rest = (string) substr($this->buf, $this->pos);
+        $this->buf = '';
+        $this->pos = 0;
+        return $rest;
+    }
+
+    /** Whether the parser holds no partial request (between requests, nothing buffered, not failed). */
+    public function isIdle(): bool
+    {
+        return $this->state === ParserState::Head && $this->error === null && $this->pos === \strlen($this->buf);
+    }
+
+    /** @throws ParseError */
+    private function nextHead(): ?RequestHead
+    {
+        $buf = $this->buf;
+        $length = \strlen($buf);
+        while ($this->pos < $length && $buf[$this->pos] === "\r") {
+            if ($this->pos + 1 === $length) {
+                return null;
+            }
+            if ($buf[$this->pos + 1] !== "\n") {
+                break; // bare CR: the scanner reports it
+            }
+            if (++$this->emptyLines > self::MAX_EMPTY_LINES) {
+                throw new ParseError(400, 'Too many empty lines before the request line');
+            }
+            $this->pos += 2;
+        }
+        if ($this->pos === $length) {
+            return null;
+        }
+        $block = $this->head->scan($buf, $this->pos);
+        if ($block === null) {
+            return null;
+        }
+        $head = HeadParser::parse($block, $this->limits, $this->head->wellFormed);
+        $this->pos += \strlen($block) + 4;
+        $this->emptyLines = 0;
+        $this->head->reset();
+        if ($head->bodyKind === RequestHead::BODY_LENGTH) {
+            $this->state = ParserState::Length;
+            $this->remaining = $head->contentLength;
+        } elseif ($head->bodyKind === RequestHead::BODY_CHUNKED) {
+            $this->state = ParserState::Chunked;
+            $this->chunked->reset();
+        }
+        return $head;
+    }
+
+    private function nextLengthChunk(): ?BodyChunk
+    {
+        $available = \strlen($this->buf) - $this->pos;
+        if ($available === 0) {
+            return null;
+        }
+        if ($available <= $this->remaining) {
+            $data = $this->pos === 0 ? $this->buf : substr($this->buf, $this->pos);
+            $this->buf = '';
+            $this->pos = 0;
+        } else {
+            $data = substr($this->buf, $this->pos, $this->remaining);
+            $this->pos += $this->remaining;
+        }
+        $this->remaining -= \strlen($data);
+        if ($this->remaining === 0) {
+            $this->state = ParserState::End;
+        }
+        return new BodyChunk($data);
+    }
+
+    /** @throws ParseError */
+    private function nextChunked(): BodyChunk|MessageEnd|null
+    {
+        $item = $this->chunked->decode($this->buf, $this->pos);
+        if ($item instanceof MessageEnd) {
+            $this->state = ParserState::Head;
+        }
+        return $item;
+    }
+
+    private function messageEnd(): MessageEnd
+    {
+        $this->state = ParserState::Head;
+        return new MessageEnd();
+    }
+}

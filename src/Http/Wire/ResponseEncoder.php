@@ -1,0 +1,178 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Http\Wire;
+
+use Kiln\Http\Wire\Internal\FieldSyntax;
+
+/**
+ * Sans-I/O HTTP/1.1 response encoder: status line and headers, chunked framing.
+ *
+ * The encoder owns message framing and connection management: Content-Length, Transfer-Encoding and
+ * Connection given by the application are dropped and derived from head()'s arguments instead (except
+ * Connection on 101, which an upgrade needs). The status line always says HTTP/1.1 (RFC 9110 §6.2);
+ * $version (the request's) decides chunked vs close-delimited and the Connection header.
+ */
+final class ResponseEncoder
+{
+    private const REASONS = [
+        100 => 'Continue', 101 => 'Switching Protocols', 102 => 'Processing', 103 => 'Early Hints',
+        200 => 'OK', 201 => 'Created', 202 => 'Accepted', 203 => 'Non-Authoritative Information',
+        204 => 'No Content', 205 => 'Reset Content', 206 => 'Partial Content', 207 => 'Multi-Status',
+        208 => 'Already Reported', 226 => 'IM Used',
+        300 => 'Multiple Choices', 301 => 'Moved Permanently', 302 => 'Found', 303 => 'See Other',
+        304 => 'Not Modified', 305 => 'Use Proxy', 307 => 'Temporary Redirect', 308 => 'Permanent Redirect',
+        400 => 'Bad Request', 401 => 'Unauthorized', 402 => 'Payment Required', 403 => 'Forbidden',
+        404 => 'Not Found', 405 => 'Method Not Allowed', 406 => 'Not Acceptable',
+        407 => 'Proxy Authentication Required', 408 => 'Request Timeout', 409 => 'Conflict', 410 => 'Gone',
+        411 => 'Length Required', 412 => 'Precondition Failed', 413 => 'Content Too Large',
+        414 => 'URI Too Long', 415 => 'Unsupported Media Type', 416 => 'Range Not Satisfiable',
+        417 => 'Expectation Failed', 418 => "I'm a teapot", 421 => 'Misdirected Request',
+        422 => 'Unprocessable Content', 423 => 'Locked', 424 => 'Failed Dependency', 425 => 'Too Early',
+        426 => 'Upgrade Required', 428 => 'Precondition Required', 429 => 'Too Many Requests',
+        431 => 'Request Header Fields Too Large', 451 => 'Unavailable For Legal Reasons',
+        500 => 'Internal Server Error', 501 => 'Not Implemented', 502 => 'Bad Gateway',
+        503 => 'Service Unavailable', 504 => 'Gateway Timeout', 505 => 'HTTP Version Not Supported',
+        506 => 'Variant Also Negotiates', 507 => 'Insufficient Storage', 508 => 'Loop Detected',
+        510 => 'Not Extended', 511 => 'Network Authentication Required',
+    ];
+
+    /** Headers the encoder derives itself (lower-cased). */
+    private const OWNED = ['content-length' => true, 'transfer-encoding' => true, 'connection' => true];
+
+    private string $date = '';
+
+    private int $dateSecond = -1;
+
+    /** @param (\Closure(): int)|null $clock Unix seconds; time() by default (tests inject a fake clock) */
+    public function __construct(private readonly ?\Closure $clock = null) {}
+
+    /**
+     * Status line + headers + the empty line.
+     *
+     * @param array<string, string|list<string>> $headers names as the application wrote them
+     * @param ?int $contentLength bytes of body, or null for chunked (1.1) / close-delimited (1.0) streaming
+     * @param string $version the request's version, "1.0" or "1.1"
+     * @throws \ValueError on an invalid status, version, header name or value (CR, LF, NUL: injection)
+     */
+    public function head(int $status, array $headers, ?int $contentLength, string $version, bool $keepAlive, bool $headRequest = false, string $reason = ''): string
+    {
+        if ($status < 100 || $status > 599) {
+            throw new \ValueError("HTTP status must be between 100 and 599, got $status");
+        }
+        if ($version !== '1.1' && $version !== '1.0') {
+            throw new \ValueError("HTTP version must be '1.0' or '1.1', got '$version'");
+        }
+        if ($contentLength !== null && $contentLength < 0) {
+            throw new \ValueError("Content length must be >= 0 or null, got $contentLength");
+        }
+        if ($reason === '') {
+            $reason = self::reason($status);
+        } elseif (strcspn($reason, "\r\n\0") !== \strlen($reason)) {
+            throw new \ValueError('Reason phrase contains CR, LF or NUL');
+        }
+        $out = "HTTP/1.1 $status $reason\r\n";
+        $hasDate = $hasServer = false;
+        foreach ($headers as $name => $values) {
+            $name = (string) $name;
+            $lower = strtolower($name);
+            if (isset(self::OWNED[$lower]) && ($status !== 101 || $lower !== 'connection')) {
+                continue;
+            }
+            $hasDate = $hasDate || $lower === 'date';
+            $hasServer = $hasServer || $lower === 'server';
+            foreach (\is_array($values) ? $values : [$values] as $value) {
+                FieldSyntax::assertResponseField($name, $value);
+                $out .= "$name: $value\r\n";
+            }
+        }
+        if (!$hasDate) {
+            $out .= 'Date: ' . $this->date() . "\r\n";
+        }
+        if (!$hasServer) {
+            $out .= "Server: kiln\r\n";
+        }
+        if ($status < 200) {
+            return $out . "\r\n"; // interim or upgrade: no framing, no keep-alive management
+        }
+        if ($status !== 204 && $status !== 304) {
+            if ($contentLength !== null) {
+                $out .= "Content-Length: $contentLength\r\n";
+            } elseif ($headRequest) {
+                // nothing follows a HEAD response: no framing needed, the connection can stay open
+            } elseif ($version === '1.1') {
+                $out .= "Transfer-Encoding: chunked\r\n";
+            } else {
+                $keepAlive = false; // HTTP/1.0 streaming: the body ends when the connection closes
+            }
+        }
+        if (!$keepAlive) {
+            $out .= "Connection: close\r\n";
+        } elseif ($version === '1.0') {
+            $out .= "Connection: keep-alive\r\n";
+        }
+        return $out . "\r\n";
+    }
+
+    /** One chunk of a chunked body; "" for empty data, so the terminator is never emitted by accident. */
+    public function chunk(string $data): string
+    {
+        if ($data === '') {
+            return '';
+        }
+        return dechex(\strlen($data)) . "\r\n" . $data . "\r\n";
+    }
+
+    /**
+     * The last chunk and the trailer section.
+     *
+     * @param array<string, string|list<string>> $trailers
+     * @throws \ValueError on an invalid trailer name or value
+     */
+    public function end(array $trailers = []): string
+    {
+        $out = "0\r\n";
+        foreach ($trailers as $name => $values) {
+            $name = (string) $name;
+            foreach (\is_array($values) ? $values : [$values] as $value) {
+                FieldSyntax::assertResponseField($name, $value);
+                $out .= "$name: $value\r\n";
+            }
+        }
+        return $out . "\r\n";
+    }
+
+    public function continue(): string
+    {
+        return "HTTP/1.1 100 Continue\r\n\r\n";
+    }
+
+    public static function reason(int $status): string
+    {
+        return self::REASONS[$status] ?? match (intdiv($status, 100)) {
+            1 => 'Informational',
+            2 => 'Success',
+            3 => 'Redirection',
+            4 => 'Client Error',
+            default => 'Server Error',
+        };
+    }
+
+    /** Whether a response with this status, to this method, carries a body (RFC 9110 §6.4.1). */
+    public static function hasBody(int $status, bool $headRequest): bool
+    {
+        return !$headRequest && $status >= 200 && $status !== 204 && $status !== 304;
+    }
+
+    /** IMF-fixdate of the current second, formatted at most once per second. */
+    private function date(): string
+    {
+        $now = $this->clock === null ? time() : ($this->clock)();
+        if ($now !== $this->dateSecond) {
+            $this->dateSecond = $now;
+            $this->date = gmdate('D, d M Y H:i:s', $now) . ' GMT';
+        }
+        return $this->date;
+    }
+}
