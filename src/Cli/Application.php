@@ -1,0 +1,87 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Cli;
+
+use Kiln\Kiln;
+
+/** The `kiln` command: dispatches to serve / stop / reload / status / help. Exit code 2 for usage errors. */
+final class Application
+{
+    public const EXIT_USAGE = 2;
+
+    /**
+     * @param resource $stdout
+     * @param resource $stderr
+     */
+    public function __construct(
+        private readonly mixed $stdout,
+        private readonly mixed $stderr,
+    ) {}
+
+    /**
+     * @param list<string> $argv as the process got it (argv[0] is the script)
+     * @param array<string, string> $env
+     */
+    public function run(array $argv, array $env, string $cwd): int
+    {
+        $command = $argv[1] ?? 'help';
+        $args = \array_slice($argv, 2);
+        try {
+            return match ($command) {
+                'serve' => (new ServeCommand($this->stderr))->run($args, $env, $cwd),
+                'stop', 'reload', 'status' => (new ControlCommand($this->stdout, $this->stderr))->run($command, $args, $env, $cwd),
+                'help', '--help', '-h' => $this->help(),
+                '--version', '-V', 'version' => $this->version(),
+                default => throw new UsageError("Unknown command '$command'; commands: serve, stop, reload, status, help"),
+            };
+        } catch (UsageError $e) {
+            if (\is_resource($this->stderr)) {
+                fwrite($this->stderr, 'kiln: ' . $e->getMessage() . "\n");
+            }
+            return self::EXIT_USAGE;
+        }
+    }
+
+    private function version(): int
+    {
+        fwrite($this->stdout, 'kiln ' . Kiln::VERSION . "\n");
+        return 0;
+    }
+
+    private function help(): int
+    {
+        fwrite($this->stdout, <<<'HELP'
+            Kiln — a PHP application server.
+
+            Usage:
+              kiln serve PATH [options]   serve an app script, a directory holding app.php, or a document root
+              kiln stop [--graceful] [--timeout=S] [--pid-file=F | --listen=HOST:PORT]
+              kiln reload [--pid-file=F | --listen=HOST:PORT]    start new workers with fresh code (SIGHUP)
+              kiln status [--json] [--pid-file=F | --listen=HOST:PORT]
+              kiln help | --help        this text
+              kiln --version
+
+            serve options (each also from env KILN_NAME, e.g. KILN_WORKERS=4; the command line wins):
+              --listen=HOST:PORT        address to listen on, repeatable (default 127.0.0.1:8080; port 0 = any free port)
+              --workers=N               worker processes (default: CPU count)
+              --daemon                  run in the background (error log defaults to kiln.log beside the pid file)
+              --pid-file=FILE           default: kiln-HOST-PORT.pid in the system temp dir
+              --max-requests=N          replace a worker after N requests (default 10000, 0 = never)
+              --max-memory=SIZE         replace a worker above SIZE, e.g. 128M (default 256M, 0 = never)
+              --drain-timeout=SECONDS   how long a graceful stop waits for in-flight requests (default 30)
+              --access-log=FILE|-|off   access log in combined format (default off; - = stderr)
+              --error-log=FILE|-        error log (default - = stderr)
+              --log-level=LEVEL         debug, info, warning or error (default info)
+              --driver=auto|select|epoll  event loop driver (default auto)
+              --connections=N           open connections per worker (default 512; above 960 needs epoll)
+              --listener=shared|reuseport  one shared listening socket (default) or one per worker
+              --limit-NAME=VALUE        an HTTP limit, e.g. --limit-header-timeout=5, --limit-body-size=1048576
+
+            Signals to the supervisor: TERM/INT stop, QUIT graceful stop, HUP reload, USR1 reopen logs.
+
+            HELP);
+        return 0;
+    }
+}

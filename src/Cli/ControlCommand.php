@@ -1,0 +1,138 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Cli;
+
+use Kiln\Server\Config;
+use Kiln\Server\ListenAddress;
+use Kiln\Server\PidFile;
+use Kiln\Server\StatusFile;
+
+/**
+ * `kiln stop|reload|status`: signals (or reads) a running server found through its pid file
+ * (--pid-file, or the default one for --listen). Exit codes: 0 done; 1 failed; status: 3 not running.
+ */
+final class ControlCommand
+{
+    public const NOT_RUNNING = 3;
+
+    /**
+     * @param resource $stdout
+     * @param resource $stderr
+     */
+    public function __construct(
+        private readonly mixed $stdout,
+        private readonly mixed $stderr,
+    ) {}
+
+    /**
+     * @param list<string> $args
+     * @param array<string, string> $env
+     * @throws UsageError
+     */
+    public function run(string $command, array $args, array $env, string $cwd): int
+    {
+        $flags = match ($command) {
+            'stop' => ['graceful'],
+            'status' => ['json'],
+            default => [],
+        };
+        $valued = $command === 'stop' ? ['pid-file', 'listen', 'timeout'] : ['pid-file', 'listen'];
+        $options = Options::parse($args, $env, $valued, $flags);
+        if ($options->positional !== []) {
+            throw new UsageError("kiln $command takes no PATH; use --pid-file=FILE or --listen=HOST:PORT");
+        }
+        $pidPath = $options->string('pid-file');
+        if ($pidPath !== null && !str_starts_with($pidPath, '/')) {
+            $pidPath = rtrim($cwd, '/') . '/' . $pidPath;
+        }
+        try {
+            $pidPath ??= Config::defaultPidFile(ListenAddress::parse($options->string('listen') ?? Config::DEFAULT_LISTEN));
+        } catch (\ValueError $e) {
+            throw new UsageError($e->getMessage(), 0, $e);
+        }
+        $pid = PidFile::livePid($pidPath);
+        if ($pid === null) {
+            $this->err("no running server found through pid file $pidPath");
+            return $command === 'status' ? self::NOT_RUNNING : 1;
+        }
+        return match ($command) {
+            'stop' => $this->stop($pid, $options->flag('graceful'), $options->float('timeout')),
+            'reload' => $this->signal($pid, SIGHUP, 'reload'),
+            default => $this->status($pid, StatusFile::besidePidFile($pidPath), $options->flag('json')),
+        };
+    }
+
+    private function stop(int $pid, bool $graceful, ?float $timeout): int
+    {
+        if ($this->signal($pid, $graceful ? SIGQUIT : SIGTERM, $graceful ? 'graceful stop' : 'stop') !== 0) {
+            return 1;
+        }
+        $deadline = microtime(true) + ($timeout ?? ($graceful ? 60.0 : 15.0));
+        while (PidFile::alive($pid)) {
+            if (microtime(true) >= $deadline) {
+                $this->err("server $pid is still running after the timeout; try again, or kill -KILL $pid");
+                return 1;
+            }
+            usleep(50_000);
+        }
+        $this->out("stopped server $pid\n");
+        return 0;
+    }
+
+    private function signal(int $pid, int $signal, string $what): int
+    {
+        if (!posix_kill($pid, $signal)) {
+            $this->err("cannot signal server $pid for $what: " . posix_strerror(posix_get_last_error()));
+            return 1;
+        }
+        if ($signal === SIGHUP) {
+            $this->out("reload requested from server $pid\n");
+        }
+        return 0;
+    }
+
+    private function status(int $pid, StatusFile $file, bool $json): int
+    {
+        $status = $file->read() ?? ['pid' => $pid, 'workers' => []];
+        if ($json) {
+            $this->out(json_encode($status, JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES) . "\n");
+            return 0;
+        }
+        $state = \is_string($status['state'] ?? null) ? $status['state'] : 'running';
+        $listen = \is_array($status['listen'] ?? null) ? implode(' ', array_map(static fn(mixed $v): string => \is_string($v) ? $v : '', $status['listen'])) : '';
+        $this->out("kiln $state: supervisor pid $pid $listen\n");
+        $now = microtime(true);
+        foreach (\is_array($status['workers'] ?? null) ? $status['workers'] : [] as $w) {
+            if (!\is_array($w)) {
+                continue;
+            }
+            $this->out(sprintf(
+                "  worker %d  pid %d  %s  requests %d  memory %.1fM  uptime %ds\n",
+                self::num($w['id'] ?? 0),
+                self::num($w['pid'] ?? 0),
+                \is_string($w['state'] ?? null) ? $w['state'] : '?',
+                self::num($w['requests'] ?? 0),
+                self::num($w['memory'] ?? 0) / 1048576,
+                (int) ($now - self::num($w['started'] ?? $now)),
+            ));
+        }
+        return 0;
+    }
+
+    private static function num(mixed $value): float
+    {
+        return is_numeric($value) ? (float) $value : 0.0;
+    }
+
+    private function out(string $text): void
+    {
+        fwrite($this->stdout, $text);
+    }
+
+    private function err(string $text): void
+    {
+        fwrite($this->stderr, "kiln: $text\n");
+    }
+}

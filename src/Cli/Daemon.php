@@ -1,0 +1,101 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Cli;
+
+/**
+ * `--daemon`: double fork and setsid, stdio to /dev/null. The process that ran `kiln serve` waits until
+ * the daemon says it serves (exit 0) or why it could not start (the reason on stderr, exit 1).
+ */
+final class Daemon
+{
+    /** @var resource|null the daemon's end of the line back to the launching process */
+    private mixed $channel = null;
+
+    /**
+     * The /dev/null descriptors standing in for stdio: held so they stay open for the process's life.
+     *
+     * @var list<resource|false>
+     * @phpstan-ignore property.onlyWritten
+     */
+    private array $stdio = [];
+
+    /**
+     * @param resource $stderr
+     * @return int|null the launcher's exit code in the launching process; null in the daemon
+     */
+    public function detach(mixed $stderr, float $timeout = 120.0): ?int
+    {
+        $pair = stream_socket_pair(STREAM_PF_UNIX, STREAM_SOCK_STREAM, STREAM_IPPROTO_IP);
+        if ($pair === false || ($pid = pcntl_fork()) === -1) {
+            fwrite($stderr, "kiln: cannot fork to start the daemon\n");
+            return 1;
+        }
+        if ($pid > 0) {
+            fclose($pair[1]);
+            return $this->waitForDaemon($pair[0], $pid, $stderr, $timeout);
+        }
+        fclose($pair[0]);
+        posix_setsid();
+        if (pcntl_fork() !== 0) {
+            exit(0); // The session leader leaves; its child can never regain a terminal.
+        }
+        $this->channel = $pair[1];
+        fclose(STDIN);
+        fclose(STDOUT);
+        fclose(STDERR);
+        // The lowest free descriptors are 0, 1, 2: they now point at /dev/null.
+        $this->stdio = [fopen('/dev/null', 'r'), fopen('/dev/null', 'w'), fopen('/dev/null', 'w')];
+        return null;
+    }
+
+    public function ready(): void
+    {
+        $this->tell("ready\n");
+    }
+
+    public function failed(string $reason): void
+    {
+        $this->tell('failed ' . str_replace("\n", ' ', $reason) . "\n");
+    }
+
+    private function tell(string $line): void
+    {
+        if (\is_resource($this->channel)) {
+            @fwrite($this->channel, $line);
+            fclose($this->channel);
+        }
+        $this->channel = null;
+    }
+
+    /**
+     * @param resource $channel
+     * @param resource $stderr
+     */
+    private function waitForDaemon(mixed $channel, int $pid, mixed $stderr, float $timeout): int
+    {
+        pcntl_waitpid($pid, $status);
+        $read = [$channel];
+        $write = $except = null;
+        $line = '';
+        $deadline = microtime(true) + $timeout;
+        while (!str_contains($line, "\n") && ($left = $deadline - microtime(true)) > 0) {
+            $read = [$channel];
+            if (@stream_select($read, $write, $except, (int) $left, 0) === 1) {
+                $chunk = fread($channel, 4096);
+                if ($chunk === false || $chunk === '') {
+                    break;
+                }
+                $line .= $chunk;
+            }
+        }
+        $line = trim($line);
+        if ($line === 'ready') {
+            return 0;
+        }
+        $reason = str_starts_with($line, 'failed ') ? substr($line, 7) : 'the daemon exited before it was ready (see its error log)';
+        fwrite($stderr, "kiln: $reason\n");
+        return 1;
+    }
+}

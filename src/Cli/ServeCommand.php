@@ -1,0 +1,94 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Cli;
+
+use Kiln\App\ServiceFactory;
+use Kiln\Server\Listeners;
+use Kiln\Server\Log;
+use Kiln\Server\LogFile;
+use Kiln\Server\PidFile;
+use Kiln\Server\ServerException;
+use Kiln\Server\StatusFile;
+use Kiln\Server\Supervisor;
+
+/**
+ * `kiln serve`: binds, checks the pid file, opens the logs (all before daemonizing, so those errors
+ * reach the terminal), then hands over to the Supervisor. The app itself is loaded in each worker.
+ */
+final class ServeCommand
+{
+    /**
+     * @param resource $stderr
+     */
+    public function __construct(private readonly mixed $stderr) {}
+
+    /**
+     * @param list<string> $args
+     * @param array<string, string> $env
+     * @throws UsageError
+     */
+    public function run(array $args, array $env, string $cwd): int
+    {
+        $options = ServeOptions::parse($args, $env, $cwd);
+        $config = $options->config;
+        $listeners = new Listeners($config->listen, $config->listenerMode);
+        try {
+            $listeners->open();
+            $pidFile = new PidFile($config->pidFilePath($listeners->bound()[0]));
+            $pidFile->check();
+            $errorLogPath = $config->errorLogPath($pidFile->path);
+            $errorLog = $errorLogPath === '-' ? LogFile::stderr() : new LogFile($errorLogPath);
+            $errorLog->open();
+            $accessLog = match ($config->accessLog) {
+                null => null,
+                '-' => LogFile::stderr(),
+                default => new LogFile($config->accessLog),
+            };
+            $accessLog?->open();
+        } catch (ServerException $e) {
+            $listeners->close();
+            return $this->fail($e->getMessage());
+        }
+        $daemon = null;
+        if ($config->daemon) {
+            $daemon = new Daemon();
+            $code = $daemon->detach($this->stderr);
+            if ($code !== null) {
+                $listeners->close();
+                return $code;
+            }
+            $errorLog->reopen(); // The daemon's own handle, not one shared with the launcher.
+        }
+        $log = new Log($errorLog, $config->logLevel);
+        $target = $options->target;
+        $limits = $options->limits;
+        $supervisor = new Supervisor(
+            $config,
+            $listeners,
+            $log,
+            static fn() => ServiceFactory::create($target->path, $target->kind, $limits, $accessLog),
+            $accessLog === null ? [] : [$accessLog],
+            StatusFile::besidePidFile($pidFile->path),
+            $daemon === null ? null : $daemon->ready(...),
+        );
+        try {
+            $pidFile->write();
+            return $supervisor->run();
+        } catch (ServerException $e) {
+            $daemon?->failed($e->getMessage());
+            return $this->fail($e->getMessage());
+        } finally {
+            $pidFile->remove();
+        }
+    }
+
+    private function fail(string $reason): int
+    {
+        if (\is_resource($this->stderr)) {
+            @fwrite($this->stderr, "kiln: $reason\n");
+        }
+        return 1;
+    }
+}

@@ -1,0 +1,72 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Cli;
+
+use Kiln\Http\Limits;
+use Kiln\Server\Config;
+
+/** `kiln serve PATH [options]` read into its three parts: what to serve, how to run, HTTP limits. */
+final class ServeOptions
+{
+    public const VALUED = ['listen', 'workers', 'pid-file', 'max-requests', 'max-memory', 'drain-timeout',
+        'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener'];
+    public const FLAGS = ['daemon'];
+    public const LIMIT_PREFIX = 'limit-';
+
+    private function __construct(
+        public readonly Target $target,
+        public readonly Config $config,
+        public readonly Limits $limits,
+    ) {}
+
+    /**
+     * @param list<string> $args
+     * @param array<string, string> $env
+     * @throws UsageError
+     */
+    public static function parse(array $args, array $env, string $cwd): self
+    {
+        $options = Options::parse($args, $env, self::VALUED, self::FLAGS, self::LIMIT_PREFIX);
+        if ($options->positional === []) {
+            throw new UsageError('PATH is missing: kiln serve PATH (an app.php, a directory holding app.php, or a document root)');
+        }
+        if (\count($options->positional) > 1) {
+            throw new UsageError('Only one PATH can be served, got: ' . implode(' ', $options->positional));
+        }
+        $target = Target::resolve($options->positional[0], $cwd);
+        $absolute = static fn(?string $path): ?string => $path === null || $path === '-' || $path === 'off'
+            || str_starts_with($path, '/') ? $path : rtrim($cwd, '/') . '/' . $path;
+        $accessLog = $absolute($options->string('access-log'));
+        try {
+            $limitValues = [];
+            foreach ($options->prefixed(self::LIMIT_PREFIX) as $name => $value) {
+                $limitValues[lcfirst(str_replace(' ', '', ucwords(str_replace('-', ' ', $name))))] = $value;
+            }
+            $connections = $options->int('connections');
+            if ($connections !== null) {
+                $limitValues['connections'] = $connections;
+            }
+            $limits = Limits::fromArray($limitValues);
+            $config = Config::create(
+                listen: $options->all('listen') !== [] ? $options->all('listen') : [Config::DEFAULT_LISTEN],
+                workers: $options->int('workers'),
+                maxRequests: $options->int('max-requests') ?? 10000,
+                maxMemory: $options->string('max-memory') ?? '256M',
+                drainTimeout: $options->float('drain-timeout') ?? 30.0,
+                pidFile: $absolute($options->string('pid-file')),
+                daemon: $options->flag('daemon'),
+                listenerMode: $options->string('listener') ?? 'shared',
+                driver: $options->string('driver') ?? 'auto',
+                connections: $limits->connections,
+                errorLog: $absolute($options->string('error-log')),
+                accessLog: $accessLog === 'off' ? null : $accessLog,
+                logLevel: $options->string('log-level') ?? 'info',
+            );
+        } catch (\ValueError $e) {
+            throw new UsageError($e->getMessage(), 0, $e);
+        }
+        return new self($target, $config, $limits);
+    }
+}

@@ -1,0 +1,8 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Cli;
+
+/** The command line was wrong (unknown option, bad value, missing PATH): exit code 2, one line. */
+final class UsageError extends \Exception {}

@@ -1,0 +1,77 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Server;
+
+/**
+ * The error log: `[2026-11-22T00:36:48.123Z] [info] [supervisor 1234] message`, one fwrite per line.
+ * The source label changes once, in a worker right after fork (identify()).
+ */
+final class Log
+{
+    private string $source = 'supervisor';
+
+    public function __construct(
+        private readonly LogFile $file,
+        private readonly LogLevel $threshold = LogLevel::Info,
+    ) {}
+
+    public function identify(string $source): void
+    {
+        $this->source = $source;
+    }
+
+    public function file(): LogFile
+    {
+        return $this->file;
+    }
+
+    public function enabled(LogLevel $level): bool
+    {
+        return $level->severity() >= $this->threshold->severity();
+    }
+
+    public function log(string $level, string $message): void
+    {
+        $parsed = LogLevel::tryFrom($level) ?? LogLevel::Error;
+        if (!$this->enabled($parsed)) {
+            return;
+        }
+        $this->file->write(self::format(microtime(true), $parsed, $this->source . ' ' . getmypid(), $message));
+    }
+
+    public static function format(float $time, LogLevel $level, string $source, string $message): string
+    {
+        $ms = (int) round($time * 1000);
+        $stamp = gmdate('Y-m-d\TH:i:s', intdiv($ms, 1000)) . sprintf('.%03dZ', $ms % 1000);
+        // One entry is one line: a multi-line message (a stack trace) is folded so lines stay whole.
+        $message = str_replace(["\r\n", "\n", "\r"], ' | ', rtrim($message));
+        return "[$stamp] [{$level->value}] [$source] $message\n";
+    }
+
+    public function debug(string $message): void
+    {
+        $this->log('debug', $message);
+    }
+
+    public function info(string $message): void
+    {
+        $this->log('info', $message);
+    }
+
+    public function warning(string $message): void
+    {
+        $this->log('warning', $message);
+    }
+
+    public function error(string $message): void
+    {
+        $this->log('error', $message);
+    }
+
+    public function reopen(): void
+    {
+        $this->file->reopen();
+    }
+}

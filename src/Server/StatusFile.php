@@ -1,0 +1,58 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Server;
+
+/**
+ * A small JSON snapshot the supervisor rewrites every second beside the pid file (`kiln status` reads it):
+ * supervisor pid, state, listeners, and per worker its pid, state, requests, memory and start time.
+ */
+final class StatusFile
+{
+    public function __construct(public readonly string $path) {}
+
+    public static function besidePidFile(string $pidFile): self
+    {
+        return new self((string) preg_replace('/\.pid$/', '', $pidFile) . '.status.json');
+    }
+
+    /**
+     * @param array<int, WorkerHandle> $workers
+     * @param list<ListenAddress> $listen
+     */
+    public function write(SupervisorState $state, array $workers, array $listen): void
+    {
+        $data = [
+            'pid' => getmypid(),
+            'state' => $state->value,
+            'listen' => array_map(static fn(ListenAddress $a): string => $a->url(), $listen),
+            'updated' => microtime(true),
+            'workers' => array_values(array_map(static fn(WorkerHandle $w): array => $w->status(), $workers)),
+        ];
+        $tmp = $this->path . '.' . getmypid() . '.tmp';
+        if (@file_put_contents($tmp, json_encode($data, JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES) . "\n") !== false) {
+            @rename($tmp, $this->path);
+        }
+    }
+
+    /** @return array<string, mixed>|null */
+    public function read(): ?array
+    {
+        $text = @file_get_contents($this->path);
+        if ($text === false) {
+            return null;
+        }
+        $data = json_decode($text, true);
+        if (!\is_array($data)) {
+            return null;
+        }
+        /** @var array<string, mixed> $data */
+        return $data;
+    }
+
+    public function remove(): void
+    {
+        @unlink($this->path);
+    }
+}

@@ -1,0 +1,219 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Server;
+
+use Kiln\Loop\Driver\EpollDriver;
+use Kiln\Loop\Driver\SelectDriver;
+use Kiln\Loop\Loop;
+
+/**
+ * The worker process, after fork: boots the service, serves on the loop, drains or stops on signal,
+ * and reports to the supervisor on its channel (see Message).
+ */
+final class Worker implements WorkerContext
+{
+    public const EXIT_BOOT_FAILED = 70;
+    public const EXIT_CRASHED = 1;
+
+    private WorkerState $state = WorkerState::Booting;
+
+    private int $served = 0;
+
+    private int $reported = -1;
+
+    private bool $recycleAsked = false;
+
+    private ?Service $service = null;
+
+    private string $driverName = '';
+
+    /**
+     * @param resource $channel
+     * @param list<LogFile> $logFiles reopened on USR1
+     */
+    public function __construct(
+        private readonly int $id,
+        private readonly Config $config,
+        private readonly Log $log,
+        private readonly mixed $channel,
+        private readonly array $logFiles,
+    ) {}
+
+    /**
+     * @param \Closure(): list<resource> $listeners
+     * @param \Closure(): Service $factory
+     * @return int the process exit code
+     */
+    public function run(\Closure $listeners, \Closure $factory): int
+    {
+        $this->log->identify("worker {$this->id}");
+        @cli_set_process_title("kiln: worker {$this->id}");
+        self::resetSignals();
+        try {
+            $this->createLoop();
+            $this->service = $factory();
+            $this->service->start($listeners(), $this);
+        } catch (\Throwable $e) {
+            $reason = $e::class . ': ' . $e->getMessage() . ' in ' . $e->getFile() . ':' . $e->getLine();
+            $this->log->debug("boot failed: $e");
+            $this->send(new Message(Message::BOOT_FAILED, $reason));
+            return self::EXIT_BOOT_FAILED;
+        }
+        $this->state = $this->state->to(WorkerState::Ready);
+        $this->watch();
+        $this->send(new Message(Message::READY, $this->driverName));
+        try {
+            Loop::run();
+        } catch (\Throwable $e) {
+            $this->log->error("worker crashed: $e");
+            return self::EXIT_CRASHED;
+        }
+        $this->report();
+        return 0;
+    }
+
+    private function createLoop(): void
+    {
+        $connections = $this->config->connections;
+        $driver = match ($this->config->driver) {
+            'select' => new SelectDriver(),
+            'epoll' => EpollDriver::isSupported() ? new EpollDriver()
+                : throw new ServerException('--driver=epoll needs the FFI extension (php-ffi) with ffi.enable'),
+            default => Loop::createDriver($connections),
+        };
+        Loop::set($driver);
+        $class = $driver::class;
+        $this->driverName = strtolower((string) preg_replace('/Driver$/', '', substr($class, (int) strrpos($class, '\\') + 1)));
+        $capacity = $driver->capacity();
+        if ($capacity < $connections) {
+            // The HTTP service caps its connections at the driver's capacity; say how to get more.
+            $this->log->warning("--connections=$connections is above what the loop driver can watch ($capacity): "
+                . "capped at $capacity; install php-ffi for the epoll driver, or lower --connections");
+        }
+    }
+
+    private function watch(): void
+    {
+        foreach ([
+            SIGTERM => $this->stop(...),
+            SIGQUIT => fn() => $this->drain('drain requested'),
+            SIGUSR1 => $this->reopen(...),
+        ] as $signal => $handler) {
+            Loop::unreference(Loop::onSignal($signal, static fn() => $handler()));
+        }
+        // The supervisor never writes: readable means it is gone (EOF). Serve out what is in flight and leave.
+        stream_set_blocking($this->channel, false);
+        Loop::unreference(Loop::onReadable($this->channel, function (string $id): void {
+            if (@fread($this->channel, 512) === '' && feof($this->channel)) {
+                Loop::cancel($id);
+                $this->drain('supervisor gone');
+            }
+        }));
+        Loop::unreference(Loop::repeat(1.0, fn() => $this->report()));
+    }
+
+    public function requestServed(): void
+    {
+        $this->served++;
+        if ($this->served === 1) {
+            $this->send(new Message(Message::FIRST_REQUEST));
+        }
+        if ($this->recycleAsked) {
+            return;
+        }
+        $max = $this->config->maxRequests;
+        if ($max > 0 && $this->served >= $max) {
+            $this->recycle("served $this->served requests (--max-requests=$max)");
+        } elseif ($this->config->maxMemory > 0 && ($memory = memory_get_usage(true)) > $this->config->maxMemory) {
+            $this->recycle("memory $memory bytes is above --max-memory={$this->config->maxMemory}");
+        }
+    }
+
+    private function recycle(string $reason): void
+    {
+        $this->recycleAsked = true;
+        $this->report();
+        $this->send(new Message(Message::RECYCLE, $reason));
+    }
+
+    public function log(string $level, string $message): void
+    {
+        $this->log->log($level, $message);
+    }
+
+    public function workerId(): int
+    {
+        return $this->id;
+    }
+
+    private function drain(string $reason): void
+    {
+        $service = $this->service;
+        if ($this->state !== WorkerState::Ready || $service === null) {
+            return;
+        }
+        $this->state = $this->state->to(WorkerState::Draining);
+        $this->send(new Message(Message::STOPPING, $reason));
+        $deadline = Loop::delay($this->config->drainTimeout, function (): void {
+            $this->log->warning("drain deadline of {$this->config->drainTimeout} s passed: closing what is left");
+            $this->stop();
+        });
+        $service->drain(function () use ($deadline): void {
+            Loop::cancel($deadline);
+            if ($this->state === WorkerState::Draining) {
+                $this->state = $this->state->to(WorkerState::Exited);
+                Loop::stop();
+            }
+        });
+    }
+
+    private function stop(): void
+    {
+        if ($this->state === WorkerState::Stopping || $this->state === WorkerState::Exited) {
+            return;
+        }
+        $this->state = $this->state->to(WorkerState::Stopping);
+        $this->service?->stop();
+        $this->state = $this->state->to(WorkerState::Exited);
+        Loop::stop();
+    }
+
+    private function reopen(): void
+    {
+        foreach ($this->logFiles as $file) {
+            try {
+                $file->reopen();
+            } catch (ServerException $e) {
+                $this->log->error($e->getMessage());
+            }
+        }
+    }
+
+    private function report(): void
+    {
+        if ($this->served !== $this->reported) {
+            $this->reported = $this->served;
+            $this->send(new Message(Message::SERVED, $this->served . ' ' . memory_get_usage(true)));
+        }
+    }
+
+    private function send(Message $message): void
+    {
+        // Short lines on a socket the supervisor keeps reading: one blocking-safe write each.
+        @fwrite($this->channel, $message->encode());
+    }
+
+    /** A forked worker starts from default dispositions; INT and HUP belong to the supervisor (a terminal sends them to the whole group). */
+    private static function resetSignals(): void
+    {
+        pcntl_async_signals(false);
+        foreach ([SIGTERM, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD, SIGALRM] as $signal) {
+            pcntl_signal($signal, SIG_DFL);
+        }
+        foreach ([SIGINT, SIGHUP, SIGPIPE] as $signal) {
+            pcntl_signal($signal, SIG_IGN);
+        }
+    }
+}

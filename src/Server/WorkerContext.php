@@ -1,0 +1,20 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Server;
+
+/**
+ * The worker's side of the conversation with its Service: what the service tells the worker.
+ * Implemented by the worker; the service only calls it.
+ */
+interface WorkerContext
+{
+    /** One request was answered (counts toward max_requests; the first marks the worker healthy). */
+    public function requestServed(): void;
+
+    /** The service hit a limit or problem the operator should see. */
+    public function log(string $level, string $message): void;
+
+    public function workerId(): int;
+}

@@ -1,0 +1,71 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Server;
+
+/** The supervisor's record of one worker process. */
+final class WorkerHandle
+{
+    public WorkerState $state = WorkerState::Booting;
+
+    public string $buffer = '';
+
+    public bool $servedFirst = false;
+
+    /** The worker asked to be replaced (max requests / memory); it drains once its replacement is ready. */
+    public bool $recycling = false;
+
+    public int $requests = 0;
+
+    public int $memory = 0;
+
+    public ?string $bootFailure = null;
+
+    /** @param resource|null $channel */
+    public function __construct(
+        public readonly int $slot,
+        public readonly int $generation,
+        public readonly int $pid,
+        public mixed $channel,
+        public readonly float $startedAt,
+    ) {}
+
+    public function become(WorkerState $next): void
+    {
+        $this->state = $this->state->to($next);
+    }
+
+    /** Booting or serving: neither told to stop nor gone. */
+    public function isLive(): bool
+    {
+        return $this->state === WorkerState::Booting || $this->state === WorkerState::Ready;
+    }
+
+    public function closeChannel(): void
+    {
+        if (\is_resource($this->channel)) {
+            fclose($this->channel);
+        }
+        $this->channel = null;
+    }
+
+    public function label(): string
+    {
+        return "worker {$this->slot} (pid {$this->pid})";
+    }
+
+    /** @return array<string, int|float|string|bool> */
+    public function status(): array
+    {
+        return [
+            'id' => $this->slot,
+            'pid' => $this->pid,
+            'generation' => $this->generation,
+            'state' => $this->state->value,
+            'requests' => $this->requests,
+            'memory' => $this->memory,
+            'started' => $this->startedAt,
+        ];
+    }
+}

@@ -1,0 +1,143 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Server;
+
+/** Forks workers and keeps their records: channels read, exits reaped. Policy lives in Supervisor. */
+final class WorkerPool
+{
+    /** @var array<int, WorkerHandle> by pid */
+    private array $handles = [];
+
+    /** @param \Closure(int, resource): int $childMain runs in the child (slot, channel), returns its exit code */
+    public function __construct(private readonly \Closure $childMain) {}
+
+    public function spawn(int $slot, int $generation): WorkerHandle
+    {
+        $pair = stream_socket_pair(STREAM_PF_UNIX, STREAM_SOCK_STREAM, STREAM_IPPROTO_IP);
+        if ($pair === false) {
+            throw new ServerException('Cannot create a worker channel (socket pair): too many open files?');
+        }
+        [$parentEnd, $childEnd] = $pair;
+        $pid = pcntl_fork();
+        if ($pid === -1) {
+            fclose($parentEnd);
+            fclose($childEnd);
+            throw new ServerException('Cannot fork a worker: ' . pcntl_strerror(pcntl_get_last_error()));
+        }
+        if ($pid === 0) {
+            fclose($parentEnd);
+            foreach ($this->handles as $handle) {
+                $handle->closeChannel();
+            }
+            $this->handles = [];
+            exit(($this->childMain)($slot, $childEnd));
+        }
+        fclose($childEnd);
+        stream_set_blocking($parentEnd, false);
+        return $this->handles[$pid] = new WorkerHandle($slot, $generation, $pid, $parentEnd, microtime(true));
+    }
+
+    /** @return array<int, WorkerHandle> */
+    public function all(): array
+    {
+        return $this->handles;
+    }
+
+    public function isEmpty(): bool
+    {
+        return $this->handles === [];
+    }
+
+    /**
+     * Waits up to $timeout for worker lines (a signal cuts the wait short).
+     *
+     * @return list<array{WorkerHandle, Message}>
+     */
+    public function read(float $timeout): array
+    {
+        $read = [];
+        foreach ($this->handles as $pid => $handle) {
+            if (\is_resource($handle->channel)) {
+                $read[$pid] = $handle->channel;
+            }
+        }
+        if ($read === []) {
+            usleep((int) ($timeout * 1e6));
+            return [];
+        }
+        $write = $except = null;
+        $seconds = (int) $timeout;
+        if (@stream_select($read, $write, $except, $seconds, (int) (($timeout - $seconds) * 1e6)) < 1) {
+            return [];
+        }
+        $messages = [];
+        foreach ($read as $pid => $_) {
+            array_push($messages, ...$this->flush($this->handles[$pid]));
+        }
+        return $messages;
+    }
+
+    /**
+     * Whatever the worker wrote that is not read yet (its last words, before it is reaped).
+     *
+     * @return list<array{WorkerHandle, Message}>
+     */
+    public function flush(WorkerHandle $handle): array
+    {
+        while (\is_resource($handle->channel)) {
+            $data = @fread($handle->channel, 8192);
+            if ($data === false || $data === '') {
+                if (feof($handle->channel)) {
+                    $handle->closeChannel();
+                }
+                break;
+            }
+            $handle->buffer .= $data;
+        }
+        $messages = [];
+        foreach (Message::drain($handle->buffer) as $message) {
+            $messages[] = [$handle, $message];
+        }
+        return $messages;
+    }
+
+    /**
+     * Exited workers, removed from the pool, each with how it ended ("exited with code 70").
+     *
+     * @return list<array{WorkerHandle, string, bool}> handle, description, whether it exited on its own with code 0
+     */
+    public function reap(): array
+    {
+        $exits = [];
+        $status = 0;
+        while (($pid = pcntl_waitpid(-1, $status, WNOHANG)) > 0) {
+            \assert(\is_int($status));
+            $handle = $this->handles[$pid] ?? null;
+            if ($handle === null) {
+                continue;
+            }
+            unset($this->handles[$pid]);
+            $exits[] = [$handle, self::describe($status), pcntl_wifexited($status) && pcntl_wexitstatus($status) === 0];
+        }
+        return $exits;
+    }
+
+    public static function describe(int $status): string
+    {
+        if (pcntl_wifsignaled($status)) {
+            $signal = pcntl_wtermsig($status);
+            $names = [SIGKILL => 'SIGKILL', SIGTERM => 'SIGTERM', SIGSEGV => 'SIGSEGV', SIGABRT => 'SIGABRT',
+                SIGQUIT => 'SIGQUIT', SIGINT => 'SIGINT', SIGBUS => 'SIGBUS', SIGPIPE => 'SIGPIPE'];
+            return "killed by signal $signal" . (isset($names[$signal]) ? " ({$names[$signal]})" : '');
+        }
+        $code = pcntl_wexitstatus($status);
+        return "exited with code $code" . ($code === Worker::EXIT_BOOT_FAILED ? ' (boot failed)' : '');
+    }
+
+    public function signal(WorkerHandle $handle, int $signal): void
+    {
+        @posix_kill($handle->pid, $signal);
+    }
+}

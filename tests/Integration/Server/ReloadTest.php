@@ -1,0 +1,121 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Integration\Server;
+
+use Kiln\Tests\Support\HttpClient;
+use Kiln\Tests\Support\KilnProcess;
+use PHPUnit\Framework\TestCase;
+
+final class ReloadTest extends TestCase
+{
+    private const APP = __DIR__ . '/../../Fixtures/server/app.php';
+
+    public function testHupUnderContinuousLoadFailsNoRequestAndReplacesEveryWorker(): void
+    {
+        $kiln = KilnProcess::start(self::APP);
+        $before = $kiln->workerPids();
+        $failures = [];
+        $served = 0;
+        $reloadAt = microtime(true) + 1.0;
+        $end = microtime(true) + 3.0;
+        $keepAlive = null;
+        while (microtime(true) < $end) {
+            if ($reloadAt !== null && microtime(true) >= $reloadAt) {
+                $kiln->signal(SIGHUP);
+                $reloadAt = null;
+            }
+            try {
+                self::assertSame(200, HttpClient::get($kiln->baseUrl() . '/', [], 5)['status']);
+                $served++;
+                $keepAlive = $this->keepAliveGet($kiln->port(), $keepAlive);
+                $served++;
+            } catch (\Throwable $e) {
+                $failures[] = $e->getMessage();
+                $keepAlive = null;
+            }
+        }
+        self::assertSame([], $failures, "failed requests during reload:\n" . implode("\n", $failures) . "\n" . $kiln->log());
+        self::assertGreaterThan(20, $served);
+        $kiln->waitForLog('~reloaded: generation 2 serving~', 5);
+        self::assertSame([], array_intersect($before, $this->settledPids($kiln, $before)), 'every worker was replaced');
+        self::assertSame(0, $kiln->stop());
+    }
+
+    public function testAReloadWhoseNewCodeFailsKeepsTheOldWorkersServing(): void
+    {
+        $flag = sys_get_temp_dir() . '/kiln-test-fail-' . bin2hex(random_bytes(4));
+        $kiln = KilnProcess::start(self::APP, [], ['KILN_TEST_FAIL_FLAG' => $flag]);
+        $before = $kiln->workerPids();
+        touch($flag);
+        try {
+            $kiln->signal(SIGHUP);
+            $kiln->waitForLog('~reload failed, generation 1 keeps serving: .*fixture asked to fail at boot~', 10);
+        } finally {
+            @unlink($flag);
+        }
+        self::assertSame(200, HttpClient::get($kiln->baseUrl() . '/')['status']);
+        self::assertSame($before, $this->settledPids($kiln, $before));
+        self::assertSame(0, $kiln->stop());
+    }
+
+    /**
+     * One request on a persistent connection, reconnecting when the server closed it while idle (a drained
+     * worker closes idle keep-alive connections; like any HTTP client, retry an idempotent request then).
+     *
+     * @param resource|null $socket
+     * @return resource
+     */
+    private function keepAliveGet(int $port, mixed $socket): mixed
+    {
+        for ($attempt = 0; $attempt < 2; $attempt++) {
+            $reused = $socket !== null;
+            $socket ??= stream_socket_client("tcp://127.0.0.1:$port", $errno, $errstr, 5)
+                ?: throw new \RuntimeException("connect failed: $errstr");
+            stream_set_timeout($socket, 5);
+            $head = '';
+            if (@fwrite($socket, "GET / HTTP/1.1\r\nHost: x\r\n\r\n") !== false) {
+                while (!str_contains($head, "\r\n\r\n") && ($chunk = fread($socket, 8192)) !== false && $chunk !== '') {
+                    $head .= $chunk;
+                }
+            }
+            if ($head === '' && $reused) {
+                fclose($socket);
+                $socket = null;
+                continue;
+            }
+            if (preg_match('~^HTTP/1\.1 200 .*?content-length: (\d+)~is', $head, $m) !== 1) {
+                throw new \RuntimeException('keep-alive request failed: ' . ($head === '' ? 'connection closed' : substr($head, 0, 100)));
+            }
+            $body = substr($head, (int) strpos($head, "\r\n\r\n") + 4);
+            while (\strlen($body) < (int) $m[1] && ($chunk = fread($socket, 8192)) !== false && $chunk !== '') {
+                $body .= $chunk;
+            }
+            if (stripos($head, 'connection: close') !== false) {
+                fclose($socket);
+                $socket = null;
+                return $this->keepAliveGet($port, null);
+            }
+            return $socket;
+        }
+        throw new \RuntimeException('keep-alive request failed twice');
+    }
+
+    /**
+     * @param list<int> $before
+     * @return list<int>
+     */
+    private function settledPids(KilnProcess $kiln, array $before): array
+    {
+        $deadline = microtime(true) + 10;
+        do {
+            $pids = $kiln->workerPids();
+            if (\count($pids) === \count($before)) {
+                return $pids;
+            }
+            usleep(20_000);
+        } while (microtime(true) < $deadline);
+        self::fail('worker count never settled: ' . implode(',', $pids));
+    }
+}

@@ -1,0 +1,93 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Unit\Cli;
+
+use Kiln\Cli\Options;
+use Kiln\Cli\ServeOptions;
+use Kiln\Cli\UsageError;
+use Kiln\Server\ListenerMode;
+use PHPUnit\Framework\Attributes\DataProvider;
+use PHPUnit\Framework\TestCase;
+
+final class ServeOptionsTest extends TestCase
+{
+    private const APP = __DIR__ . '/../../Fixtures/server/app.php';
+
+    public function testEveryOptionIsRead(): void
+    {
+        $options = ServeOptions::parse([self::APP, '--listen=0.0.0.0:9000', '--listen', '127.0.0.1:9001', '--workers=3',
+            '--daemon', '--pid-file=run/k.pid', '--max-requests=5', '--max-memory=64M', '--drain-timeout=2.5',
+            '--access-log=-', '--error-log=/var/log/k.log', '--log-level=debug', '--driver=select',
+            '--connections=50', '--listener=reuseport', '--limit-header-timeout=5', '--limit-body-size=1024'], [], '/srv');
+        $config = $options->config;
+        self::assertSame(['0.0.0.0:9000', '127.0.0.1:9001'], array_map(static fn($a) => $a->authority(), $config->listen));
+        self::assertSame(3, $config->workers);
+        self::assertTrue($config->daemon);
+        self::assertSame('/srv/run/k.pid', $config->pidFile);
+        self::assertSame(5, $config->maxRequests);
+        self::assertSame(64 << 20, $config->maxMemory);
+        self::assertSame(2.5, $config->drainTimeout);
+        self::assertSame('-', $config->accessLog);
+        self::assertSame('/var/log/k.log', $config->errorLog);
+        self::assertSame('select', $config->driver);
+        self::assertSame(ListenerMode::ReusePort, $config->listenerMode);
+        self::assertSame(50, $config->connections);
+        self::assertSame(50, $options->limits->connections);
+        self::assertSame(5.0, $options->limits->headerTimeout);
+        self::assertSame(1024, $options->limits->bodySize);
+        self::assertSame(realpath(self::APP), $options->target->path);
+    }
+
+    public function testEnvironmentFillsWhatTheCommandLineLeavesOut(): void
+    {
+        $env = ['KILN_WORKERS' => '4', 'KILN_MAX_REQUESTS' => '7', 'KILN_LISTEN' => '127.0.0.1:1,127.0.0.1:2',
+            'KILN_DAEMON' => 'false', 'KILN_LIMIT_HEADER_TIMEOUT' => '3', 'KILN_ACCESS_LOG' => 'off'];
+        $options = ServeOptions::parse([self::APP, '--workers=2'], $env, '/');
+        self::assertSame(2, $options->config->workers, 'the command line wins');
+        self::assertSame(7, $options->config->maxRequests);
+        self::assertCount(2, $options->config->listen);
+        self::assertFalse($options->config->daemon);
+        self::assertSame(3.0, $options->limits->headerTimeout);
+        self::assertNull($options->config->accessLog);
+    }
+
+    public function testTheCommandLineLimitWinsOverEnvironment(): void
+    {
+        $options = ServeOptions::parse([self::APP, '--limit-header-timeout=9'], ['KILN_LIMIT_HEADER_TIMEOUT' => '3'], '/');
+        self::assertSame(9.0, $options->limits->headerTimeout);
+    }
+
+    /** @return iterable<string, array{list<string>, string}> */
+    public static function mistakes(): iterable
+    {
+        yield 'no path' => [['--workers=2'], 'PATH is missing'];
+        yield 'unknown option' => [[self::APP, '--wrokers=2'], 'Unknown option --wrokers'];
+        yield 'short option' => [[self::APP, '-w'], 'Unknown option -w'];
+        yield 'not a number' => [[self::APP, '--workers=two'], "--workers must be a whole number, got 'two'"];
+        yield 'zero workers' => [[self::APP, '--workers=0'], 'Workers must be between 1 and 1024'];
+        yield 'missing value' => [[self::APP, '--listen'], 'needs a value'];
+        yield 'bad listen' => [[self::APP, '--listen=nowhere'], 'use HOST:PORT'];
+        yield 'unknown limit' => [[self::APP, '--limit-speed=3'], "Unknown limit 'speed'"];
+        yield 'bad limit' => [[self::APP, '--limit-header-timeout=soon'], 'must be a number'];
+        yield 'bad flag' => [[self::APP, '--daemon=maybe'], 'must be true or false'];
+        yield 'two paths' => [[self::APP, self::APP], 'Only one PATH'];
+        yield 'bad size' => [[self::APP, '--max-memory=lots'], 'suffix K, M or G'];
+    }
+
+    /** @param list<string> $args */
+    #[DataProvider('mistakes')]
+    public function testMistakesAreUsageErrorsThatSayWhatToDo(array $args, string $message): void
+    {
+        $this->expectException(UsageError::class);
+        $this->expectExceptionMessage($message);
+        ServeOptions::parse($args, [], __DIR__);
+    }
+
+    public function testEnvironmentNamesAreUpperSnake(): void
+    {
+        self::assertSame('KILN_MAX_REQUESTS', Options::envName('max-requests'));
+        self::assertSame('KILN_PID_FILE', Options::envName('pid-file'));
+    }
+}
