@@ -1,0 +1,187 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Http;
+
+use Kiln\Http\Internal\Connection;
+use Kiln\Http\Internal\HttpCore;
+use Kiln\Loop\Loop;
+use Kiln\Server\Service;
+use Kiln\Server\WorkerContext;
+
+/**
+ * The HTTP/1.1 service a worker runs: accepts connections on the listeners, enforces the connection cap
+ * and every timeout from one housekeeping tick, and drains or stops on the worker's word.
+ */
+final class HttpServer implements Service
+{
+    private ?HttpCore $core = null;
+
+    /** @var list<string> */
+    private array $acceptWatchers = [];
+
+    private ?string $tick = null;
+
+    private int $nextId = 1;
+
+    private int $cap = 0;
+
+    private float $shedLoggedAt = -INF;
+
+    private int $shed = 0;
+
+    public function __construct(
+        private readonly RequestHandler $handler,
+        private readonly Limits $limits,
+        private readonly ?AccessLog $accessLog = null,
+    ) {}
+
+    public function start(array $listeners, WorkerContext $context): void
+    {
+        if ($this->core !== null) {
+            throw new \Error('HttpServer::start() was already called');
+        }
+        if (\function_exists('pcntl_signal')) {
+            pcntl_signal(SIGPIPE, SIG_IGN);
+        }
+        $this->core = new HttpCore($this->handler, $this->limits, $context, $this->accessLog);
+        $this->cap = min($this->limits->connections, Loop::get()->capacity());
+        foreach ($listeners as $listener) {
+            stream_set_blocking($listener, false);
+            $this->acceptWatchers[] = Loop::onReadable($listener, $this->accept(...));
+        }
+        $this->tick = Loop::repeat($this->tickInterval(), $this->housekeeping(...));
+        Loop::unreference($this->tick);
+    }
+
+    /** @param resource $listener */
+    private function accept(string $watcher, mixed $listener): void
+    {
+        $core = $this->core;
+        \assert($core !== null);
+        // Take what is queued, a bounded batch per tick so one listener cannot starve the rest.
+        for ($i = 0; $i < 32; $i++) {
+            $socket = @stream_socket_accept($listener, 0, $peer);
+            if ($socket === false) {
+                return;
+            }
+            if (\count($core->connections) >= $this->cap) {
+                $this->shedConnection($socket);
+                continue;
+            }
+            stream_set_blocking($socket, false);
+            stream_set_read_buffer($socket, 0);
+            stream_set_write_buffer($socket, 0);
+            $peer = \is_string($peer) ? $peer : '';
+            $colon = strrpos($peer, ':');
+            $address = $colon === false ? $peer : substr($peer, 0, $colon);
+            $port = $colon === false ? 0 : (int) substr($peer, $colon + 1);
+            $core->add(new Connection($socket, $this->nextId++, $core, $this->limits, trim($address, '[]'), $port));
+        }
+    }
+
+    /**
+     * At the cap a connection gets a short 503 at once rather than waiting unseen in the kernel's queue.
+     *
+     * @param resource $socket
+     */
+    private function shedConnection(mixed $socket): void
+    {
+        $this->shed++;
+        @fwrite($socket, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 20\r\n"
+            . "Retry-After: 1\r\nConnection: close\r\n\r\n503 Service Unavailable\n");
+        @fclose($socket);
+        $now = Loop::now();
+        if ($now - $this->shedLoggedAt >= 10.0) {
+            $this->shedLoggedAt = $now;
+            \assert($this->core !== null);
+            $this->core->log('warning', "connection cap of {$this->cap} per worker reached: shed {$this->shed} "
+                . 'connection(s) with 503; raise --connections (above ' . Loop::get()->capacity()
+                . ' it needs the epoll driver, from php-ffi)');
+            $this->shed = 0;
+        }
+    }
+
+    private function tickInterval(): float
+    {
+        $shortest = min(
+            $this->limits->headerTimeout,
+            $this->limits->bodyTimeout,
+            $this->limits->keepAliveTimeout,
+            $this->limits->writeTimeout,
+        );
+        return max(0.05, min(1.0, $shortest / 4));
+    }
+
+    /** Every timeout is checked here, so a request costs no timer of its own. */
+    private function housekeeping(): void
+    {
+        $core = $this->core;
+        \assert($core !== null);
+        $now = Loop::now();
+        $limits = $this->limits;
+        // While draining, a connection that has sent nothing gets a short grace, not the full idle time.
+        $idleLimit = $core->draining ? min(1.0, $limits->keepAliveTimeout) : $limits->keepAliveTimeout;
+        foreach ($core->connections as $connection) {
+            if ($connection->pendingOutput() > 0) {
+                if ($now - $connection->lastWriteAt > $limits->writeTimeout) {
+                    $connection->close();
+                }
+                continue;
+            }
+            if ($connection->isReadingBody()) {
+                if ($now - $connection->lastBodyAt > $limits->bodyTimeout) {
+                    $core->reject($connection, 408, 'request body not received in time');
+                }
+            } elseif ($connection->isWaitingForHead()) {
+                if ($now - $connection->headStartedAt > $limits->headerTimeout) {
+                    $core->reject($connection, 408, 'request header not received in time');
+                }
+            } elseif ($connection->isIdle() && $now - $connection->lastActivityAt > $idleLimit) {
+                $connection->close();
+            }
+        }
+        $core->flushLogs();
+    }
+
+    public function drain(\Closure $done): void
+    {
+        $core = $this->core;
+        if ($core === null) {
+            $done();
+            return;
+        }
+        $this->stopAccepting();
+        $core->draining = true;
+        $core->onEmpty = $done;
+        foreach ($core->connections as $connection) {
+            $connection->drain();
+        }
+        $core->settleDrain();
+    }
+
+    public function stop(): void
+    {
+        $this->stopAccepting();
+        if ($this->tick !== null) {
+            Loop::cancel($this->tick);
+            $this->tick = null;
+        }
+        if ($this->core !== null) {
+            $this->core->onEmpty = null;
+            foreach ($this->core->connections as $connection) {
+                $connection->close();
+            }
+            $this->core->flushLogs();
+        }
+    }
+
+    private function stopAccepting(): void
+    {
+        foreach ($this->acceptWatchers as $watcher) {
+            Loop::cancel($watcher);
+        }
+        $this->acceptWatchers = [];
+    }
+}
