@@ -68,7 +68,7 @@ final class Application
               --workers=N               worker processes (default: CPU count)
               --daemon                  run in the background (error log defaults to kiln.log beside the pid file)
               --pid-file=FILE           default: kiln-HOST-PORT.pid in the system temp dir
-              --max-requests=N          replace a worker after N requests (default 10000, 0 = never)
+              --max-requests=N          replace a worker after N requests (default 0 = never; --max-memory guards leaks)
               --max-memory=SIZE         replace a worker above SIZE, e.g. 128M (default 256M, 0 = never)
               --drain-timeout=SECONDS   how long a graceful stop waits for in-flight requests (default 30)
               --access-log=FILE|-|off   access log in combined format (default off; - = stderr)
@@ -77,6 +77,7 @@ final class Application
               --driver=auto|select|epoll  event loop driver (default auto)
               --connections=N           open connections per worker (default 512; above 960 needs epoll)
               --listener=shared|reuseport  one shared listening socket (default) or one per worker
+              --jit=on|off              opcache + tracing JIT in the workers (default on)
               --limit-NAME=VALUE        an HTTP limit, e.g. --limit-header-timeout=5, --limit-body-size=1048576
 
             Signals to the supervisor: TERM/INT stop, QUIT graceful stop, HUP reload, USR1 reopen logs.

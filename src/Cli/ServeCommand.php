@@ -32,6 +32,7 @@ final class ServeCommand
     public function run(array $args, array $env, string $cwd): int
     {
         $options = ServeOptions::parse($args, $env, $cwd);
+        JitLauncher::relaunch($options->jit, $args);
         $config = $options->config;
         $listeners = new Listeners($config->listen, $config->listenerMode);
         try {

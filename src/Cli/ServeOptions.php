@@ -11,7 +11,7 @@ use Kiln\Server\Config;
 final class ServeOptions
 {
     public const VALUED = ['listen', 'workers', 'pid-file', 'max-requests', 'max-memory', 'drain-timeout',
-        'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener'];
+        'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener', 'jit'];
     public const FLAGS = ['daemon'];
     public const LIMIT_PREFIX = 'limit-';
 
@@ -19,6 +19,8 @@ final class ServeOptions
         public readonly Target $target,
         public readonly Config $config,
         public readonly Limits $limits,
+        /** on: opcache + tracing JIT in the workers (see JitLauncher); off: as PHP was started */
+        public readonly string $jit = 'on',
     ) {}
 
     /**
@@ -52,7 +54,7 @@ final class ServeOptions
             $config = Config::create(
                 listen: $options->all('listen') !== [] ? $options->all('listen') : [Config::DEFAULT_LISTEN],
                 workers: $options->int('workers'),
-                maxRequests: $options->int('max-requests') ?? 10000,
+                maxRequests: $options->int('max-requests') ?? 0,
                 maxMemory: $options->string('max-memory') ?? '256M',
                 drainTimeout: $options->float('drain-timeout') ?? 30.0,
                 pidFile: $absolute($options->string('pid-file')),
@@ -67,6 +69,10 @@ final class ServeOptions
         } catch (\ValueError $e) {
             throw new UsageError($e->getMessage(), 0, $e);
         }
-        return new self($target, $config, $limits);
+        $jit = $options->string('jit') ?? 'on';
+        if ($jit !== 'on' && $jit !== 'off') {
+            throw new UsageError("--jit must be on or off, got '$jit'");
+        }
+        return new self($target, $config, $limits, $jit);
     }
 }

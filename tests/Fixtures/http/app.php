@@ -56,6 +56,8 @@ $app->get('/sleep', function (Request $request): string {
 
 $app->get('/pid', fn() => (string) getmypid());
 
+$app->get('/jit', fn() => ['jit' => Kiln\Cli\JitLauncher::active()]);
+
 $app->get('/memory', fn() => ['usage' => memory_get_usage(), 'peak' => memory_get_peak_usage()]);
 
 $app->get('/throw', function (): never {
