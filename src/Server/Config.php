@@ -6,7 +6,7 @@ namespace Kiln\Server;
 
 /**
  * The process model's settings, validated once in create(). Defaults:
- * listen 127.0.0.1:8080, workers = CPU count, maxRequests 10000 (0 = unlimited), maxMemory 256M
+ * listen 127.0.0.1:8080, workers = CPU count, maxRequests 0 (never; as php-fpm), maxMemory 256M
  * (0 = unlimited), drainTimeout 30 s, shared listener, auto driver, 512 connections per worker.
  * pidFile null = `kiln-HOST-PORT.pid` in the system temp dir, keyed by the first listen address
  * (with its real port once bound), so two servers on different ports never share one.
@@ -40,7 +40,7 @@ final class Config
     public static function create(
         array $listen = [self::DEFAULT_LISTEN],
         ?int $workers = null,
-        int $maxRequests = 10000,
+        int $maxRequests = 0,
         int|string $maxMemory = '256M',
         float $drainTimeout = 30.0,
         ?string $pidFile = null,

@@ -19,7 +19,7 @@ final class ConfigTest extends TestCase
         self::assertSame('127.0.0.1', $config->listen[0]->host);
         self::assertSame(8080, $config->listen[0]->port);
         self::assertSame(3, $config->workers);
-        self::assertSame(10000, $config->maxRequests);
+        self::assertSame(0, $config->maxRequests);
         self::assertSame(256 << 20, $config->maxMemory);
         self::assertSame(30.0, $config->drainTimeout);
         self::assertSame(ListenerMode::Shared, $config->listenerMode);
