@@ -36,8 +36,18 @@ final class KilnProcess
      */
     public static function start(string $path, array $args = [], array $env = [], float $timeout = 10.0): self
     {
+        return self::launch([PHP_BINARY, self::KILN, 'serve', $path, '--listen=127.0.0.1:0', '--workers=2', ...$args], $env, $timeout);
+    }
+
+    /**
+     * Starts any command that ends up serving (e.g. `php app.php` calling $app->run()) and waits for ready.
+     *
+     * @param list<string> $command
+     * @param array<string, string> $env added to the inherited environment
+     */
+    public static function launch(array $command, array $env = [], float $timeout = 10.0): self
+    {
         $logFile = (string) tempnam(sys_get_temp_dir(), 'kiln-test-log-');
-        $command = [PHP_BINARY, self::KILN, 'serve', $path, '--listen=127.0.0.1:0', '--workers=2', ...$args];
         $process = proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', $logFile, 'w']], $pipes, null, [...getenv(), ...$env]);
         if ($process === false) {
             throw new \RuntimeException('Cannot start ' . implode(' ', $command));
