@@ -132,6 +132,9 @@ final class Supervisor
                 $this->driver = $message->argument;
                 if ($handle->state === WorkerState::Booting) {
                     $handle->become(WorkerState::Ready);
+                    if ($handle->reopenWhenReady) {
+                        $this->pool->signal($handle, SIGUSR1);
+                    }
                     $this->onWorkerReady($handle);
                 }
                 break;
@@ -243,7 +246,9 @@ final class Supervisor
             }
         }
         foreach ($this->pool->all() as $handle) {
-            if ($handle->state !== WorkerState::Booting) {
+            if ($handle->state === WorkerState::Booting) {
+                $handle->reopenWhenReady = true; // USR1 would kill it before it watches the signal.
+            } else {
                 $this->pool->signal($handle, SIGUSR1);
             }
         }

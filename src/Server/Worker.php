@@ -189,6 +189,7 @@ final class Worker implements WorkerContext
                 $this->log->error($e->getMessage());
             }
         }
+        $this->log->debug('log files reopened');
     }
 
     private function report(): void

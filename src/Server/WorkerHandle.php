@@ -22,6 +22,9 @@ final class WorkerHandle
 
     public ?string $bootFailure = null;
 
+    /** USR1 came while it booted (before it watches USR1): it still holds the log files of its fork; reopen once ready. */
+    public bool $reopenWhenReady = false;
+
     /** @param resource|null $channel */
     public function __construct(
         public readonly int $slot,
