@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Http;
 
 use Kiln\Http\Internal\Connection;
+use Kiln\Http\Internal\FatalGuard;
 use Kiln\Http\Internal\HttpCore;
 use Kiln\Loop\Loop;
 use Kiln\Server\Service;
@@ -31,6 +32,12 @@ final class HttpServer implements Service
 
     private int $shed = 0;
 
+    /** When drain() was called: the short idle grace of a drain counts from then, not from the accept. */
+    private float $drainStartedAt = 0.0;
+
+    /** @var list<resource> */
+    private array $listeners = [];
+
     public function __construct(
         private readonly RequestHandler $handler,
         private readonly Limits $limits,
@@ -46,17 +53,24 @@ final class HttpServer implements Service
             pcntl_signal(SIGPIPE, SIG_IGN);
         }
         $this->core = new HttpCore($this->handler, $this->limits, $context, $this->accessLog);
+        FatalGuard::install($this->core);
         $this->cap = min($this->limits->connections, Loop::get()->capacity());
+        $this->listeners = $listeners;
         foreach ($listeners as $listener) {
             stream_set_blocking($listener, false);
-            $this->acceptWatchers[] = Loop::onReadable($listener, $this->accept(...));
+            $this->acceptWatchers[] = Loop::onReadable($listener, function (string $watcher, mixed $listener): void {
+                $this->accept($listener);
+            });
         }
         $this->tick = Loop::repeat($this->tickInterval(), $this->housekeeping(...));
         Loop::unreference($this->tick);
     }
 
-    /** @param resource $listener */
-    private function accept(string $watcher, mixed $listener): void
+    /**
+     * @param resource $listener
+     * @return bool whether connections may be left in the queue
+     */
+    private function accept(mixed $listener): bool
     {
         $core = $this->core;
         \assert($core !== null);
@@ -64,7 +78,7 @@ final class HttpServer implements Service
         for ($i = 0; $i < 32; $i++) {
             $socket = @stream_socket_accept($listener, 0, $peer);
             if ($socket === false) {
-                return;
+                return false;
             }
             if (\count($core->connections) >= $this->cap) {
                 $this->shedConnection($socket);
@@ -79,6 +93,7 @@ final class HttpServer implements Service
             $port = $colon === false ? 0 : (int) substr($peer, $colon + 1);
             $core->add(new Connection($socket, $this->nextId++, $core, $this->limits, trim($address, '[]'), $port));
         }
+        return true;
     }
 
     /**
@@ -123,9 +138,10 @@ final class HttpServer implements Service
         $limits = $this->limits;
         // While draining, a connection that has sent nothing gets a short grace, not the full idle time.
         $idleLimit = $core->draining ? min(1.0, $limits->keepAliveTimeout) : $limits->keepAliveTimeout;
+        $idleSince = $core->draining ? $this->drainStartedAt : 0.0;
         foreach ($core->connections as $connection) {
-            if ($connection->pendingOutput() > 0) {
-                if ($now - $connection->lastWriteAt > $limits->writeTimeout) {
+            if ($connection->output->pending() > 0) {
+                if ($now - $connection->output->lastWriteAt > $limits->writeTimeout) {
                     $connection->close();
                 }
                 continue;
@@ -138,7 +154,7 @@ final class HttpServer implements Service
                 if ($now - $connection->headStartedAt > $limits->headerTimeout) {
                     $core->reject($connection, 408, 'request header not received in time');
                 }
-            } elseif ($connection->isIdle() && $now - $connection->lastActivityAt > $idleLimit) {
+            } elseif ($connection->isIdle() && $now - max($connection->lastActivityAt, $idleSince) > $idleLimit) {
                 $connection->close();
             }
         }
@@ -152,8 +168,17 @@ final class HttpServer implements Service
             $done();
             return;
         }
-        $this->stopAccepting();
+        // Connections the kernel completed already have clients waiting (with reuseport, nobody else would
+        // take them): accept them too; each is read at once below and served if its request is there.
         $core->draining = true;
+        $this->drainStartedAt = Loop::now();
+        foreach ($this->listeners as $listener) {
+            $batches = 0;
+            while ($batches++ < 32 && $this->accept($listener)) {
+                // until the queue is empty
+            }
+        }
+        $this->stopAccepting();
         $core->onEmpty = $done;
         foreach ($core->connections as $connection) {
             $connection->drain();

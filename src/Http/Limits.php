@@ -36,6 +36,11 @@ final class Limits
          * Above the select driver's capacity (960) the epoll driver is used (needs ext-ffi).
          */
         public readonly int $connections = 512,
+        /**
+         * Most requests a worker runs at once (handlers in flight, suspended ones included); past it a
+         * request gets a 503 with Retry-After at once instead of waiting in an unbounded queue.
+         */
+        public readonly int $concurrency = 256,
         /** Most requests answered on one keep-alive connection before it is closed. */
         public readonly int $keepAliveRequests = 10000,
         /** Bytes of response output buffered per connection before the producer is paused. */

@@ -20,6 +20,8 @@ final class Response
     /** @var \Closure(resource, string): void|null */
     private ?\Closure $upgrade = null;
 
+    private ?\Throwable $failure = null;
+
     /**
      * @param array<string, string|list<string>> $headers
      * @param string|iterable<string>|resource $body
@@ -135,6 +137,20 @@ final class Response
     public function setBody(mixed $body): void
     {
         $this->body = $body;
+    }
+
+    /**
+     * Marks this response as the rendering of a failure the operator should see (an uncaught exception
+     * turned into a 500 page, say): the server writes it to the error log with the request line.
+     */
+    public function reportFailure(\Throwable $failure): void
+    {
+        $this->failure = $failure;
+    }
+
+    public function failure(): ?\Throwable
+    {
+        return $this->failure;
     }
 
     /**

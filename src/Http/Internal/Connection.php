@@ -11,7 +11,6 @@ use Kiln\Http\Wire\ParseError;
 use Kiln\Http\Wire\RequestHead;
 use Kiln\Http\Wire\RequestParser;
 use Kiln\Loop\Loop;
-use Kiln\Loop\Suspension;
 
 /**
  * One client connection: reads and parses requests, hands each to the server's handler in a pooled
@@ -32,30 +31,28 @@ final class Connection
 
     public float $lastBodyAt = 0.0;
 
-    public float $lastWriteAt = 0.0;
-
     public int $served = 0;
 
-    /** The client closed its side; the response in progress is still sent. */
+    /** The client closed its side (or the read failed): what it sent is still answered, then the socket closes. */
     public bool $peerClosed = false;
+
+    /** Bytes of the response to the request now dispatched were written (read by FatalGuard). */
+    public bool $responseStarted = false;
+
+    public readonly Output $output;
 
     private readonly RequestParser $parser;
 
     private readonly string $readId;
 
-    private ?string $writeId = null;
-
     private bool $reading = true;
-
-    private string $out = '';
 
     private ?RequestHead $head = null;
 
     private ?BodyBuffer $body = null;
 
-    private ?Suspension $drainWaiter = null;
-
-    private readonly \Closure $runner;
+    /** Runs $pending in a Fiber: made once per connection, dropped on release (it refers back to $this). */
+    private ?\Closure $runner = null;
 
     private ?Request $pending = null;
 
@@ -70,20 +67,20 @@ final class Connection
     ) {
         $this->parser = new RequestParser($limits);
         $this->lastActivityAt = Loop::now();
-        $this->runner = $this->run(...);
+        $this->output = new Output($socket, $limits->writeBuffer, $this->onWritable(...));
         $this->readId = Loop::onReadable($socket, $this->onReadable(...));
     }
 
     public function isIdle(): bool
     {
-        return $this->state === ConnectionState::Reading && $this->head === null && $this->out === ''
+        return $this->state === ConnectionState::Reading && $this->head === null && $this->output->pending() === 0
             && $this->parser->isIdle();
     }
 
-    /** Bytes queued for the client and not yet accepted by the kernel. */
-    public function pendingOutput(): int
+    /** Whether the response being made may keep the connection open: after a half-close, if more was pipelined. */
+    public function mayKeepAlive(): bool
     {
-        return \strlen($this->out);
+        return !$this->peerClosed || $this->parser->buffered() > 0;
     }
 
     public function isWaitingForHead(): bool
@@ -97,10 +94,8 @@ final class Connection
     }
 
     /**
-     * For a graceful stop: reads what the client may already have sent; a request found is served (with
-     * Connection: close, the server being in drain). A keep-alive connection with nothing pending is
-     * closed; a connection that has not sent its first request yet is left to the header timeout, since
-     * its request may be on the wire.
+     * For a graceful stop: a request the client already sent is served (with Connection: close); an idle
+     * keep-alive connection closes; a fresh one keeps the drain's idle grace (its request may be on the wire).
      */
     public function drain(): void
     {
@@ -122,8 +117,7 @@ final class Connection
             }
             return;
         }
-        $now = Loop::now();
-        $this->lastActivityAt = $now;
+        $this->lastActivityAt = $now = Loop::now();
         $this->parser->feed($data);
         if ($this->state === ConnectionState::Reading) {
             if ($this->head === null && $this->headStartedAt === 0.0) {
@@ -147,6 +141,10 @@ final class Connection
                 return;
             }
             if ($item === null) {
+                if ($this->peerClosed) { // nothing more will arrive: a partial request never completes
+                    $this->closeAfterFlush();
+                    return;
+                }
                 if ($this->head === null) {
                     $this->headStartedAt = $this->parser->isIdle() ? 0.0 : ($this->headStartedAt ?: Loop::now());
                 }
@@ -187,16 +185,13 @@ final class Connection
     private function dispatch(Request $request): void
     {
         $this->state = ConnectionState::Responding;
+        $this->responseStarted = false;
         $this->pending = $request;
-        Loop::async($this->runner);
-    }
-
-    private function run(): void
-    {
-        $request = $this->pending;
-        \assert($request !== null);
-        $this->pending = null;
-        $this->core->respond($this, $request);
+        Loop::async($this->runner ??= function (): void {
+            [$request, $this->pending] = [$this->pending, null];
+            \assert($request !== null);
+            $this->core->respond($this, $request);
+        });
     }
 
     /** Called by the core once a response is fully queued. */
@@ -207,12 +202,14 @@ final class Connection
         if ($this->state !== ConnectionState::Responding) {
             return;
         }
-        if (!$keepAlive || $this->peerClosed) {
+        // Once the client closed its side, or the server drains, only requests already received are served.
+        $last = $this->peerClosed || $this->core->draining;
+        if (!$keepAlive || ($last && $this->parser->buffered() === 0)) {
             $this->closeAfterFlush();
             return;
         }
         $this->state = ConnectionState::Reading;
-        if (!$this->reading) {
+        if (!$this->reading && !$this->peerClosed) {
             $this->reading = true;
             Loop::enable($this->readId);
         }
@@ -229,70 +226,16 @@ final class Connection
 
     public function write(string $bytes): void
     {
-        if ($this->state === ConnectionState::Closed || $this->state === ConnectionState::Detached) {
-            return;
+        $this->responseStarted = true;
+        if (!$this->output->write($bytes)) {
+            $this->close();
         }
-        if ($this->out === '') {
-            $written = @fwrite($this->socket, $bytes);
-            if ($written === false) {
-                $this->close();
-                return;
-            }
-            if ($written === \strlen($bytes)) {
-                return;
-            }
-            $this->out = substr($bytes, $written);
-            $this->lastWriteAt = Loop::now();
-            if ($this->writeId === null) {
-                $this->writeId = Loop::onWritable($this->socket, $this->onWritable(...));
-            } else {
-                Loop::enable($this->writeId);
-            }
-            return;
-        }
-        $this->out .= $bytes;
-    }
-
-    /**
-     * Suspends the calling Fiber while more than $threshold bytes (default: the write buffer limit) are
-     * queued. False once the connection is gone.
-     */
-    public function awaitDrain(?int $threshold = null): bool
-    {
-        $threshold ??= $this->limits->writeBuffer;
-        while (\strlen($this->out) > $threshold) {
-            if ($this->state === ConnectionState::Closed) {
-                return false;
-            }
-            $this->drainWaiter = Loop::getSuspension();
-            $this->drainWaiter->suspend();
-        }
-        return $this->state !== ConnectionState::Closed && $this->state !== ConnectionState::Detached;
     }
 
     private function onWritable(): void
     {
-        $written = @fwrite($this->socket, $this->out);
-        if ($written === false) {
+        if (!$this->output->flush() || ($this->state === ConnectionState::Closing && $this->output->pending() === 0)) {
             $this->close();
-            return;
-        }
-        if ($written > 0) {
-            $this->lastWriteAt = Loop::now();
-            $this->out = (string) substr($this->out, $written);
-        }
-        if ($this->out === '') {
-            \assert($this->writeId !== null);
-            Loop::disable($this->writeId);
-            if ($this->state === ConnectionState::Closing) {
-                $this->close();
-                return;
-            }
-        }
-        if ($this->drainWaiter !== null && ($this->out === '' || \strlen($this->out) <= $this->limits->writeBuffer)) {
-            $waiter = $this->drainWaiter;
-            $this->drainWaiter = null;
-            $waiter->resume();
         }
     }
 
@@ -303,7 +246,7 @@ final class Connection
         }
         $this->state = ConnectionState::Closing;
         $this->pauseReading();
-        if ($this->out === '') {
+        if ($this->output->pending() === 0) {
             $this->close();
         }
     }
@@ -318,20 +261,16 @@ final class Connection
 
     private function peerGone(): void
     {
+        // The client may only have half-closed: the response in progress, what is still queued, and the
+        // requests it pipelined before closing are all still sent (responded() and parse() close after).
         $this->peerClosed = true;
-        if ($this->state === ConnectionState::Responding) {
-            // Finish the response in progress (the client may only have half-closed); stop reading.
-            $this->pauseReading();
-            return;
+        $this->pauseReading();
+        if ($this->state === ConnectionState::Reading) {
+            $this->parse();
         }
-        $this->close();
     }
 
-    /**
-     * Lets go of the socket for another protocol.
-     *
-     * @return string bytes the client sent past the current request
-     */
+    /** Lets go of the socket for another protocol; returns the bytes the client sent past the request. */
     public function detach(): string
     {
         $this->release(ConnectionState::Detached);
@@ -351,17 +290,10 @@ final class Connection
     {
         $this->state = $state;
         Loop::cancel($this->readId);
-        if ($this->writeId !== null) {
-            Loop::cancel($this->writeId);
-        }
-        $this->out = '';
         $this->head = null;
         $this->body = null;
+        $this->runner = null;
         $this->core->forget($this);
-        if ($this->drainWaiter !== null) {
-            $waiter = $this->drainWaiter;
-            $this->drainWaiter = null;
-            $waiter->resume();
-        }
+        $this->output->release();
     }
 }

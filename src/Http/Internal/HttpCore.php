@@ -25,6 +25,9 @@ final class HttpCore
 
     public bool $draining = false;
 
+    /** Handlers running now (suspended ones included). */
+    private int $inFlight = 0;
+
     public readonly ResponseEncoder $encoder;
 
     private readonly ResponseSender $sender;
@@ -67,32 +70,59 @@ final class HttpCore
     /** Runs inside the request's Fiber. */
     public function respond(Connection $connection, Request $request): void
     {
-        try {
-            $response = $this->handler->handle($request);
-        } catch (\Throwable $e) {
-            $this->context->log('error', 'Uncaught ' . $e::class . ' while handling ' . $request->method() . ' '
-                . $request->target() . ': ' . $e->getMessage() . ' at ' . $e->getFile() . ':' . $e->getLine());
-            $response = self::plain(500);
+        if ($this->inFlight >= $this->limits->concurrency) {
+            $response = self::plain(503);
+            $response->setHeader('Retry-After', '1');
+            $failure = null;
+        } else {
+            $this->inFlight++;
+            try {
+                $response = $this->handler->handle($request);
+                $failure = $response->failure();
+            } catch (\Throwable $failure) {
+                $response = self::plain(500);
+            } finally {
+                $this->inFlight--;
+            }
+        }
+        if ($failure !== null) {
+            $this->logFailure($request, $failure);
         }
         $head = $request->head();
-        $keepAlive = $head->keepAlive && !$this->draining && !$connection->peerClosed
+        $keepAlive = $head->keepAlive && !$this->draining && $connection->mayKeepAlive()
             && $connection->served + 1 < $this->limits->keepAliveRequests;
         $sent = 0;
+        $status = $response->status();
         try {
-            [$keepAlive, $sent] = $this->sender->send($connection, $request, $response, $keepAlive);
+            [$keepAlive, $sent, $status] = $this->sender->send($connection, $request, $response, $keepAlive);
+        } catch (\Throwable $e) {
+            // Whatever reached the wire cannot be trusted to be a whole response: end the connection.
+            $keepAlive = false;
+            $this->context->log('error', 'Sending the response to ' . $head->method . ' ' . $head->target
+                . ' failed: ' . $e::class . ': ' . $e->getMessage());
         } finally {
             $request->releaseBody();
             $this->context->requestServed();
             $this->accessLog?->record(
                 $connection->remoteAddress,
                 $head->method . ' ' . $head->target . ' HTTP/' . $head->version,
-                $response->status(),
+                $status,
                 $sent,
                 $request->header('referer') ?? '',
                 $request->header('user-agent') ?? '',
             );
             $connection->responded($keepAlive);
         }
+    }
+
+    private function logFailure(Request $request, \Throwable $failure): void
+    {
+        $message = 'Uncaught ' . $failure::class . ' while handling ' . $request->method() . ' ' . $request->target()
+            . ': ' . $failure->getMessage() . ' at ' . $failure->getFile() . ':' . $failure->getLine();
+        for ($previous = $failure->getPrevious(); $previous !== null; $previous = $previous->getPrevious()) {
+            $message .= '; caused by ' . $previous::class . ': ' . $previous->getMessage();
+        }
+        $this->context->log('error', $message);
     }
 
     /** Answers a request the parser refused, then closes: nothing after it on this connection is read. */

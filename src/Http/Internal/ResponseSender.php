@@ -25,7 +25,7 @@ final class ResponseSender
         private readonly WorkerContext $context,
     ) {}
 
-    /** @return array{bool, int} whether the connection stays open, and body bytes sent */
+    /** @return array{bool, int, int} whether the connection stays open, body bytes sent, the status sent */
     public function send(Connection $connection, Request $request, Response $response, bool $keepAlive): array
     {
         $head = $request->head();
@@ -33,26 +33,35 @@ final class ResponseSender
         $body = $response->body();
         $withBody = $head->method !== 'HEAD' && $status >= 200 && $status !== 204 && $status !== 304;
         try {
+            if ($status < 200) {
+                if ($status === 101 && $response->upgrade() !== null) {
+                    return [...$this->upgrade($connection, $request, $response), 101];
+                }
+                throw new \ValueError("status $status is interim, not a final response (101 needs setUpgrade())");
+            }
             if (\is_string($body)) {
                 $length = \strlen($body);
                 $bytes = $this->encoder->head($status, $response->wireHeaders(), $length, $head->version, $keepAlive, !$withBody);
                 $connection->write($withBody ? $bytes . $body : $bytes);
-                return [$keepAlive, $withBody ? $length : 0];
+                return [$keepAlive, $withBody ? $length : 0, $status];
             }
-            if ($status === 101 && $response->upgrade() !== null) {
-                return $this->upgrade($connection, $request, $response);
+            if (is_iterable($body)) {
+                return [...$this->sendIterable($connection, $request, $response, $body, $keepAlive, $withBody), $status];
             }
-            if (!is_iterable($body)) {
-                return $this->sendStream($connection, $request, $response, $body, $keepAlive, $withBody);
+            if (!\is_resource($body) || get_resource_type($body) !== 'stream') {
+                throw new \ValueError('body is ' . get_debug_type($body) . ', not a string, an iterable or an open stream');
             }
-            return $this->sendIterable($connection, $request, $response, $body, $keepAlive, $withBody);
+            return [...$this->sendStream($connection, $request, $response, $body, $keepAlive, $withBody), $status];
         } catch (\ValueError $e) {
-            // The app set a header we refuse to emit (CR/LF/NUL, bad name): nothing was written yet.
+            // The app made a response we refuse to emit (bad header, status or body): nothing was written yet.
             $this->context->log('error', 'Refused response for ' . $head->method . ' ' . $head->target . ': ' . $e->getMessage());
+            if (\is_resource($body) && get_resource_type($body) === 'stream') {
+                fclose($body);
+            }
             $text = "500 Internal Server Error\n";
             $headers = ['Content-Type' => 'text/plain; charset=utf-8'];
             $connection->write($this->encoder->head(500, $headers, \strlen($text), $head->version, false) . $text);
-            return [false, \strlen($text)];
+            return [false, \strlen($text), 500];
         }
     }
 
@@ -80,7 +89,7 @@ final class ResponseSender
                 }
                 $connection->write($chunked ? $this->encoder->chunk($piece) : $piece);
                 $sent += \strlen($piece);
-                if (!$connection->awaitDrain()) {
+                if (!$connection->output->awaitDrain()) {
                     return [false, $sent];
                 }
             }
@@ -109,7 +118,7 @@ final class ResponseSender
                 $length = max(0, $stat['size'] - $position);
             }
             if ($length === null) {
-                return $this->sendIterable($connection, $request, $response, self::pieces($stream), $keepAlive, $withBody);
+                return $this->sendIterable($connection, $request, $response, self::pieces($connection, $stream), $keepAlive, $withBody);
             }
             $head = $request->head();
             $connection->write($this->encoder->head($response->status(), $response->wireHeaders(), $length, $head->version, $keepAlive, !$withBody));
@@ -125,7 +134,7 @@ final class ResponseSender
                 }
                 $connection->write($piece);
                 $sent += \strlen($piece);
-                if (!$connection->awaitDrain()) {
+                if (!$connection->output->awaitDrain()) {
                     return [false, $sent];
                 }
             }
@@ -138,17 +147,25 @@ final class ResponseSender
     }
 
     /**
+     * A stream of unknown length (pipe, socket) read without blocking the worker: when nothing is ready
+     * the Fiber waits for the stream to be readable, or for the client to go away.
+     *
      * @param resource $stream
      * @return \Generator<int, string>
      */
-    private static function pieces(mixed $stream): \Generator
+    private static function pieces(Connection $connection, mixed $stream): \Generator
     {
-        while (!feof($stream)) {
-            $piece = fread($stream, self::PIECE);
-            if ($piece === false) {
+        $async = @stream_set_blocking($stream, false);
+        while (true) {
+            $piece = @fread($stream, self::PIECE);
+            if ($piece === false || ($piece === '' && feof($stream))) {
                 return;
             }
-            yield $piece;
+            if ($piece !== '') {
+                yield $piece;
+            } elseif ($async && !$connection->output->awaitReadable($stream)) {
+                return;
+            }
         }
     }
 
@@ -159,7 +176,7 @@ final class ResponseSender
         \assert($takeOver !== null);
         $head = $request->head();
         $connection->write($this->encoder->head(101, $response->wireHeaders(), null, $head->version, true, true));
-        if (!$connection->awaitDrain(0)) {
+        if (!$connection->output->awaitDrain(0)) {
             return [false, 0];
         }
         $socket = $connection->socket;

@@ -58,7 +58,12 @@ $app->get('/pid', fn() => (string) getmypid());
 
 $app->get('/jit', fn() => ['jit' => Kiln\Cli\JitLauncher::active()]);
 
-$app->get('/memory', fn() => ['usage' => memory_get_usage(), 'peak' => memory_get_peak_usage()]);
+$app->get('/memory', function (Request $request): array {
+    if (isset($request->query()['gc'])) {
+        gc_collect_cycles(); // so a test sees what is really kept, not garbage waiting for the collector
+    }
+    return ['usage' => memory_get_usage(), 'peak' => memory_get_peak_usage(), 'gc' => gc_status()['runs']];
+});
 
 $app->get('/throw', function (): never {
     throw new RuntimeException('boom');
@@ -71,5 +76,19 @@ $app->get('/bad-header', function (): Response {
 });
 
 $app->get('/status', fn(Request $request) => (int) ($request->query()['code'] ?? 204));
+
+// A body that is no longer a stream (closed): the server must answer 500, not hang the connection.
+$app->get('/closed-stream', function (): Response {
+    $stream = fopen('php://memory', 'r');
+    fclose($stream);
+    return new Response(200, [], $stream);
+});
+
+// A pipe (not a regular file) that produces its output after s seconds: read without blocking the worker.
+$app->get('/pipe', function (Request $request): Response {
+    $seconds = (float) ($request->query()['s'] ?? 0.5);
+    $pipe = popen('sleep ' . escapeshellarg((string) $seconds) . '; printf piped', 'r');
+    return new Response(200, ['Content-Type' => 'text/plain'], $pipe);
+});
 
 return $app;

@@ -23,6 +23,7 @@ final class LimitsTest extends ServerTestCase
             '--limit-body-timeout=1',
             '--limit-keep-alive-timeout=1',
             '--limit-write-timeout=1',
+            '--limit-concurrency=5',
         ];
     }
 
@@ -128,6 +129,30 @@ final class LimitsTest extends ServerTestCase
         }
         self::assertLessThan(1024, $produced, 'the producer must be paused, not run to the end');
         @unlink($progress);
+        $this->assertStillServing();
+    }
+
+    public function testRequestsPastTheConcurrencyBoundGetAFast503(): void
+    {
+        $clients = [];
+        for ($i = 0; $i < 8; $i++) {
+            $clients[] = $client = $this->client();
+            $client->send(self::get('/sleep?s=1'));
+        }
+        $started = microtime(true);
+        $statuses = [];
+        foreach ($clients as $client) {
+            $response = $client->readResponse(5.0);
+            self::assertNotNull($response);
+            $statuses[] = $response['status'];
+            if ($response['status'] === 503) {
+                self::assertSame('1', $response['headers']['retry-after'][0] ?? null);
+            }
+            $client->close();
+        }
+        sort($statuses);
+        self::assertSame([200, 200, 200, 200, 200, 503, 503, 503], $statuses);
+        self::assertLessThan(3.0, microtime(true) - $started);
         $this->assertStillServing();
     }
 

@@ -1,0 +1,61 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Integration\Http;
+
+use Kiln\Tests\Support\KilnProcess;
+use Kiln\Tests\Support\RawClient;
+use PHPUnit\Framework\TestCase;
+
+/** Each test runs its own server: one reads the access log, the other stops it gracefully. */
+final class AccessLogAndDrainTest extends TestCase
+{
+    private const APP = __DIR__ . '/../../Fixtures/http/app.php';
+
+    public function testTheAccessLogRecordsTheStatusActuallySent(): void
+    {
+        $log = (string) tempnam(sys_get_temp_dir(), 'kiln-access-');
+        $server = KilnProcess::start(self::APP, ['--workers=1', "--access-log=$log"]);
+        try {
+            foreach (['/bad-header', '/status?code=100', '/hello'] as $path) {
+                $client = RawClient::to($server);
+                $client->send("GET $path HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+                self::assertNotNull($client->readResponse());
+                $client->close();
+            }
+            $deadline = microtime(true) + 5.0;
+            while (substr_count((string) file_get_contents($log), "\n") < 3 && microtime(true) < $deadline) {
+                usleep(50000);
+            }
+            $lines = file($log, FILE_IGNORE_NEW_LINES) ?: [];
+            self::assertCount(3, $lines);
+            self::assertStringContainsString('"GET /bad-header HTTP/1.1" 500 ', $lines[0]);
+            self::assertStringContainsString('"GET /status?code=100 HTTP/1.1" 500 ', $lines[1]);
+            self::assertStringContainsString('"GET /hello HTTP/1.1" 200 13 ', $lines[2]);
+        } finally {
+            $server->stop();
+            @unlink($log);
+        }
+    }
+
+    public function testARequestArrivingJustAfterADrainBeginsOnAnOlderFreshConnectionIsAnswered(): void
+    {
+        // A short header timeout makes the housekeeping tick 50 ms, so an early close would not be missed.
+        $server = KilnProcess::start(self::APP, ['--workers=1', '--limit-keep-alive-timeout=30', '--limit-header-timeout=0.2']);
+        try {
+            $client = RawClient::to($server);
+            usleep(1_500_000); // connected, silent for longer than the drain's 1 s idle grace
+            $server->signal(SIGQUIT);
+            usleep(600_000); // within the grace, which counts from the drain, not from the connect
+            $client->send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
+            $response = $client->readResponse(5.0);
+            self::assertNotNull($response, 'the connection was closed with the request on the wire');
+            self::assertSame('Hello, World!', $response['body']);
+            self::assertSame('close', $response['headers']['connection'][0] ?? null);
+            self::assertSame(0, $server->waitForExit(10.0), $server->log());
+        } finally {
+            $server->stop();
+        }
+    }
+}
