@@ -1,0 +1,141 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\App\Handler;
+
+/**
+ * Routes `echo` output to the request that produced it, also when requests interleave in Fibers.
+ *
+ * PHP's output buffer is process-global, so one worker-wide `ob_start` handler with chunk size 1 sees every
+ * write the moment it happens, while the writing Fiber is still `Fiber::getCurrent()`. It appends the bytes
+ * to that Fiber's open capture (a WeakMap keyed by Fiber, so a finished Fiber takes its entry with it) and
+ * swallows them; output from a Fiber that is not capturing (the server, a timer, the main context) passes
+ * through to the next buffer level or STDOUT as before. Code outside any Fiber can capture too (tests, CLI).
+ *
+ * This is the one process-wide singleton of the App layer, because the resource it wraps is process-wide.
+ * A handler that opens its own ob_start() keeps it to itself until it closes it — but PHP has one buffer
+ * stack, so if it suspends with one open, what other requests echo meanwhile lands in it too (render
+ * templates without awaiting in between). A buffer a handler leaves open is flushed into that handler's
+ * capture when no other request is capturing (else it cannot be told whose it is, and is left alone).
+ *
+ * @internal used by HandlerInvoker and ResultConverter
+ */
+final class OutputCapture
+{
+    private static ?self $instance = null;
+
+    /** @var \WeakMap<object, string> Fiber => bytes captured so far */
+    private \WeakMap $fibers;
+
+    /** Capture of the main context (outside any Fiber); null when not capturing. */
+    private ?string $main = null;
+
+    /** Our ob_start level; 0 while not installed (never yet, or someone ended our buffer). */
+    private int $level = 0;
+
+    private function __construct()
+    {
+        $this->fibers = new \WeakMap();
+    }
+
+    public static function instance(): self
+    {
+        return self::$instance ??= new self();
+    }
+
+    /**
+     * Starts capturing the current Fiber's output. Returns what to hand back to end(): captures nest,
+     * so an inner one (a sub-request, a streamed step) does not steal the outer one's bytes.
+     */
+    public function begin(): ?string
+    {
+        if ($this->level === 0) {
+            $this->install();
+        }
+        $fiber = \Fiber::getCurrent();
+        if ($fiber === null) {
+            $outer = $this->main;
+            $this->main = '';
+            return $outer;
+        }
+        $outer = $this->fibers[$fiber] ?? null;
+        $this->fibers[$fiber] = '';
+        return $outer;
+    }
+
+    /** Stops the capture begin() started in this same Fiber and returns the bytes written meanwhile. */
+    public function end(?string $outer): string
+    {
+        if (ob_get_level() > $this->level && $this->level !== 0) {
+            $this->flushLeftOpen();
+        }
+        $fiber = \Fiber::getCurrent();
+        if ($fiber === null) {
+            $bytes = $this->main ?? '';
+            $this->main = $outer;
+            return $bytes;
+        }
+        $bytes = $this->fibers[$fiber] ?? '';
+        if ($outer === null) {
+            unset($this->fibers[$fiber]);
+        } else {
+            $this->fibers[$fiber] = $outer;
+        }
+        return $bytes;
+    }
+
+    /** The ob_start callback: keeps the bytes of a capturing Fiber, passes the rest on. */
+    public function write(string $bytes, int $phase): string
+    {
+        if (($phase & PHP_OUTPUT_HANDLER_FINAL) !== 0) {
+            $this->level = 0; // our buffer is being ended; begin() installs a new one
+        }
+        if ($bytes === '') {
+            return '';
+        }
+        $fiber = \Fiber::getCurrent();
+        if ($fiber === null) {
+            if ($this->main === null) {
+                return $bytes;
+            }
+            $this->main .= $bytes;
+            return '';
+        }
+        if (!isset($this->fibers[$fiber])) {
+            return $bytes;
+        }
+        $this->fibers[$fiber] .= $bytes;
+        return '';
+    }
+
+    /** Removes the handler (tests restore the buffer stack they found). Open captures are lost. */
+    public function uninstall(): void
+    {
+        if ($this->level !== 0 && ob_get_level() === $this->level) {
+            ob_end_flush();
+        }
+        $this->level = 0;
+        $this->main = null;
+        $this->fibers = new \WeakMap();
+    }
+
+    /** Flushes buffers a handler left open into its capture, if no other capture could own them. */
+    private function flushLeftOpen(): void
+    {
+        if (\count($this->fibers) + ($this->main === null ? 0 : 1) !== 1) {
+            return;
+        }
+        while (ob_get_level() > $this->level && ob_end_flush()) {
+            // the bytes go through write() into the one open capture
+        }
+    }
+
+    private function install(): void
+    {
+        if (!ob_start($this->write(...), 1)) {
+            throw new \Error('Cannot install the output capture buffer (ob_start failed)');
+        }
+        $this->level = ob_get_level();
+    }
+}
