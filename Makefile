@@ -7,12 +7,12 @@ serve: deps-run
 	$(PHP) bin/kiln serve examples/hello
 
 test: deps
-	$(PHP) vendor/bin/phpunit
+	$(PHP) -d apc.enable_cli=1 vendor/bin/phpunit
 	$(PHP) vendor/bin/phpstan analyse --no-progress --memory-limit=1G
 	$(PHP) vendor/bin/php-cs-fixer check --diff
 
 unit: deps
-	$(PHP) vendor/bin/phpunit --testsuite unit
+	$(PHP) -d apc.enable_cli=1 vendor/bin/phpunit --testsuite unit
 
 analyse: deps
 	$(PHP) vendor/bin/phpstan analyse --memory-limit=1G

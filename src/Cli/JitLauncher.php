@@ -16,6 +16,9 @@ final class JitLauncher
         'opcache.enable_cli' => '1',
         'opcache.jit_buffer_size' => '64M',
         'opcache.jit' => 'tracing',
+        // Node-shared state (rate limits, later sessions and cache) uses APCu when it is on; the
+        // workers share its memory because the supervisor maps it before forking them.
+        'apc.enable_cli' => '1',
     ];
 
     /** Set in the re-executed process, so a failed JIT set-up never loops. */

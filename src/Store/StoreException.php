@@ -1,0 +1,8 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Store;
+
+/** The backing of a store failed (shared memory, a file, a server). */
+final class StoreException extends \RuntimeException {}
