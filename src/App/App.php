@@ -4,88 +4,156 @@ declare(strict_types=1);
 
 namespace Kiln\App;
 
+use Kiln\App\Handler\HandlerInvoker;
+use Kiln\App\Internal\Dispatcher;
+use Kiln\App\Internal\MiddlewareHandler;
+use Kiln\App\Routing\ApiRoutes;
+use Kiln\App\Routing\Route;
+use Kiln\App\Routing\RouteCollector;
+use Kiln\App\Routing\Router;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
 
 /**
- * A Kiln application: routes to handlers. `app.php` builds one and returns it (or calls run()).
- *
- * Handlers get the Request; what they return becomes the response: a string is HTML, an array or
- * JsonSerializable is JSON, an int is a status with its default text, a Response is sent as it is,
- * an iterable (a Generator) is streamed as it is produced.
+ * A Kiln application: routes, middleware and error pages. `app.php` builds one and returns it (or calls
+ * run()). A request goes through the global middleware (in the order added), the route's groups' and its
+ * own middleware, then its handler; whatever is thrown on the way is rendered by the error handler.
  */
 final class App implements RequestHandler
 {
-    /** @var array<string, array<string, \Closure>> path => method => handler */
-    private array $routes = [];
+    /** Request attribute holding the matched route's parameters (array<string, string>). */
+    public const ROUTE_PARAMS = 'route_params';
+
+    private readonly RouteCollector $routes;
+
+    private readonly Router $router;
+
+    private readonly HandlerInvoker $invoker;
+
+    private readonly ErrorHandler $errors;
+
+    /** @var list<Middleware> */
+    private array $middleware = [];
+
+    private ?RequestHandler $entry = null;
 
     /** @var self|null the App a script handed over by calling run() while being loaded by a worker */
     private static ?self $handedOver = null;
 
     private static bool $loading = false;
 
-    public function get(string $path, \Closure $handler): self
+    public function __construct(public readonly bool $debug = false)
     {
-        return $this->route(['GET'], $path, $handler);
+        $this->routes = new RouteCollector();
+        $this->router = new Router($this->routes);
+        $this->invoker = new HandlerInvoker();
+        $this->errors = new ErrorHandler($debug);
     }
 
-    public function post(string $path, \Closure $handler): self
+    public function get(string $path, mixed $handler): Route
     {
-        return $this->route(['POST'], $path, $handler);
+        return $this->add(['GET'], $path, $handler);
     }
 
-    public function put(string $path, \Closure $handler): self
+    public function post(string $path, mixed $handler): Route
     {
-        return $this->route(['PUT'], $path, $handler);
+        return $this->add(['POST'], $path, $handler);
     }
 
-    public function patch(string $path, \Closure $handler): self
+    public function put(string $path, mixed $handler): Route
     {
-        return $this->route(['PATCH'], $path, $handler);
+        return $this->add(['PUT'], $path, $handler);
     }
 
-    public function delete(string $path, \Closure $handler): self
+    public function patch(string $path, mixed $handler): Route
     {
-        return $this->route(['DELETE'], $path, $handler);
+        return $this->add(['PATCH'], $path, $handler);
     }
 
-    public function options(string $path, \Closure $handler): self
+    public function delete(string $path, mixed $handler): Route
     {
-        return $this->route(['OPTIONS'], $path, $handler);
+        return $this->add(['DELETE'], $path, $handler);
     }
 
-    public function any(string $path, \Closure $handler): self
+    public function options(string $path, mixed $handler): Route
     {
-        return $this->route(['*'], $path, $handler);
+        return $this->add(['OPTIONS'], $path, $handler);
+    }
+
+    public function any(string $path, mixed $handler): Route
+    {
+        $this->invoker->resolve($handler);
+        return $this->routes->any($path, $handler);
     }
 
     /** @param list<string> $methods */
-    public function route(array $methods, string $path, \Closure $handler): self
+    public function route(array $methods, string $path, mixed $handler): Route
     {
-        if ($path === '' || $path[0] !== '/') {
-            throw new \ValueError("A route path must start with '/', got '$path'");
-        }
-        foreach ($methods as $method) {
-            $this->routes[$path][strtoupper($method)] = $handler;
-        }
+        return $this->add($methods, $path, $handler);
+    }
+
+    /**
+     * Routes under a common prefix, with middleware of their own (run after the global middleware).
+     *
+     * @param \Closure(RouteCollector): void $define
+     * @param list<Middleware> $middleware
+     */
+    public function group(string $prefix, \Closure $define, array $middleware = []): self
+    {
+        $this->routes->group($prefix, $define, $middleware);
         return $this;
+    }
+
+    /** Global middleware, run for every request in the order added (also for 404s and 405s). */
+    public function middleware(Middleware ...$middleware): self
+    {
+        array_push($this->middleware, ...array_values($middleware));
+        $this->entry = null;
+        return $this;
+    }
+
+    /** One endpoint per file: `DIR/users/list.php` answers `PREFIX/users/list`. */
+    public function api(string $dir, string $prefix = '/api'): self
+    {
+        ApiRoutes::mount($this->routes, $dir, $prefix);
+        return $this;
+    }
+
+    /**
+     * A custom error page for one status: gets (Request, \Throwable), returns what a handler would.
+     *
+     * @param \Closure(Request, \Throwable): mixed $handler
+     */
+    public function onError(int $status, \Closure $handler): self
+    {
+        $this->errors->onError($status, $handler);
+        return $this;
+    }
+
+    /**
+     * The path of a named route, with its parameters filled in.
+     *
+     * @param array<string, string|int|float> $params
+     * @param array<string, mixed> $query
+     */
+    public function url(string $name, array $params = [], array $query = []): string
+    {
+        return $this->router->url($name, $params, $query);
     }
 
     public function handle(Request $request): Response
     {
-        $byMethod = $this->routes[$request->path()] ?? null;
-        if ($byMethod === null) {
-            return Result::status(404);
-        }
-        $method = $request->method();
-        $handler = $byMethod[$method] ?? $byMethod['*'] ?? ($method === 'HEAD' ? $byMethod['GET'] ?? null : null);
-        if ($handler === null) {
-            $response = Result::status(405);
-            $response->setHeader('Allow', implode(', ', array_keys($byMethod)));
+        try {
+            return ($this->entry ??= MiddlewareHandler::chain($this->middleware, new Dispatcher($this->router, $this, $this->invoker)))
+                ->handle($request);
+        } catch (\Throwable $error) {
+            $response = $this->errors->render($error, $request);
+            if (!$error instanceof HttpError || $error->status >= 500) {
+                $response->reportFailure($error);
+            }
             return $response;
         }
-        return Result::toResponse($handler($request));
     }
 
     /**
@@ -111,11 +179,12 @@ final class App implements RequestHandler
     }
 
     /**
-     * Loads an app script in this process and returns its App.
+     * Loads an app script in this process and returns what it serves: the App it returns or hands over
+     * with run(), or any RequestHandler it returns (the bare engine, with no routing at all).
      *
      * @internal used by the worker
      */
-    public static function load(string $script): self
+    public static function load(string $script): RequestHandler
     {
         self::$loading = true;
         self::$handedOver = null;
@@ -124,11 +193,18 @@ final class App implements RequestHandler
         } finally {
             self::$loading = false;
         }
-        $app = $result instanceof self ? $result : self::$handedOver;
+        $handler = $result instanceof RequestHandler ? $result : self::$handedOver;
         self::$handedOver = null;
-        if ($app === null) {
+        if ($handler === null) {
             throw new \Error("$script must return an App (`return \$app;`) or call `\$app->run()`");
         }
-        return $app;
+        return $handler;
+    }
+
+    /** @param list<string> $methods */
+    private function add(array $methods, string $path, mixed $handler): Route
+    {
+        $this->invoker->resolve($handler);
+        return $this->routes->route($methods, $path, $handler);
     }
 }

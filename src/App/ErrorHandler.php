@@ -1,0 +1,97 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\App;
+
+use Kiln\App\Internal\ErrorPage;
+use Kiln\App\Internal\ErrorPageFormat;
+use Kiln\Http\Request;
+use Kiln\Http\Response;
+use Kiln\Http\Wire\ResponseEncoder;
+
+/**
+ * Turns any throwable into the response the client gets: an HttpError with its status and headers,
+ * anything else as a 500. The default page is HTML, JSON or plain text by the request's Accept; a
+ * custom handler registered for the status replaces it.
+ *
+ * Production never discloses internals: a non-HttpError is "500 Internal Server Error" and nothing
+ * more (its message may hold a path, a query, a secret). Debug mode adds class, message, file:line
+ * and trace. Logging 5xx is the caller's job; a custom handler that fails is reported to $log.
+ */
+final class ErrorHandler
+{
+    /** @var array<int, \Closure> status => fn (Request, \Throwable): mixed */
+    private array $handlers = [];
+
+    /**
+     * @param \Closure(string): void|null $log told when a custom handler fails (default: error_log())
+     */
+    public function __construct(
+        private readonly bool $debug = false,
+        private readonly ?\Closure $log = null,
+    ) {}
+
+    /**
+     * A custom page for one status. The handler gets (Request, HttpError|\Throwable); what it returns
+     * becomes the response as a route's result does, with the error's status unless it returns a Response
+     * or an int itself. A handler that throws gets the default page instead (and is not called again for
+     * its own error).
+     *
+     * @param \Closure(Request, \Throwable): mixed $handler
+     */
+    public function onError(int $status, \Closure $handler): void
+    {
+        if ($status < 400 || $status > 599) {
+            throw new \ValueError("onError() takes a 4xx or 5xx status, got $status");
+        }
+        $this->handlers[$status] = $handler;
+    }
+
+    public function render(\Throwable $error, Request $request): Response
+    {
+        $status = $error instanceof HttpError ? $error->status : 500;
+        $handler = $this->handlers[$status] ?? null;
+        $response = $handler === null ? null : $this->custom($handler, $status, $error, $request);
+        if ($response === null) {
+            $format = ErrorPageFormat::fromAccept(implode(', ', $request->headerValues('accept')));
+            $message = $error instanceof HttpError ? $error->getMessage() : ResponseEncoder::reason($status);
+            $response = ErrorPage::render($format, $status, $message, $this->debug ? $error : null);
+            $response->setHeader('Vary', 'Accept');
+        }
+        if ($error instanceof HttpError) {
+            foreach ($error->headers as $name => $value) {
+                if (!$response->hasHeader($name)) {
+                    $response->setHeader($name, $value);
+                }
+            }
+        }
+        return $response;
+    }
+
+    /** @param \Closure(Request, \Throwable): mixed $handler */
+    private function custom(\Closure $handler, int $status, \Throwable $error, Request $request): ?Response
+    {
+        try {
+            $result = $handler($request, $error);
+            $response = Result::toResponse($result);
+        } catch (\Throwable $failure) {
+            $this->report("The onError($status) handler failed while rendering " . $error::class . ': '
+                . $failure::class . ': ' . $failure->getMessage() . ' at ' . $failure->getFile() . ':' . $failure->getLine());
+            return null;
+        }
+        if (!$result instanceof Response && !\is_int($result)) {
+            $response->setStatus($status);
+        }
+        return $response;
+    }
+
+    private function report(string $message): void
+    {
+        if ($this->log !== null) {
+            ($this->log)($message);
+        } else {
+            error_log('[kiln] ' . $message);
+        }
+    }
+}
