@@ -19,6 +19,8 @@ namespace Kiln\Loop;
  *   A one-shot timer (delay) is cancelled automatically before its callback runs.
  * - Readable/writable watchers are level-triggered: the callback runs every tick while the condition holds.
  *   Several watchers on one stream are allowed; each is called.
+ * - Signal watchers are called on the loop's stack, never in the middle of another callback. A signal
+ *   received while callbacks run MUST reach its watchers before the I/O callbacks of the next poll.
  * - run() returns when stop() is called, or when nothing is left that is referenced (unreference()
  *   marks a watcher as not keeping the loop alive, e.g. a signal watcher or a housekeeping timer).
  * - now() is a monotonic time in seconds, cached per tick.

@@ -55,7 +55,7 @@ final class Loop
      */
     public static function async(\Closure $job): void
     {
-        (self::$pool ??= new FiberPool(self::report(...)))->run($job);
+        (self::$pool ??= new FiberPool(self::reportError(...)))->run($job);
     }
 
     /** @param (\Closure(\Throwable): void)|null $handler called from a loop callback; null: rethrow from run() */
@@ -151,7 +151,13 @@ final class Loop
         return self::get()->now();
     }
 
-    private static function report(\Throwable $error): void
+    /**
+     * Hands an error nobody else can handle (a job's uncaught exception, an unobserved async() failure)
+     * to the error handler from a deferred callback, or without one throws it out of run().
+     *
+     * @internal
+     */
+    public static function reportError(\Throwable $error): void
     {
         $handler = self::$errorHandler;
         self::get()->defer($handler === null

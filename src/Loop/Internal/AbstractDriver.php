@@ -11,7 +11,9 @@ use Kiln\Loop\Driver;
  * run loop. A subclass keeps its own poll set in sync through ioChanged() and implements poll().
  *
  * One tick: expired timers, then deferred callbacks (drained, including ones deferred meanwhile),
- * then one poll for I/O (timeout 0 if anything is deferred), then pending signals.
+ * then pending signals, then one poll for I/O (timeout 0 if anything is deferred), then signals again.
+ * Signals that arrived while PHP code ran thus reach their watchers before the next poll's I/O
+ * callbacks (a worker told to drain does not first serve the request that arrived just after).
  *
  * @internal
  */
@@ -180,7 +182,7 @@ abstract class AbstractDriver implements Driver
         if ($this->deferQueue !== []) {
             $this->runDefers();
         }
-
+        $this->signals->dispatch();
         if ($this->deferQueue !== [] || !$this->running || $this->refCount <= 0) {
             $timeout = 0;
         } else {
@@ -192,10 +194,7 @@ abstract class AbstractDriver implements Driver
         }
         $this->poll($timeout);
         $this->nowNs = \hrtime(true);
-
-        if ($this->signals->active()) {
-            $this->signals->dispatch();
-        }
+        $this->signals->dispatch();
     }
 
     private function runTimers(): void

@@ -50,8 +50,12 @@ final class SignalHub
         }
     }
 
+    /** Calls the watchers of the signals received since the last call; a no-op without watchers. */
     public function dispatch(): void
     {
+        if ($this->watchers === []) {
+            return;
+        }
         \pcntl_signal_dispatch();
         while ($this->queue !== []) {
             $signo = \array_shift($this->queue);

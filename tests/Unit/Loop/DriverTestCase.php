@@ -11,6 +11,7 @@ use PHPUnit\Framework\TestCase;
 abstract class DriverTestCase extends TestCase
 {
     use DriverHelpers;
+    use SignalOrderingContract;
 
     protected Driver $loop;
 
