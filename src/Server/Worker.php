@@ -84,6 +84,12 @@ final class Worker implements WorkerContext
             default => Loop::createDriver($connections),
         };
         Loop::set($driver);
+        // A background job that failed with nobody awaiting it is a bug to log, not a reason to kill the
+        // worker and every request it is serving.
+        Loop::setErrorHandler(function (\Throwable $error): void {
+            $this->log->error('Unhandled ' . $error::class . ' in a background job: ' . $error->getMessage()
+                . ' at ' . $error->getFile() . ':' . $error->getLine());
+        });
         $class = $driver::class;
         $this->driverName = strtolower((string) preg_replace('/Driver$/', '', substr($class, (int) strrpos($class, '\\') + 1)));
         $capacity = $driver->capacity();
