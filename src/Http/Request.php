@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Kiln\Http;
 
+use Kiln\Http\Body\BodyLimits;
+use Kiln\Http\Body\BodyParser;
 use Kiln\Http\Wire\RequestHead;
 
 /**
@@ -18,6 +20,20 @@ final class Request
     /** @var array<string, mixed> */
     private array $attributes = [];
 
+    /** @var array<string, string>|null */
+    private ?array $cookies = null;
+
+    private BodyLimits $bodyLimits;
+
+    /** @var array{array<array-key, mixed>, array<array-key, mixed>}|null fields and files */
+    private ?array $form = null;
+
+    /** @var list<UploadedFile> every upload, removed (unless moved) by releaseBody() */
+    private array $uploads = [];
+
+    /** @var array{mixed}|null */
+    private ?array $json = null;
+
     /**
      * @param resource|null $bodyFile
      */
@@ -29,7 +45,9 @@ final class Request
         public readonly int $remotePort,
         public readonly string $localAddress = '',
         public readonly int $localPort = 0,
-    ) {}
+    ) {
+        $this->bodyLimits = new BodyLimits();
+    }
 
     public function method(): string
     {
@@ -135,6 +153,80 @@ final class Request
         return $this->bodyFile !== null;
     }
 
+    /**
+     * Cookies from the Cookie header(s), parsed once: values urldecode()d as in $_COOKIE, first value of a
+     * name wins, malformed pairs skipped (see Cookie::parseHeader()).
+     *
+     * @return array<string, string>
+     */
+    public function cookies(): array
+    {
+        return $this->cookies ??= Cookie::parseHeader($this->headerValues('cookie'));
+    }
+
+    public function cookie(string $name): ?string
+    {
+        return $this->cookies()[$name] ?? null;
+    }
+
+    /** Limits for parsedBody(), files() and json(); set them before the body is parsed (middleware). */
+    public function setBodyLimits(BodyLimits $limits): void
+    {
+        if ($this->form !== null || $this->json !== null) {
+            throw new \Error('setBodyLimits() must be called before the body is parsed');
+        }
+        $this->bodyLimits = $limits;
+    }
+
+    /**
+     * The body's fields, parsed once by Content-Type: urlencoded and multipart/form-data as $_POST would
+     * hold them, JSON objects and arrays as arrays (other JSON values, other types, no body: []).
+     *
+     * @return array<array-key, mixed>
+     * @throws BadRequestBody 400 for a malformed body, 413 past a BodyLimits limit
+     */
+    public function parsedBody(): array
+    {
+        return $this->form()[0];
+    }
+
+    /**
+     * Uploaded files of a multipart/form-data body, nested by field name as in $_FILES but with one
+     * UploadedFile per leaf (`a[b][]` gives ['a' => ['b' => [UploadedFile]]]). Removed when the exchange
+     * ends unless moved.
+     *
+     * @return array<array-key, mixed>
+     * @throws BadRequestBody
+     */
+    public function files(): array
+    {
+        return $this->form()[1];
+    }
+
+    /**
+     * The body decoded as JSON whatever the Content-Type (objects as arrays, null for an empty body).
+     *
+     * @throws BadRequestBody 400 for invalid JSON, 413 for a body over BodyLimits::$formBytes
+     */
+    public function json(): mixed
+    {
+        return ($this->json ??= [BodyParser::json($this, $this->bodyLimits)])[0];
+    }
+
+    /** The client's address: the one TrustedProxies found (attribute `client_ip`), else the peer's. */
+    public function clientIp(): string
+    {
+        $ip = $this->attributes['client_ip'] ?? null;
+        return \is_string($ip) && $ip !== '' ? $ip : $this->remoteAddress;
+    }
+
+    /** "https" when TrustedProxies (attribute `scheme`) says so, else "http". */
+    public function scheme(): string
+    {
+        $scheme = $this->attributes['scheme'] ?? null;
+        return $scheme === 'https' ? 'https' : 'http';
+    }
+
     public function attribute(string $name, mixed $default = null): mixed
     {
         return $this->attributes[$name] ?? $default;
@@ -151,7 +243,8 @@ final class Request
     }
 
     /**
-     * Closes (and so removes) the spooled body file. Called by the server when the exchange ends.
+     * Closes (and so removes) the spooled body file and removes uploaded files nobody moved. Called by
+     * the server when the exchange ends.
      *
      * @internal
      */
@@ -160,5 +253,19 @@ final class Request
         if (\is_resource($this->bodyFile)) {
             fclose($this->bodyFile);
         }
+        foreach ($this->uploads as $upload) {
+            $upload->discard();
+        }
+        $this->uploads = [];
+    }
+
+    /** @return array{array<array-key, mixed>, array<array-key, mixed>} */
+    private function form(): array
+    {
+        if ($this->form === null) {
+            [$fields, $files, $this->uploads] = BodyParser::parse($this, $this->bodyLimits);
+            $this->form = [$fields, $files];
+        }
+        return $this->form;
     }
 }

@@ -4,10 +4,16 @@ declare(strict_types=1);
 
 namespace Kiln\Http;
 
+use Kiln\Http\Body\FileResponse;
+use Kiln\Http\Wire\Internal\FieldSyntax;
+
 /**
  * An HTTP response. The body is a string (sent with Content-Length), an iterable of strings (streamed
  * with chunked encoding as it is produced, with backpressure), or a readable stream resource (sent in
  * pieces; with Content-Length when its size is known).
+ *
+ * Header names must be tokens and values must not hold CR, LF or NUL: setHeader() and addHeader() throw
+ * \ValueError at once (the encoder checks again on the way out).
  */
 final class Response
 {
@@ -46,15 +52,36 @@ final class Response
         return new self($status, ['Content-Type' => 'text/plain; charset=utf-8'], $text);
     }
 
-    public static function json(mixed $data, int $status = 200): self
+    /** @param int $flags added to JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE */
+    public static function json(mixed $data, int $status = 200, int $flags = 0): self
     {
-        $json = json_encode($data, JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE);
+        $json = json_encode($data, JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | $flags);
         return new self($status, ['Content-Type' => 'application/json'], $json);
     }
 
+    /** @throws \ValueError for a Location with CR, LF or NUL (header injection) */
     public static function redirect(string $location, int $status = 302): self
     {
         return new self($status, ['Location' => $location], '');
+    }
+
+    /**
+     * Streams a file with its length. With $downloadName, Content-Disposition: attachment names it
+     * (ASCII fallback plus filename*=UTF-8''...); the name is a display name, directory parts dropped.
+     *
+     * @throws HttpException when the file cannot be opened
+     */
+    public static function file(string $path, ?string $contentType = null, ?string $downloadName = null): self
+    {
+        $stream = is_dir($path) ? false : @fopen($path, 'rb');
+        if ($stream === false) {
+            throw new HttpException("Cannot open $path for reading");
+        }
+        $response = new self(200, ['Content-Type' => $contentType ?? FileResponse::contentType($path)], $stream);
+        if ($downloadName !== null) {
+            $response->setHeader('Content-Disposition', FileResponse::attachment($downloadName));
+        }
+        return $response;
     }
 
     public function status(): int
@@ -73,13 +100,21 @@ final class Response
     /** @param string|list<string> $value */
     public function setHeader(string $name, string|array $value): void
     {
+        $values = is_array($value) ? array_values($value) : [$value];
+        foreach ($values as $item) {
+            FieldSyntax::assertResponseField($name, $item);
+        }
+        if ($values === []) {
+            FieldSyntax::assertResponseField($name, '');
+        }
         $lower = strtolower($name);
         $this->names[$lower] = $name;
-        $this->headers[$lower] = is_array($value) ? array_values($value) : [$value];
+        $this->headers[$lower] = $values;
     }
 
     public function addHeader(string $name, string $value): void
     {
+        FieldSyntax::assertResponseField($name, $value);
         $lower = strtolower($name);
         $this->names[$lower] ??= $name;
         $this->headers[$lower][] = $value;
@@ -125,6 +160,35 @@ final class Response
             }
         }
         return $out;
+    }
+
+    /** Adds a Set-Cookie header (one per cookie; setting a name twice sends both, the browser keeps the last). */
+    public function setCookie(Cookie $cookie): void
+    {
+        $this->addHeader('Set-Cookie', $cookie->headerValue());
+    }
+
+    /** setCookie(new Cookie(...)) that returns this same (mutable) response, to chain calls. */
+    public function withCookie(
+        string $name,
+        string $value = '',
+        \DateTimeInterface|int|null $expires = null,
+        ?int $maxAge = null,
+        ?string $path = '/',
+        ?string $domain = null,
+        bool $secure = false,
+        bool $httpOnly = true,
+        ?string $sameSite = Cookie::SAME_SITE_LAX,
+        bool $partitioned = false,
+    ): self {
+        $this->setCookie(new Cookie($name, $value, $expires, $maxAge, $path, $domain, $secure, $httpOnly, $sameSite, $partitioned));
+        return $this;
+    }
+
+    /** Tells the browser to drop a cookie (same name, path and domain as when it was set). */
+    public function deleteCookie(string $name, ?string $path = '/', ?string $domain = null): void
+    {
+        $this->setCookie(Cookie::expired($name, $path, $domain));
     }
 
     /** @return string|iterable<string>|resource */

@@ -1,0 +1,119 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Http\Body;
+
+use Kiln\Http\BadRequestBody;
+use Kiln\Http\UploadedFile;
+
+/**
+ * Field names with brackets (`a[b][]`) turned into nested arrays the way PHP builds $_POST and $_FILES.
+ * Values go through parse_str() itself; files, which parse_str() cannot hold, through keys(), which
+ * follows the same rules (spaces and dots in the base name become "_", `[]` appends, text after a
+ * closing bracket that opens no new one is ignored, an unclosed first bracket becomes "_").
+ *
+ * @internal
+ */
+final class FormNames
+{
+    /**
+     * @param list<array{string, string}> $pairs name => value, in order
+     * @return array<array-key, mixed>
+     * @throws BadRequestBody
+     */
+    public static function fields(array $pairs, BodyLimits $limits): array
+    {
+        $query = [];
+        foreach ($pairs as [$name, $value]) {
+            self::checkDepth($name, $limits);
+            $query[] = rawurlencode($name) . '=' . rawurlencode($value);
+        }
+        parse_str(implode('&', $query), $fields);
+        return $fields;
+    }
+
+    /**
+     * @param list<array{string, UploadedFile}> $files
+     * @return array<array-key, mixed>
+     * @throws BadRequestBody
+     */
+    public static function files(array $files, BodyLimits $limits): array
+    {
+        $tree = [];
+        foreach ($files as [$name, $file]) {
+            self::checkDepth($name, $limits);
+            $keys = self::keys($name);
+            if ($keys !== null) {
+                self::insert($tree, $keys, $file);
+            }
+        }
+        return $tree;
+    }
+
+    /** @throws BadRequestBody */
+    public static function checkDepth(string $name, BodyLimits $limits): void
+    {
+        if (substr_count($name, '[') > $limits->depth) {
+            throw new BadRequestBody("Field name nested deeper than {$limits->depth} levels");
+        }
+    }
+
+    /**
+     * The path of a name: base, then each bracketed key (null for `[]`); null for a name PHP drops.
+     *
+     * @return non-empty-list<string|null>|null
+     */
+    public static function keys(string $name): ?array
+    {
+        $name = ltrim($name, ' ');
+        $open = strpos($name, '[');
+        $close = $open === false ? false : strpos($name, ']', $open);
+        if ($open === false || $close === false) {
+            if ($open !== false) {
+                $name[$open] = '_';
+            }
+            return $name === '' ? null : [strtr($name, ' .', '__')];
+        }
+        $base = substr($name, 0, $open);
+        if ($base === '') {
+            return null;
+        }
+        $keys = [strtr($base, ' .', '__')];
+        $rest = substr($name, $open);
+        while ($rest !== '' && $rest[0] === '[') {
+            $close = strpos($rest, ']');
+            if ($close === false) {
+                break;
+            }
+            $key = substr($rest, 1, $close - 1);
+            $keys[] = ltrim($key, " \t\r\n") === '' ? null : $key; // "[ ]" appends, as in PHP
+            $rest = substr($rest, $close + 1);
+        }
+        return $keys;
+    }
+
+    /**
+     * @param array<array-key, mixed> $tree
+     * @param non-empty-list<string|null> $keys
+     */
+    private static function insert(array &$tree, array $keys, UploadedFile $file): void
+    {
+        $node = &$tree;
+        $last = \count($keys) - 1;
+        foreach ($keys as $i => $key) {
+            if (!\is_array($node)) {
+                $node = [];
+            }
+            if ($key === null) {
+                $node[] = $i === $last ? $file : [];
+                $key = array_key_last($node);
+            } elseif ($i === $last) {
+                $node[$key] = $file;
+            } else {
+                $node[$key] ??= [];
+            }
+            $node = &$node[$key];
+        }
+    }
+}
