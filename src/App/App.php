@@ -11,6 +11,7 @@ use Kiln\App\Routing\ApiRoutes;
 use Kiln\App\Routing\Route;
 use Kiln\App\Routing\RouteCollector;
 use Kiln\App\Routing\Router;
+use Kiln\Http\BadRequestBody;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
@@ -148,6 +149,10 @@ final class App implements RequestHandler
             return ($this->entry ??= MiddlewareHandler::chain($this->middleware, new Dispatcher($this->router, $this, $this->invoker)))
                 ->handle($request);
         } catch (\Throwable $error) {
+            if ($error instanceof BadRequestBody) {
+                // The client's body was wrong (invalid JSON, malformed multipart, over a limit): its fault.
+                $error = new HttpError($error->status(), $error->getMessage(), [], $error);
+            }
             $response = $this->errors->render($error, $request);
             if (!$error instanceof HttpError || $error->status >= 500) {
                 $response->reportFailure($error);

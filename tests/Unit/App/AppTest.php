@@ -98,6 +98,16 @@ final class AppTest extends TestCase
         self::assertNull($html->failure(), 'a 4xx HttpError is the client\'s business, not the log\'s');
     }
 
+    public function testABadRequestBodyIsA400NotA500(): void
+    {
+        $app = new App();
+        $app->post('/data', fn(Request $r) => $r->parsedBody());
+        $head = new RequestHead('POST', '/data', '1.1', ['host' => ['x'], 'content-type' => ['application/json']], '/data', '', 'x', RequestHead::BODY_LENGTH, 5, true, false);
+        $response = $app->handle(new Request($head, '{"a":', null, '127.0.0.1', 40000));
+        self::assertSame(400, $response->status());
+        self::assertNull($response->failure(), 'the client\'s mistake is not logged as a server failure');
+    }
+
     public function testCustomErrorPagePerStatus(): void
     {
         $app = new App();
