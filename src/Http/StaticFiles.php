@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Kiln\Http;
 
+use Kiln\Http\Body\FileResponse;
+
 /**
  * Serves the files under a document root, safely: the path is decoded once, dot segments are refused,
  * dotfiles (but /.well-known/) and PHP sources are never sent, and nothing outside the root is reached,
@@ -11,16 +13,6 @@ namespace Kiln\Http;
  */
 final class StaticFiles implements RequestHandler
 {
-    private const TYPES = [
-        'html' => 'text/html; charset=utf-8', 'htm' => 'text/html; charset=utf-8', 'txt' => 'text/plain; charset=utf-8',
-        'css' => 'text/css; charset=utf-8', 'js' => 'text/javascript; charset=utf-8', 'mjs' => 'text/javascript; charset=utf-8',
-        'json' => 'application/json', 'xml' => 'application/xml', 'svg' => 'image/svg+xml', 'png' => 'image/png',
-        'jpg' => 'image/jpeg', 'jpeg' => 'image/jpeg', 'gif' => 'image/gif', 'webp' => 'image/webp', 'avif' => 'image/avif',
-        'ico' => 'image/x-icon', 'woff' => 'font/woff', 'woff2' => 'font/woff2', 'ttf' => 'font/ttf', 'pdf' => 'application/pdf',
-        'wasm' => 'application/wasm', 'mp4' => 'video/mp4', 'webm' => 'video/webm', 'mp3' => 'audio/mpeg', 'zip' => 'application/zip',
-        'gz' => 'application/gzip', 'csv' => 'text/csv; charset=utf-8', 'md' => 'text/markdown; charset=utf-8',
-    ];
-
     /** Never sent as files: PHP sources and their editor/backup copies. */
     private const SOURCE = '/\.(php\d?|phtml|phps|phar|inc)(~|\.bak|\.orig|\.swp)?$/i';
 
@@ -86,9 +78,8 @@ final class StaticFiles implements RequestHandler
         }
         $etag = '"' . dechex($stat['mtime']) . '-' . dechex($stat['size']) . '"';
         $modified = gmdate('D, d M Y H:i:s', $stat['mtime']) . ' GMT';
-        $extension = strtolower(pathinfo($file, PATHINFO_EXTENSION));
         $headers = [
-            'Content-Type' => self::TYPES[$extension] ?? 'application/octet-stream',
+            'Content-Type' => FileResponse::contentType($file),
             'ETag' => $etag,
             'Last-Modified' => $modified,
         ];

@@ -6,6 +6,7 @@ namespace Kiln\App\Middleware;
 
 use Kiln\App\HttpError;
 use Kiln\App\Middleware;
+use Kiln\App\Middleware\Internal\Cidr;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
@@ -20,10 +21,10 @@ use Kiln\Http\Response;
  */
 final class IpFilter implements Middleware
 {
-    /** @var list<array{string, string}> network (masked) and mask, as binary strings */
+    /** @var list<Cidr> */
     private readonly array $allow;
 
-    /** @var list<array{string, string}> */
+    /** @var list<Cidr> */
     private readonly array $deny;
 
     private readonly bool $allowByDefault;
@@ -34,15 +35,14 @@ final class IpFilter implements Middleware
      */
     public function __construct(array $allow = [], array $deny = [], ?bool $allowByDefault = null)
     {
-        $this->allow = array_map(self::parseCidr(...), $allow);
-        $this->deny = array_map(self::parseCidr(...), $deny);
+        $this->allow = array_map(self::parse(...), $allow);
+        $this->deny = array_map(self::parse(...), $deny);
         $this->allowByDefault = $allowByDefault ?? $allow === [];
     }
 
     public function process(Request $request, RequestHandler $next): Response
     {
-        $ip = $request->attribute('client_ip');
-        if (!$this->allows(\is_string($ip) && $ip !== '' ? $ip : $request->remoteAddress)) {
+        if (!$this->allows($request->clientIp())) {
             throw HttpError::forbidden();
         }
         return $next->handle($request);
@@ -50,60 +50,21 @@ final class IpFilter implements Middleware
 
     public function allows(string $address): bool
     {
-        $binary = self::binary(trim($address, '[]'));
-        if ($binary === null) {
+        if (Cidr::binary($address) === null) {
             return $this->allowByDefault;
         }
-        if (self::matches($binary, $this->deny)) {
+        if (Cidr::any($this->deny, $address)) {
             return false;
         }
-        return self::matches($binary, $this->allow) || $this->allowByDefault;
+        return Cidr::any($this->allow, $address) || $this->allowByDefault;
     }
 
-    /** @param list<array{string, string}> $networks */
-    private static function matches(string $binary, array $networks): bool
+    private static function parse(string $entry): Cidr
     {
-        foreach ($networks as [$network, $mask]) {
-            if (\strlen($network) === \strlen($binary) && ($binary & $mask) === $network) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** @return array{string, string} */
-    private static function parseCidr(string $entry): array
-    {
-        $parts = explode('/', trim($entry), 2);
-        $binary = self::binary($parts[0], $mapped);
-        $bits = $binary === null ? 0 : \strlen($binary) * 8;
-        $prefix = $bits;
-        if (isset($parts[1])) {
-            $prefix = ctype_digit($parts[1]) ? (int) $parts[1] - ($mapped ? 96 : 0) : -1;
-        }
-        if ($binary === null || $prefix < 0 || $prefix > $bits) {
+        try {
+            return Cidr::parse($entry);
+        } catch (\ValueError) {
             throw new \ValueError("IpFilter entries are addresses or CIDRs like '10.0.0.0/8' or '2001:db8::/32', got '$entry'");
         }
-        $mask = str_repeat("\xff", intdiv($prefix, 8));
-        if ($prefix % 8 !== 0) {
-            $mask .= \chr((0xff << (8 - $prefix % 8)) & 0xff);
-        }
-        $mask = str_pad($mask, \strlen($binary), "\x00");
-        return [$binary & $mask, $mask];
-    }
-
-    /** Packed address, IPv4-mapped IPv6 folded to 4 bytes; null when not an address. */
-    private static function binary(string $address, ?bool &$mapped = false): ?string
-    {
-        $zone = strpos($address, '%');
-        if ($zone !== false) {
-            $address = substr($address, 0, $zone);
-        }
-        $binary = @inet_pton($address);
-        if ($binary === false) {
-            return null;
-        }
-        $mapped = \strlen($binary) === 16 && str_starts_with($binary, str_repeat("\x00", 10) . "\xff\xff");
-        return $mapped ? substr($binary, 12) : $binary;
     }
 }

@@ -107,7 +107,6 @@ final class RateLimit implements Middleware
 
     private static function clientAddress(Request $request): string
     {
-        $ip = $request->attribute('client_ip');
-        return \is_string($ip) && $ip !== '' ? $ip : $request->remoteAddress;
+        return $request->clientIp();
     }
 }
