@@ -56,6 +56,26 @@ $app->get('/sleep', function (Request $request): string {
 
 $app->get('/pid', fn() => (string) getmypid());
 
+// Switches protocols to a line echo: the HTTP layer lets go of the socket after the 101.
+$app->get('/upgrade', function (): Response {
+    $response = new Response(101, ['Upgrade' => 'echo', 'Connection' => 'Upgrade']);
+    $response->setUpgrade(function ($socket, string $early): void {
+        if ($early !== '') {
+            fwrite($socket, 'echo:' . $early);
+        }
+        Kiln\Loop\Loop::onReadable($socket, function (string $id, $socket): void {
+            $data = fread($socket, 8192);
+            if ($data === '' || $data === false) {
+                Kiln\Loop\Loop::cancel($id);
+                fclose($socket);
+                return;
+            }
+            fwrite($socket, 'echo:' . $data);
+        });
+    });
+    return $response;
+});
+
 $app->get('/jit', fn() => ['jit' => Kiln\Cli\JitLauncher::active()]);
 
 $app->get('/memory', function (Request $request): array {

@@ -82,6 +82,36 @@ final class KeepAliveAndPipeliningTest extends ServerTestCase
         $client->close();
     }
 
+    public function testAProtocolSwitchHandsTheSocketAndEarlyBytesToTheNewProtocol(): void
+    {
+        $client = $this->client();
+        $client->send(self::get('/upgrade', "Connection: Upgrade\r\nUpgrade: echo\r\n") . 'early');
+        $raw = '';
+        $deadline = microtime(true) + 5.0;
+        while (!str_contains($raw, 'echo:early') && microtime(true) < $deadline) {
+            $r = [$client->socket()];
+            $w = $e = null;
+            if (stream_select($r, $w, $e, 0, 100000) > 0) {
+                $raw .= (string) fread($client->socket(), 8192);
+            }
+        }
+        self::assertStringStartsWith("HTTP/1.1 101 Switching Protocols\r\n", $raw);
+        self::assertStringContainsString("\r\nUpgrade: echo\r\n", $raw);
+        self::assertStringNotContainsStringIgnoringCase('content-length', $raw);
+        self::assertStringEndsWith("\r\n\r\necho:early", $raw, 'bytes sent after the request belong to the new protocol');
+        fwrite($client->socket(), 'more');
+        $reply = '';
+        while (!str_contains($reply, 'echo:more') && microtime(true) < $deadline) {
+            $r = [$client->socket()];
+            $w = $e = null;
+            if (stream_select($r, $w, $e, 0, 100000) > 0) {
+                $reply .= (string) fread($client->socket(), 8192);
+            }
+        }
+        self::assertSame('echo:more', $reply);
+        $client->close();
+    }
+
     public function testHeadGetsHeadersWithoutBody(): void
     {
         $client = $this->client();
