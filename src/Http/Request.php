@@ -23,7 +23,8 @@ final class Request
     /** @var array<string, string>|null */
     private ?array $cookies = null;
 
-    private BodyLimits $bodyLimits;
+    /** Made on first use: most requests never parse a body, and BodyLimits checks its fields when built. */
+    private ?BodyLimits $bodyLimits = null;
 
     /** @var array{array<array-key, mixed>, array<array-key, mixed>}|null fields and files */
     private ?array $form = null;
@@ -45,9 +46,7 @@ final class Request
         public readonly int $remotePort,
         public readonly string $localAddress = '',
         public readonly int $localPort = 0,
-    ) {
-        $this->bodyLimits = new BodyLimits();
-    }
+    ) {}
 
     public function method(): string
     {
@@ -210,7 +209,7 @@ final class Request
      */
     public function json(): mixed
     {
-        return ($this->json ??= [BodyParser::json($this, $this->bodyLimits)])[0];
+        return ($this->json ??= [BodyParser::json($this, $this->bodyLimits ??= new BodyLimits())])[0];
     }
 
     /** The client's address: the one TrustedProxies found (attribute `client_ip`), else the peer's. */
@@ -263,7 +262,7 @@ final class Request
     private function form(): array
     {
         if ($this->form === null) {
-            [$fields, $files, $this->uploads] = BodyParser::parse($this, $this->bodyLimits);
+            [$fields, $files, $this->uploads] = BodyParser::parse($this, $this->bodyLimits ??= new BodyLimits());
             $this->form = [$fields, $files];
         }
         return $this->form;

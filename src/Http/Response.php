@@ -13,7 +13,8 @@ use Kiln\Http\Wire\Internal\FieldSyntax;
  * pieces; with Content-Length when its size is known).
  *
  * Header names must be tokens and values must not hold CR, LF or NUL: setHeader() and addHeader() throw
- * \ValueError at once (the encoder checks again on the way out).
+ * \ValueError at once. Every way in checks, so ResponseEncoder::responseHead() sends them without a second
+ * pass: keep it so (a test in ResponseEncoderTest tries each way in).
  */
 final class Response
 {

@@ -70,9 +70,10 @@ final class HandlerInvoker
      * sent before its returned body; if it throws, the echoed output is discarded with it.
      *
      * @param array<string, string> $params route parameters
+     * @param ?Context $context null: one is made only if the handler takes a Context (most do not)
      * @throws HttpError 404 when a route parameter does not fit the handler's declared type
      */
-    public function invoke(mixed $handler, Request $request, array $params, Context $context, App $app): Response
+    public function invoke(mixed $handler, Request $request, array $params, ?Context $context, App $app): Response
     {
         if ($handler instanceof \Closure) {
             $signature = $this->closures[$handler] ??= Resolver::resolve($handler)->signature;
@@ -122,14 +123,14 @@ final class HandlerInvoker
      * @param array<string, string> $params
      * @return list<mixed>
      */
-    private function arguments(Signature $signature, Request $request, array $params, Context $context, App $app, ?Response $response): array
+    private function arguments(Signature $signature, Request $request, array $params, ?Context $context, App $app, ?Response $response): array
     {
         $arguments = [];
         foreach ($signature->parameters as $parameter) {
             $arguments[] = match ($parameter->source) {
                 ParameterSource::Route => self::routeArgument($signature, $parameter, $params),
                 ParameterSource::Request => $request,
-                ParameterSource::Context => $context,
+                ParameterSource::Context => $context ??= new Context($request, $params),
                 ParameterSource::App => $app,
                 ParameterSource::Response => $response,
                 ParameterSource::Default => $parameter->default,

@@ -5,7 +5,6 @@ declare(strict_types=1);
 namespace Kiln\App\Internal;
 
 use Kiln\App\App;
-use Kiln\App\Context;
 use Kiln\App\Handler\HandlerInvoker;
 use Kiln\App\Routing\Route;
 use Kiln\Http\Request;
@@ -25,10 +24,11 @@ final class RouteEndpoint implements RequestHandler
         private readonly HandlerInvoker $invoker,
     ) {}
 
+    /** The handler's Context, if it takes one, is made by the invoker: most handlers do not. */
     public function handle(Request $request): Response
     {
         /** @var array<string, string> $params */
         $params = $request->attribute(App::ROUTE_PARAMS, []);
-        return $this->invoker->invoke($this->route->handler, $request, $params, new Context($request, $params), $this->app);
+        return $this->invoker->invoke($this->route->handler, $request, $params, null, $this->app);
     }
 }

@@ -31,6 +31,15 @@ final class Router
 
     private int $compiledCount = -1;
 
+    /**
+     * Matches without parameters, by 2 × spl_object_id of the Route + 1 for a HEAD fallback: such a match
+     * depends on nothing else, and RouteMatch is readonly, so one object serves every request. Routes are
+     * never removed, so an id is never reused for another Route; emptied on recompile all the same.
+     *
+     * @var array<int, RouteMatch>
+     */
+    private array $plainMatches = [];
+
     public function __construct(
         private readonly RouteCollector $routes,
     ) {}
@@ -44,6 +53,9 @@ final class Router
         if ($hit !== null) {
             [$route, $params] = $hit;
             $fallback = $method === 'HEAD' && !$route->isAny() && !in_array('HEAD', $route->methods, true);
+            if ($params === []) {
+                return $this->plainMatches[spl_object_id($route) * 2 + (int) $fallback] ??= RouteMatch::found($route, [], $fallback);
+            }
             return RouteMatch::found($route, $params, $fallback);
         }
         $allowed = $this->allowed($tables, $path, $table);
@@ -117,6 +129,7 @@ final class Router
         if ($this->tables === null || $this->compiledCount !== count($routes)) {
             $this->tables = MethodTables::build($routes);
             $this->compiledCount = count($routes);
+            $this->plainMatches = [];
         }
         return $this->tables;
     }

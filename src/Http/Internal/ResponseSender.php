@@ -41,7 +41,7 @@ final class ResponseSender
             }
             if (\is_string($body)) {
                 $length = \strlen($body);
-                $bytes = $this->encoder->head($status, $response->wireHeaders(), $length, $head->version, $keepAlive, !$withBody);
+                $bytes = $this->encoder->responseHead($response, $length, $head->version, $keepAlive, !$withBody);
                 $connection->write($withBody ? $bytes . $body : $bytes);
                 return [$keepAlive, $withBody ? $length : 0, $status];
             }
@@ -76,7 +76,7 @@ final class ResponseSender
         if (!$chunked) {
             $keepAlive = false;
         }
-        $connection->write($this->encoder->head($response->status(), $response->wireHeaders(), null, $head->version, $keepAlive, !$withBody));
+        $connection->write($this->encoder->responseHead($response, null, $head->version, $keepAlive, !$withBody));
         if (!$withBody) {
             return [$keepAlive, 0];
         }
@@ -121,7 +121,7 @@ final class ResponseSender
                 return $this->sendIterable($connection, $request, $response, self::pieces($connection, $stream), $keepAlive, $withBody);
             }
             $head = $request->head();
-            $connection->write($this->encoder->head($response->status(), $response->wireHeaders(), $length, $head->version, $keepAlive, !$withBody));
+            $connection->write($this->encoder->responseHead($response, $length, $head->version, $keepAlive, !$withBody));
             if (!$withBody) {
                 return [$keepAlive, 0];
             }
@@ -175,7 +175,7 @@ final class ResponseSender
         $takeOver = $response->upgrade();
         \assert($takeOver !== null);
         $head = $request->head();
-        $connection->write($this->encoder->head(101, $response->wireHeaders(), null, $head->version, true, true));
+        $connection->write($this->encoder->responseHead($response, null, $head->version, true, true));
         if (!$connection->output->awaitDrain(0)) {
             return [false, 0];
         }

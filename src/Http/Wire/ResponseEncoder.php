@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Http\Wire;
 
+use Kiln\Http\Response;
 use Kiln\Http\Wire\Internal\FieldSyntax;
 
 /**
@@ -58,6 +59,23 @@ final class ResponseEncoder
      */
     public function head(int $status, array $headers, ?int $contentLength, string $version, bool $keepAlive, bool $headRequest = false, string $reason = ''): string
     {
+        return $this->encode($status, $headers, true, $contentLength, $version, $keepAlive, $headRequest, $reason);
+    }
+
+    /**
+     * head() for a Response: its headers are not checked again, since a Response cannot hold an invalid one
+     * (every way in validates with FieldSyntax::assertResponseField). Status and version are still checked.
+     *
+     * @throws \ValueError on an invalid status or version
+     */
+    public function responseHead(Response $response, ?int $contentLength, string $version, bool $keepAlive, bool $headRequest = false): string
+    {
+        return $this->encode($response->status(), $response->headers(), false, $contentLength, $version, $keepAlive, $headRequest);
+    }
+
+    /** @param array<string, string|list<string>> $headers checked field by field when $validate */
+    private function encode(int $status, array $headers, bool $validate, ?int $contentLength, string $version, bool $keepAlive, bool $headRequest, string $reason = ''): string
+    {
         if ($status < 100 || $status > 599) {
             throw new \ValueError("HTTP status must be between 100 and 599, got $status");
         }
@@ -83,7 +101,9 @@ final class ResponseEncoder
             $hasDate = $hasDate || $lower === 'date';
             $hasServer = $hasServer || $lower === 'server';
             foreach (\is_array($values) ? $values : [$values] as $value) {
-                FieldSyntax::assertResponseField($name, $value);
+                if ($validate) {
+                    FieldSyntax::assertResponseField($name, $value);
+                }
                 $out .= "$name: $value\r\n";
             }
         }

@@ -29,6 +29,16 @@ final class FieldSyntax
 
     private const TOKEN = '/\A' . self::TCHAR . '++\z/';
 
+    /**
+     * Response header names set on nearly every response, spelled as usually written: known tokens, so
+     * assertResponseField() skips the regex for them (a lookup costs a tenth of a preg_match call).
+     */
+    private const COMMON_NAMES = [
+        'Content-Type' => true, 'Cache-Control' => true, 'Location' => true, 'Set-Cookie' => true, 'ETag' => true,
+        'Vary' => true, 'Allow' => true, 'Last-Modified' => true, 'Content-Encoding' => true, 'Retry-After' => true,
+        'Content-Disposition' => true, 'WWW-Authenticate' => true, 'X-Request-Id' => true,
+    ];
+
     /** reg-name restricted to unreserved characters (DNS names and IPv4 literals). */
     private const HOST_CHARS = 'abcdefghijklmnopqrstuvwxyz.-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_~'; // likeliest first: strspn is O(n·m)
 
@@ -175,10 +185,11 @@ final class FieldSyntax
     /** Throws \ValueError unless $name is a token and $value has no CR, LF or NUL (response side). */
     public static function assertResponseField(string $name, string $value): void
     {
-        if (\preg_match(self::TOKEN, $name) !== 1) {
+        if (!isset(self::COMMON_NAMES[$name]) && \preg_match(self::TOKEN, $name) !== 1) {
             throw new \ValueError("Invalid header name '" . addcslashes($name, "\0..\37\177") . "': use token characters only");
         }
-        if (\strcspn($value, "\r\n\0") !== \strlen($value)) {
+        // Three memchr() scans: cheaper than strcspn(), which compares each byte with each listed character.
+        if (\str_contains($value, "\r") || \str_contains($value, "\n") || \str_contains($value, "\0")) {
             throw new \ValueError("Header '$name' has a value containing CR, LF or NUL (header injection refused)");
         }
     }

@@ -167,6 +167,37 @@ final class EchoCaptureTest extends InvokerTestCase
         self::assertSame('main;fiber;', ob_get_clean());
     }
 
+    public function testAFiberThatCapturedBeforePassesItsLaterOutputThrough(): void
+    {
+        ob_start();
+        $responses = [];
+        // like a pooled Fiber: one request, then output outside any capture, then the next request
+        $fiber = new \Fiber(function () use (&$responses): void {
+            $responses[] = $this->invoke(static function (): void {
+                echo 'first;';
+            });
+            echo 'between;';
+            \Fiber::suspend();
+            $responses[] = $this->invoke(static function (): void {
+                echo 'second;';
+                ob_start();
+                echo 'left open;';
+            });
+        });
+        // another Fiber that captured once and is still alive: it must not count as an open capture
+        $other = new \Fiber(function (): void {
+            $this->invoke(static fn() => 'done');
+            \Fiber::suspend();
+        });
+        $fiber->start();
+        $other->start();
+        $fiber->resume();
+        OutputCapture::instance()->uninstall();
+
+        self::assertSame('between;', ob_get_clean());
+        self::assertSame(['first;', 'second;left open;'], array_map(self::body(...), $responses));
+    }
+
     public function testAHandlerThatThrowsLeavesNoOutputBehind(): void
     {
         try {

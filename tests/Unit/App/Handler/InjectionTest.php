@@ -26,6 +26,20 @@ final class InjectionTest extends InvokerTestCase
         self::assertSame([$this->app, $context, $request], $seen);
     }
 
+    public function testWithoutAContextGivenOneIsMadeForAHandlerThatTakesIt(): void
+    {
+        $request = RequestFactory::get('/a');
+        $seen = [];
+        $this->invoker->invoke(static function (Context $c, Context $again) use (&$seen): string {
+            $seen = [$c, $again];
+            return '';
+        }, $request, ['id' => '7'], null, $this->app);
+
+        self::assertSame($seen[0], $seen[1]);
+        self::assertSame($request, $seen[0]->request());
+        self::assertSame(['id' => '7'], $seen[0]->params());
+    }
+
     public function testAnInjectedResponseFilledAndNotReturnedIsSent(): void
     {
         $response = $this->invoke(static function (Response $response): void {

@@ -83,6 +83,28 @@ final class RouterTest extends TestCase
         self::assertSame([], $match->allowed);
     }
 
+    public function testRepeatedMatchesOfAStaticRouteKeepGetAndHeadApart(): void
+    {
+        $router = self::router();
+        foreach ([1, 2] as $round) {
+            $get = $router->match('GET', '/users');
+            $head = $router->match('HEAD', '/users');
+            self::assertSame(['user.list', false], [$get->route?->handler, $get->headFallback], "round $round");
+            self::assertSame(['user.list', true], [$head->route?->handler, $head->headFallback], "round $round");
+        }
+    }
+
+    public function testARouteAddedAfterAMatchIsFound(): void
+    {
+        $routes = new RouteCollector();
+        $routes->get('/a', 'first');
+        $router = new Router($routes);
+        self::assertSame('first', $router->match('GET', '/a')->route?->handler);
+        $routes->get('/b', 'second');
+        self::assertSame('second', $router->match('GET', '/b')->route?->handler);
+        self::assertSame('first', $router->match('GET', '/a')->route?->handler);
+    }
+
     /** @return iterable<string, array{string, string, MatchStatus, list<string>}> */
     public static function notFound(): iterable
     {

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Unit\Http\Wire;
 
+use Kiln\Http\Response;
 use Kiln\Http\Wire\ResponseEncoder;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
@@ -194,6 +195,48 @@ final class ResponseEncoderTest extends TestCase
     {
         $this->expectException(\ValueError::class);
         $this->encoder()->end($trailers);
+    }
+
+    /**
+     * responseHead() trusts a Response's headers: that is only safe because no way into a Response lets an
+     * injection through, so CR, LF and NUL still never reach the wire.
+     *
+     * @param array<string, string|list<string>> $headers
+     */
+    #[DataProvider('injections')]
+    public function testAResponseCannotCarryAnInjectionToResponseHead(array $headers): void
+    {
+        $name = (string) array_key_first($headers);
+        $value = $headers[$name];
+        $refused = 0;
+        $ways = [
+            static fn() => new Response(200, $headers),
+            static fn() => (new Response())->setHeader($name, $value),
+            static fn() => (new Response())->addHeader($name, \is_array($value) ? $value[1] : $value),
+        ];
+        foreach ($ways as $way) {
+            try {
+                $way();
+            } catch (\ValueError) {
+                $refused++;
+            }
+        }
+        self::assertSame(\count($ways), $refused);
+    }
+
+    public function testResponseHeadEncodesAResponseAsHeadEncodesItsHeaders(): void
+    {
+        $response = new Response(201, ['Content-Type' => 'text/plain', 'Set-Cookie' => ['a=1', 'b=2'], 'Content-Length' => '9']);
+        $encoder = $this->encoder();
+        foreach ([[5, '1.1', true, false], [null, '1.1', false, false], [null, '1.0', true, true]] as [$length, $version, $keepAlive, $headRequest]) {
+            self::assertSame(
+                $encoder->head(201, $response->headers(), $length, $version, $keepAlive, $headRequest),
+                $encoder->responseHead($response, $length, $version, $keepAlive, $headRequest),
+            );
+        }
+        $response->setStatus(999);
+        $this->expectException(\ValueError::class);
+        $encoder->responseHead($response, 0, '1.1', true);
     }
 
     public function testReasonInjectionIsRefused(): void

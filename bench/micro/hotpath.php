@@ -1,0 +1,123 @@
+<?php
+
+declare(strict_types=1);
+
+/*
+ * CPU cost per request on the hot path: one process serves N keep-alive `GET /hello` requests sent by a
+ * forked client over 8 connections, one request in flight per connection (like wrk).
+ *
+ *   php bench/micro/hotpath.php [app|bare] [N]                      wall clock (use JIT for a sanity check)
+ *   valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out \
+ *     php -d opcache.enable_cli=1 -d opcache.jit=0 bench/micro/hotpath.php app 20000
+ *
+ * Instructions per request: run with N and 2N and divide the difference by N (removes start-up cost).
+ * The client lives in a forked child, so callgrind only counts the server (the parent).
+ */
+
+require __DIR__ . '/../../src/bootstrap.php';
+
+use Kiln\App\App;
+use Kiln\Http\HttpServer;
+use Kiln\Http\Limits;
+use Kiln\Loop\Loop;
+use Kiln\Server\WorkerContext;
+
+$which = $argv[1] ?? 'app';
+$n = (int) ($argv[2] ?? 20000);
+$connections = 8;
+$app = match ($which) {
+    'app' => __DIR__ . '/../../examples/hello/app.php',
+    'bare' => __DIR__ . '/../apps/bare.php',
+    default => throw new ValueError("Unknown app '$which' (app or bare)"),
+};
+
+$listener = stream_socket_server('tcp://127.0.0.1:0', $errno, $error);
+if ($listener === false) {
+    throw new RuntimeException("listen: $error");
+}
+$address = stream_socket_get_name($listener, false);
+
+$pid = pcntl_fork();
+if ($pid === 0) {
+    // Client: blocking sockets, round-robin over the connections, one request in flight on each.
+    $request = "GET /hello HTTP/1.1\r\nHost: localhost\r\nUser-Agent: hotpath\r\nAccept: */*\r\n\r\n";
+    $sockets = [];
+    for ($i = 0; $i < $connections; $i++) {
+        $sockets[] = stream_socket_client("tcp://$address", $errno, $error, 5.0);
+    }
+    $pending = [];
+    $sent = 0;
+    foreach ($sockets as $i => $socket) {
+        if ($sent < $n) {
+            fwrite($socket, $request);
+            $sent++;
+            $pending[$i] = '';
+        }
+    }
+    $done = 0;
+    while ($pending !== []) {
+        $read = array_map(static fn(int $i) => $sockets[$i], array_keys($pending));
+        $write = $except = null;
+        stream_select($read, $write, $except, 10);
+        foreach ($read as $socket) {
+            $i = array_search($socket, $sockets, true);
+            $chunk = fread($socket, 65536);
+            if ($chunk === '' || $chunk === false) {
+                fwrite(STDERR, "connection closed early\n");
+                exit(1);
+            }
+            $pending[$i] .= $chunk;
+            // Responses are Content-Length framed and small: a whole one has its head end and body.
+            $end = strpos($pending[$i], "\r\n\r\n");
+            if ($end === false || !preg_match('/Content-Length: (\d+)/i', $pending[$i], $m)
+                || \strlen($pending[$i]) < $end + 4 + (int) $m[1]) {
+                continue;
+            }
+            $done++;
+            if ($sent < $n) {
+                $pending[$i] = '';
+                fwrite($socket, $request);
+                $sent++;
+            } else {
+                unset($pending[$i]);
+            }
+        }
+    }
+    exit($done === $n ? 0 : 1);
+}
+
+$context = new class ($n) implements WorkerContext {
+    public int $served = 0;
+
+    public function __construct(private readonly int $stopAfter) {}
+
+    public function requestServed(): void
+    {
+        if (++$this->served === $this->stopAfter) {
+            Loop::stop();
+        }
+    }
+
+    public function log(string $level, string $message): void
+    {
+        fwrite(STDERR, "[$level] $message\n");
+    }
+
+    public function workerId(): int
+    {
+        return 1;
+    }
+};
+
+$server = new HttpServer(App::load($app), new Limits());
+$server->start([$listener], $context);
+$start = hrtime(true);
+Loop::run();
+$ns = hrtime(true) - $start;
+$server->stop();
+pcntl_waitpid($pid, $status);
+if ($context->served !== $n || pcntl_wexitstatus($status) !== 0) {
+    fwrite(STDERR, "served {$context->served} of $n, client exit " . pcntl_wexitstatus($status) . "\n");
+    exit(1);
+}
+printf("%s: %d requests over %d connections, %.2f µs/request (server wall clock, client included)\n", $which, $n, $connections, $ns / 1e3 / $n);
