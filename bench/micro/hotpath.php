@@ -28,7 +28,7 @@ $connections = 8;
 $app = match ($which) {
     'app' => __DIR__ . '/../../examples/hello/app.php',
     'bare' => __DIR__ . '/../apps/bare.php',
-    default => throw new ValueError("Unknown app '$which' (app or bare)"),
+    default => is_file($which) ? $which : throw new ValueError("Unknown app '$which' (app, bare, or a path)"),
 };
 
 $listener = stream_socket_server('tcp://127.0.0.1:0', $errno, $error);
