@@ -4,97 +4,116 @@ declare(strict_types=1);
 
 namespace Kiln\Http;
 
-use Kiln\Http\Body\FileResponse;
+use Kiln\Http\Static\FileServer;
+use Kiln\Http\Static\PathGuard;
+use Kiln\Http\Static\StaticOptions;
 
 /**
- * Serves the files under a document root, safely: the path is decoded once, dot segments are refused,
- * dotfiles (but /.well-known/) and PHP sources are never sent, and nothing outside the root is reached,
- * through symlinks neither. GET and HEAD only.
+ * Serves the files under a document root, safely and completely: MIME types, ETag / Last-Modified,
+ * conditional requests (304 / 412), ranges (206, multipart/byteranges, 416), HEAD, Cache-Control
+ * rules, precompressed .br / .gz siblings and on-the-fly gzip (see Static\FileServer, StaticOptions).
+ *
+ * handle() resolves the URL itself: decoded once, dot segments refused (Static\PathGuard), dotfiles
+ * but /.well-known/ 404, PHP sources 403, nothing outside the root (through symlinks neither; symlinks
+ * that stay inside are followed), a directory without its trailing slash 301 (query kept), a directory
+ * with index.html serves it, one without 403 (no listings, as nginx). GET and HEAD only (405 + Allow).
+ *
+ * serveFile() serves one file a document-root layer already resolved (index.php and PATH_INFO are its
+ * business), with every header rule, after checking that the file is still inside the root.
  */
 final class StaticFiles implements RequestHandler
 {
-    /** Never sent as files: PHP sources and their editor/backup copies. */
-    private const SOURCE = '/\.(php\d?|phtml|phps|phar|inc)(~|\.bak|\.orig|\.swp)?$/i';
-
     private readonly string $root;
 
-    public function __construct(string $root)
+    /** The root with one trailing slash: what every served real path starts with. */
+    private readonly string $prefix;
+
+    private readonly FileServer $files;
+
+    private readonly StaticOptions $options;
+
+    public function __construct(string $root, ?StaticOptions $options = null)
     {
         $real = realpath($root);
         if ($real === false || !is_dir($real)) {
             throw new \ValueError("Document root '$root' is not a directory");
         }
         $this->root = $real;
+        $this->prefix = rtrim($real, '/') . '/';
+        $this->options = $options ?? new StaticOptions();
+        $this->files = new FileServer($real, $this->options);
+    }
+
+    public function root(): string
+    {
+        return $this->root;
     }
 
     public function handle(Request $request): Response
     {
         $method = $request->method();
         if ($method !== 'GET' && $method !== 'HEAD') {
-            $response = self::status(405);
-            $response->setHeader('Allow', 'GET, HEAD');
-            return $response;
+            return FileServer::methodNotAllowed();
         }
         $raw = $request->path();
-        if (stripos($raw, '%2f') !== false || stripos($raw, '%5c') !== false || str_contains($raw, '%00')) {
-            return self::status(400);
+        $path = PathGuard::decode($raw);
+        if ($path === null) {
+            return FileServer::status(400);
         }
-        $path = rawurldecode($raw);
-        if ($path === '' || $path[0] !== '/' || str_contains($path, "\0") || str_contains($path, '\\')) {
-            return self::status(400);
+        if (PathGuard::isHidden($path)) {
+            return FileServer::status(404);
         }
-        foreach (explode('/', $path) as $segment) {
-            if ($segment === '..' || $segment === '.') {
-                return self::status(400);
-            }
-            if ($segment !== '' && $segment[0] === '.' && $segment !== '.well-known') {
-                return self::status(404);
-            }
-        }
-        $file = $this->root . $path;
+        $file = $this->prefix . ltrim($path, '/');
+        clearstatcache(); // a long-lived worker must see files change
         if (is_dir($file)) {
-            if (!str_ends_with($path, '/')) {
-                $query = $request->queryString();
-                return Response::redirect($raw . '/' . ($query === '' ? '' : '?' . $query), 301);
+            $directory = realpath($file);
+            if ($directory === false || ($directory !== $this->root && !$this->contains($directory))) {
+                return FileServer::status(404);
             }
-            $file .= 'index.html';
+            if (!str_ends_with($path, '/')) {
+                // One leading slash: "//host" would be a protocol-relative redirect to another site.
+                $query = $request->queryString();
+                return Response::redirect('/' . ltrim($raw, '/') . '/' . ($query === '' ? '' : '?' . $query), 301);
+            }
+            $index = $this->index($file);
+            if ($index === null) {
+                return FileServer::status(403);
+            }
+            $file = $index;
         }
         $real = realpath($file);
-        if ($real === false || !is_file($real) || !str_starts_with($real, $this->root . '/')) {
-            return self::status(404);
+        if ($real === false || !$this->contains($real)) {
+            return FileServer::status(404);
         }
-        if (preg_match(self::SOURCE, $real) === 1) {
-            return self::status(403);
-        }
-        return $this->send($request, $real);
+        return $this->files->serve($request, $real, $path);
     }
 
-    private function send(Request $request, string $file): Response
+    /**
+     * Serves one regular file already resolved to its real path (by a document-root layer), with every
+     * rule of handle() but path resolution. A path outside the root, or through a dotfile, is a 404.
+     */
+    public function serveFile(Request $request, string $realPath): Response
     {
-        $stat = stat($file);
-        $handle = fopen($file, 'rb');
-        if ($stat === false || $handle === false) {
-            return self::status(403);
+        if (!$this->contains($realPath)) {
+            return FileServer::status(404);
         }
-        $etag = '"' . dechex($stat['mtime']) . '-' . dechex($stat['size']) . '"';
-        $modified = gmdate('D, d M Y H:i:s', $stat['mtime']) . ' GMT';
-        $headers = [
-            'Content-Type' => FileResponse::contentType($file),
-            'ETag' => $etag,
-            'Last-Modified' => $modified,
-        ];
-        $match = $request->header('if-none-match');
-        $since = $request->header('if-modified-since');
-        if (($match !== null && ($match === $etag || $match === '*'))
-            || ($match === null && $since !== null && strtotime($since) >= $stat['mtime'])) {
-            fclose($handle);
-            return new Response(304, ['ETag' => $etag, 'Last-Modified' => $modified]);
-        }
-        return new Response(200, $headers, $handle);
+        $path = PathGuard::decode($request->path()) ?? '/' . substr($realPath, \strlen($this->prefix));
+        return $this->files->serve($request, $realPath, $path);
     }
 
-    private static function status(int $status): Response
+    /** Inside the root, and no dotfile or dot-directory on the way (but .well-known). */
+    private function contains(string $real): bool
     {
-        return Response::text($status . ' ' . Wire\ResponseEncoder::reason($status) . "\n", $status);
+        return str_starts_with($real, $this->prefix) && !PathGuard::isHidden(substr($real, \strlen($this->prefix)));
+    }
+
+    private function index(string $directory): ?string
+    {
+        foreach ($this->options->index as $name) {
+            if (is_file($directory . $name)) {
+                return $directory . $name;
+            }
+        }
+        return null;
     }
 }

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Kiln\Http\Body;
 
+use Kiln\Http\Static\MimeTypes;
+
 /**
  * Content-Type by extension and a safe Content-Disposition for Response::file().
  *
@@ -11,19 +13,10 @@ namespace Kiln\Http\Body;
  */
 final class FileResponse
 {
-    private const TYPES = [
-        'html' => 'text/html; charset=utf-8', 'htm' => 'text/html; charset=utf-8', 'txt' => 'text/plain; charset=utf-8',
-        'css' => 'text/css; charset=utf-8', 'js' => 'text/javascript; charset=utf-8', 'json' => 'application/json',
-        'xml' => 'application/xml', 'csv' => 'text/csv; charset=utf-8', 'md' => 'text/markdown; charset=utf-8',
-        'svg' => 'image/svg+xml', 'png' => 'image/png', 'jpg' => 'image/jpeg', 'jpeg' => 'image/jpeg',
-        'gif' => 'image/gif', 'webp' => 'image/webp', 'avif' => 'image/avif', 'ico' => 'image/x-icon',
-        'pdf' => 'application/pdf', 'zip' => 'application/zip', 'gz' => 'application/gzip', 'wasm' => 'application/wasm',
-        'mp4' => 'video/mp4', 'webm' => 'video/webm', 'mp3' => 'audio/mpeg', 'woff2' => 'font/woff2',
-    ];
-
+    /** Content-Type by extension, from the server's one MIME map. */
     public static function contentType(string $path): string
     {
-        return self::TYPES[strtolower(pathinfo($path, \PATHINFO_EXTENSION))] ?? 'application/octet-stream';
+        return MimeTypes::forPath($path);
     }
 
     /**
