@@ -10,8 +10,9 @@ declare(strict_types=1);
  *   valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out \
  *     php -d opcache.enable_cli=1 -d opcache.jit=0 bench/micro/hotpath.php app 20000
  *
- * Instructions per request: run with N and 2N and divide the difference by N (removes start-up cost).
- * The client lives in a forked child, so callgrind only counts the server (the parent).
+ * Instructions per request: run with N and 2N and divide the difference by N (removes start-up cost);
+ * bench/micro/instructions.php does that. The client lives in a forked child, so callgrind reports it
+ * apart: only the server (the parent) counts.
  */
 
 require __DIR__ . '/../../src/bootstrap.php';

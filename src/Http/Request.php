@@ -36,10 +36,12 @@ final class Request
     private ?array $json = null;
 
     /**
+     * @param RequestHead $head the parsed head, also readable as a property (as head() returns it) so hot
+     *        paths (the router, middleware) reach the method, path and headers without a method call each
      * @param resource|null $bodyFile
      */
     public function __construct(
-        private readonly RequestHead $head,
+        public readonly RequestHead $head,
         private readonly string $bodyBytes,
         private readonly mixed $bodyFile,
         public readonly string $remoteAddress,
@@ -90,16 +92,16 @@ final class Request
         return $this->head->host;
     }
 
-    /** First value of a header, by case-insensitive name. */
+    /** First value of a header, by case-insensitive name (a lower-case name is found without strtolower()). */
     public function header(string $name): ?string
     {
-        return $this->head->headers[strtolower($name)][0] ?? null;
+        return $this->head->headers[$name][0] ?? $this->head->headers[strtolower($name)][0] ?? null;
     }
 
     /** @return list<string> every value of a header */
     public function headerValues(string $name): array
     {
-        return $this->head->headers[strtolower($name)] ?? [];
+        return $this->head->headers[$name] ?? $this->head->headers[strtolower($name)] ?? [];
     }
 
     /** @return array<string, list<string>> lower-cased names */

@@ -18,10 +18,32 @@ use Kiln\Http\Wire\Internal\FieldSyntax;
  */
 final class Response
 {
-    /** @var array<string, list<string>> keyed by lower-cased name */
+    /**
+     * Names written on nearly every response, by how they are usually spelled, with their lower-cased
+     * form: known tokens, so setting them skips the name's syntax check and strtolower() (the lower-cased
+     * forms are there for lookups such as header('content-type')).
+     */
+    private const COMMON = [
+        'Content-Type' => 'content-type', 'content-type' => 'content-type',
+        'Cache-Control' => 'cache-control', 'cache-control' => 'cache-control',
+        'Location' => 'location', 'location' => 'location',
+        'Set-Cookie' => 'set-cookie', 'set-cookie' => 'set-cookie',
+        'ETag' => 'etag', 'etag' => 'etag',
+        'Vary' => 'vary', 'vary' => 'vary',
+        'Allow' => 'allow', 'allow' => 'allow',
+        'Last-Modified' => 'last-modified', 'last-modified' => 'last-modified',
+        'Content-Encoding' => 'content-encoding', 'content-encoding' => 'content-encoding',
+        'Content-Length' => 'content-length', 'content-length' => 'content-length',
+        'Retry-After' => 'retry-after', 'retry-after' => 'retry-after',
+        'Content-Disposition' => 'content-disposition', 'content-disposition' => 'content-disposition',
+        'WWW-Authenticate' => 'www-authenticate', 'www-authenticate' => 'www-authenticate',
+        'X-Request-Id' => 'x-request-id', 'x-request-id' => 'x-request-id',
+    ];
+
+    /** @var array<string, list<string>> keyed by name as written (the encoder takes this array as it is) */
     private array $headers = [];
 
-    /** @var array<string, string> lower-cased name => name as written */
+    /** @var array<string, string> lower-cased name => name as written (the key in $headers) */
     private array $names = [];
 
     /** @var \Closure(resource, string): void|null */
@@ -39,7 +61,15 @@ final class Response
         private mixed $body = '',
     ) {
         foreach ($headers as $name => $value) {
-            $this->setHeader($name, $value);
+            // Inlined setHeader() for a common name with a clean string value (nearly every response).
+            $lower = self::COMMON[$name] ?? null;
+            if ($lower !== null && \is_string($value) && !isset($this->names[$lower])
+                && !\str_contains($value, "\r") && !\str_contains($value, "\n") && !\str_contains($value, "\0")) {
+                $this->names[$lower] = $name;
+                $this->headers[$name] = [$value];
+            } else {
+                $this->setHeader($name, $value);
+            }
         }
     }
 
@@ -101,50 +131,66 @@ final class Response
     /** @param string|list<string> $value */
     public function setHeader(string $name, string|array $value): void
     {
-        $values = is_array($value) ? array_values($value) : [$value];
+        $lower = self::COMMON[$name] ?? null;
+        // A common name not set yet with a clean string value: nearly every call. Three memchr() scans are
+        // cheaper than strcspn(), which compares each byte with each listed character.
+        if ($lower !== null && \is_string($value) && !isset($this->names[$lower])
+            && !\str_contains($value, "\r") && !\str_contains($value, "\n") && !\str_contains($value, "\0")) {
+            $this->names[$lower] = $name;
+            $this->headers[$name] = [$value];
+            return;
+        }
+        $values = \is_array($value) ? array_values($value) : [$value];
         foreach ($values as $item) {
             FieldSyntax::assertResponseField($name, $item);
         }
         if ($values === []) {
             FieldSyntax::assertResponseField($name, '');
         }
-        $lower = strtolower($name);
+        $lower ??= strtolower($name);
+        $written = $this->names[$lower] ?? null;
+        if ($written !== null && $written !== $name) {
+            $this->rename($written, $name);
+        }
         $this->names[$lower] = $name;
-        $this->headers[$lower] = $values;
+        $this->headers[$name] = $values;
     }
 
     public function addHeader(string $name, string $value): void
     {
-        FieldSyntax::assertResponseField($name, $value);
-        $lower = strtolower($name);
-        $this->names[$lower] ??= $name;
-        $this->headers[$lower][] = $value;
+        $lower = self::COMMON[$name] ?? null;
+        if ($lower === null || \str_contains($value, "\r") || \str_contains($value, "\n") || \str_contains($value, "\0")) {
+            FieldSyntax::assertResponseField($name, $value);
+            $lower ??= strtolower($name);
+        }
+        $written = $this->names[$lower] ??= $name;
+        $this->headers[$written][] = $value;
     }
 
     public function removeHeader(string $name): void
     {
-        $lower = strtolower($name);
-        unset($this->headers[$lower], $this->names[$lower]);
+        $lower = self::COMMON[$name] ?? strtolower($name);
+        $written = $this->names[$lower] ?? null;
+        if ($written !== null) {
+            unset($this->headers[$written], $this->names[$lower]);
+        }
     }
 
     public function header(string $name): ?string
     {
-        return $this->headers[strtolower($name)][0] ?? null;
+        $written = $this->names[self::COMMON[$name] ?? strtolower($name)] ?? null;
+        return $written === null ? null : $this->headers[$written][0] ?? null;
     }
 
     public function hasHeader(string $name): bool
     {
-        return isset($this->headers[strtolower($name)]);
+        return isset($this->names[self::COMMON[$name] ?? strtolower($name)]);
     }
 
     /** @return array<string, list<string>> names as written */
     public function headers(): array
     {
-        $out = [];
-        foreach ($this->headers as $lower => $values) {
-            $out[$this->names[$lower]] = $values;
-        }
-        return $out;
+        return $this->headers;
     }
 
     /**
@@ -154,10 +200,11 @@ final class Response
      */
     public function wireHeaders(): array
     {
-        $out = [];
-        foreach ($this->headers as $lower => $values) {
-            if ($lower !== 'content-length' && $lower !== 'transfer-encoding') {
-                $out[$this->names[$lower]] = $values;
+        $out = $this->headers;
+        foreach (['content-length', 'transfer-encoding'] as $lower) {
+            $written = $this->names[$lower] ?? null;
+            if ($written !== null) {
+                unset($out[$written]);
             }
         }
         return $out;
@@ -233,5 +280,15 @@ final class Response
     public function upgrade(): ?\Closure
     {
         return $this->upgrade;
+    }
+
+    /** A header set again under another spelling takes the new one, in the place the old one had. */
+    private function rename(string $old, string $new): void
+    {
+        $headers = [];
+        foreach ($this->headers as $written => $values) {
+            $headers[(string) $written === $old ? $new : $written] = $values;
+        }
+        $this->headers = $headers;
     }
 }

@@ -93,7 +93,10 @@ final class HandlerInvoker
             $echoed = $this->output->end($outer);
         }
         if ($response === null || $result === $response || !self::filled($response)) {
-            return ResultConverter::convert($result, $echoed);
+            // A string, the commonest result, converted here: ResultConverter::convert() would do the same.
+            return \is_string($result)
+                ? new Response(200, ['Content-Type' => 'text/html; charset=utf-8'], $echoed . $result)
+                : ResultConverter::convert($result, $echoed);
         }
         return self::merge($response, $result, $echoed);
     }

@@ -19,17 +19,39 @@ namespace Kiln\App\Handler;
  * templates without awaiting in between). A buffer a handler leaves open is flushed into that handler's
  * capture when no other request is capturing (else it cannot be told whose it is, and is left alone).
  *
+ * Fast path: a capture goes to a slot of plain properties instead of the WeakMap when the slot is free and
+ * its Fiber has no capture open in the WeakMap (when no capture is open at all, the common case, that needs
+ * no lookup), and its end() needs neither the current Fiber nor a lookup. Captures begun while the slot is
+ * taken (nested ones, other Fibers') go to the WeakMap, which write() asks first, so they nest correctly
+ * above it. The slot's Fiber is known by spl_object_id(), which stays its own: a Fiber cannot be freed
+ * inside a capture (one destroyed while suspended unwinds, running the finally that ends the capture).
+ *
  * @internal used by HandlerInvoker and ResultConverter
  */
 final class OutputCapture
 {
     private static ?self $instance = null;
 
-    /** @var \WeakMap<object, string> Fiber => bytes captured so far */
+    /**
+     * Fiber => bytes captured so far, or null while that Fiber is not capturing: a Fiber keeps its entry
+     * between captures (a connection's Fiber serves request after request), which spares a weak reference
+     * being registered and dropped per request; the entry goes with the Fiber.
+     *
+     * @var \WeakMap<object, ?string>
+     */
     private \WeakMap $fibers;
 
     /** Capture of the main context (outside any Fiber); null when not capturing. */
     private ?string $main = null;
+
+    /** Captures begun in Fibers and not ended yet (the slot's and the WeakMap's). */
+    private int $open = 0;
+
+    /** What the slot captured so far; null while the slot is free. */
+    private ?string $slot = null;
+
+    /** spl_object_id() of the Fiber holding the slot. */
+    private int $slotFiber = 0;
 
     /** Our ob_start level; 0 while not installed (never yet, or someone ended our buffer). */
     private int $level = 0;
@@ -47,8 +69,10 @@ final class OutputCapture
     /**
      * Starts capturing the current Fiber's output. Returns what to hand back to end(): captures nest,
      * so an inner one (a sub-request, a streamed step) does not steal the outer one's bytes.
+     *
+     * @return string|false|null for end(): false for the slot, else the outer capture's bytes (null: none)
      */
-    public function begin(): ?string
+    public function begin(): string|false|null
     {
         if ($this->level === 0) {
             $this->install();
@@ -59,16 +83,34 @@ final class OutputCapture
             $this->main = '';
             return $outer;
         }
+        ++$this->open;
+        if ($this->slot === null && ($this->open === 1 || !isset($this->fibers[$fiber]))) {
+            $this->slot = '';
+            $this->slotFiber = \spl_object_id($fiber);
+            return false;
+        }
         $outer = $this->fibers[$fiber] ?? null;
         $this->fibers[$fiber] = '';
         return $outer;
     }
 
-    /** Stops the capture begin() started in this same Fiber and returns the bytes written meanwhile. */
-    public function end(?string $outer): string
+    /**
+     * Stops the capture begin() started in this same Fiber and returns the bytes written meanwhile.
+     *
+     * @param string|false|null $outer what begin() returned
+     */
+    public function end(string|false|null $outer): string
     {
-        if (ob_get_level() > $this->level && $this->level !== 0) {
+        if (\ob_get_level() > $this->level && $this->level !== 0) {
             $this->flushLeftOpen();
+        }
+        if ($outer === false) {
+            $bytes = $this->slot ?? '';
+            $this->slot = null;
+            if ($this->open > 0) { // else uninstall() dropped it
+                --$this->open;
+            }
+            return $bytes;
         }
         $fiber = \Fiber::getCurrent();
         if ($fiber === null) {
@@ -77,10 +119,9 @@ final class OutputCapture
             return $bytes;
         }
         $bytes = $this->fibers[$fiber] ?? '';
-        if ($outer === null) {
-            unset($this->fibers[$fiber]);
-        } else {
-            $this->fibers[$fiber] = $outer;
+        $this->fibers[$fiber] = $outer;
+        if ($this->open > 0) {
+            --$this->open;
         }
         return $bytes;
     }
@@ -102,11 +143,15 @@ final class OutputCapture
             $this->main .= $bytes;
             return '';
         }
-        if (!isset($this->fibers[$fiber])) {
-            return $bytes;
+        if (isset($this->fibers[$fiber])) {
+            $this->fibers[$fiber] .= $bytes;
+            return '';
         }
-        $this->fibers[$fiber] .= $bytes;
-        return '';
+        if ($this->slot !== null && \spl_object_id($fiber) === $this->slotFiber) {
+            $this->slot .= $bytes;
+            return '';
+        }
+        return $bytes;
     }
 
     /** Removes the handler (tests restore the buffer stack they found). Open captures are lost. */
@@ -118,12 +163,21 @@ final class OutputCapture
         $this->level = 0;
         $this->main = null;
         $this->fibers = new \WeakMap();
+        $this->open = 0;
+        $this->slot = null;
     }
 
     /** Flushes buffers a handler left open into its capture, if no other capture could own them. */
     private function flushLeftOpen(): void
     {
-        if (\count($this->fibers) + ($this->main === null ? 0 : 1) !== 1) {
+        // Owners of open captures: the main context, the slot's Fiber, each Fiber capturing in the WeakMap.
+        $capturing = ($this->main === null ? 0 : 1) + ($this->slot === null ? 0 : 1);
+        foreach ($this->fibers as $fiber => $bytes) {
+            if ($bytes !== null && ($this->slot === null || \spl_object_id($fiber) !== $this->slotFiber)) {
+                $capturing++;
+            }
+        }
+        if ($capturing !== 1) {
             return;
         }
         while (ob_get_level() > $this->level && ob_end_flush()) {

@@ -18,8 +18,8 @@ use Kiln\Http\Response;
 final class MiddlewareHandler implements RequestHandler
 {
     public function __construct(
-        private readonly Middleware $middleware,
-        private readonly RequestHandler $next,
+        public readonly Middleware $middleware,
+        public readonly RequestHandler $next,
     ) {}
 
     public function handle(Request $request): Response

@@ -30,20 +30,27 @@ final class RequestId implements Middleware
 
     private int $counter = 0;
 
+    /**
+     * The header's name lower-cased, as request heads key them; '' when incoming ids are not trusted (no
+     * header has an empty name, so the lookup finds nothing).
+     */
+    private readonly string $incoming;
+
     public function __construct(
         private readonly string $header = 'X-Request-Id',
-        private readonly bool $trustIncoming = true,
+        bool $trustIncoming = true,
     ) {
         if (preg_match('/^[!#$%&\'*+.^_`|~0-9A-Za-z-]+$/D', $header) !== 1) {
             throw new \ValueError("RequestId header must be a header field name such as 'X-Request-Id', got '$header'");
         }
+        $this->incoming = $trustIncoming ? strtolower($header) : '';
     }
 
     public function process(Request $request, RequestHandler $next): Response
     {
-        $id = $this->trustIncoming ? $request->header($this->header) : null;
-        if ($id === null || preg_match('/^[A-Za-z0-9._-]{1,128}$/D', $id) !== 1) {
-            $id = $this->generate();
+        $id = $request->head->headers[$this->incoming][0] ?? null;
+        if ($id === null || \preg_match('/^[A-Za-z0-9._-]{1,128}$/D', $id) !== 1) {
+            $id = $this->prefix === '' ? $this->generate() : $this->prefix . \dechex(++$this->counter);
         }
         $request->setAttribute(self::ATTRIBUTE, $id);
         try {
@@ -60,6 +67,6 @@ final class RequestId implements Middleware
         if ($this->prefix === '') {
             $this->prefix = bin2hex(random_bytes(8)) . '-';
         }
-        return $this->prefix . dechex(++$this->counter);
+        return $this->prefix . \dechex(++$this->counter);
     }
 }

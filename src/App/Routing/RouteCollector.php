@@ -30,6 +30,9 @@ final class RouteCollector
 
     private readonly NameRegistry $names;
 
+    /** @var list<\Closure(): void> called after each route is added (routers drop what they compiled) */
+    private array $watchers = [];
+
     public function __construct()
     {
         $this->names = new NameRegistry();
@@ -93,6 +96,9 @@ final class RouteCollector
             $this->registered[$key] = $route;
         }
         $this->routes[] = $route;
+        foreach ($this->watchers as $changed) {
+            $changed();
+        }
         return $route;
     }
 
@@ -121,6 +127,17 @@ final class RouteCollector
         } finally {
             [$this->prefix, $this->middleware] = [$outerPrefix, $outerMiddleware];
         }
+    }
+
+    /**
+     * Calls $changed after each route added from now on.
+     *
+     * @internal for Router, so matching needs no check per request that it compiled every route
+     * @param \Closure(): void $changed
+     */
+    public function watch(\Closure $changed): void
+    {
+        $this->watchers[] = $changed;
     }
 
     /** @return list<Route> in registration order */

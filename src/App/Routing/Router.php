@@ -6,6 +6,7 @@ namespace Kiln\App\Routing;
 
 use Kiln\App\Routing\Internal\MethodTables;
 use Kiln\App\Routing\Internal\RouteTable;
+use Kiln\App\Routing\Internal\StaticMatches;
 use Kiln\App\Routing\Internal\UrlGenerator;
 
 /**
@@ -27,14 +28,16 @@ final class Router
     /** Order of methods in an Allow list; others follow alphabetically. */
     private const ORDER = ['GET' => 0, 'HEAD' => 1, 'POST' => 2, 'PUT' => 3, 'PATCH' => 4, 'DELETE' => 5, 'OPTIONS' => 6];
 
+    /** Null until the first match, and again after a route is added (compiled on the next match). */
     private ?MethodTables $tables = null;
 
-    private int $compiledCount = -1;
+    /** @internal read by the App's dispatcher before it calls match() */
+    public readonly StaticMatches $static;
 
     /**
-     * Matches without parameters, by 2 × spl_object_id of the Route + 1 for a HEAD fallback: such a match
-     * depends on nothing else, and RouteMatch is readonly, so one object serves every request. Routes are
-     * never removed, so an id is never reused for another Route; emptied on recompile all the same.
+     * Dynamic matches without parameters (an optional part left out), by 2 × spl_object_id of the Route + 1
+     * for a HEAD fallback: reusable for the same reason. Routes are never removed, so an id is never reused
+     * for another Route.
      *
      * @var array<int, RouteMatch>
      */
@@ -42,19 +45,38 @@ final class Router
 
     public function __construct(
         private readonly RouteCollector $routes,
-    ) {}
+    ) {
+        $this->static = new StaticMatches();
+        $routes->watch(function (): void {
+            $this->tables = null;
+            $this->static->byMethod = [];
+            $this->plainMatches = [];
+        });
+    }
 
     /** @param string $method as on the wire (case-sensitive) */
     public function match(string $method, string $path): RouteMatch
     {
-        $tables = $this->tables();
+        $match = $this->static->byMethod[$method][$path] ?? null;
+        if ($match !== null) {
+            return $match;
+        }
+        $tables = $this->tables ??= MethodTables::build($this->routes->routes());
         $table = $tables->for($method);
         $hit = $table->lookup($path);
         if ($hit !== null) {
             [$route, $params] = $hit;
-            $fallback = $method === 'HEAD' && !$route->isAny() && !in_array('HEAD', $route->methods, true);
+            $fallback = $method === 'HEAD' && !$route->isAny() && !\in_array('HEAD', $route->methods, true);
+            if ($route->parsed->staticPath !== null) {
+                // Static routes are only found by their path: cache the match (bounded, see StaticMatches).
+                $match = RouteMatch::found($route, $params, $fallback);
+                if ($tables->has($method)) {
+                    $this->static->byMethod[$method][$path] = $match;
+                }
+                return $match;
+            }
             if ($params === []) {
-                return $this->plainMatches[spl_object_id($route) * 2 + (int) $fallback] ??= RouteMatch::found($route, [], $fallback);
+                return $this->plainMatches[\spl_object_id($route) * 2 + (int) $fallback] ??= RouteMatch::found($route, [], $fallback);
             }
             return RouteMatch::found($route, $params, $fallback);
         }
@@ -125,12 +147,6 @@ final class Router
 
     private function tables(): MethodTables
     {
-        $routes = $this->routes->routes();
-        if ($this->tables === null || $this->compiledCount !== count($routes)) {
-            $this->tables = MethodTables::build($routes);
-            $this->compiledCount = count($routes);
-            $this->plainMatches = [];
-        }
-        return $this->tables;
+        return $this->tables ??= MethodTables::build($this->routes->routes());
     }
 }

@@ -52,6 +52,12 @@ final readonly class MethodTables
         return new self($tables, $methods);
     }
 
+    /** Whether $method has a table of its own (else for() gives the any() routes' table). */
+    public function has(string $method): bool
+    {
+        return isset($this->tables[$method]);
+    }
+
     public function for(string $method): RouteTable
     {
         return $this->tables[$method] ?? $this->tables[Route::ANY];

@@ -1,0 +1,46 @@
+<?php
+
+declare(strict_types=1);
+
+/*
+ * CPU instructions per request on the hot path, counted by callgrind: noise-free, so it can run while the
+ * machine is busy (it takes about a minute per app under valgrind).
+ *
+ *   php bench/micro/instructions.php [app|bare|PATH ...] [N]        default: bare app, N = 2000
+ *
+ * Runs bench/micro/hotpath.php for N and 2N requests (opcache on, JIT off: the JIT's output is not stable
+ * enough to count) and prints (count(2N) - count(N)) / N, which leaves out start-up. Only the server
+ * process is counted (hotpath's client is a forked child, reported separately by valgrind).
+ */
+
+$n = 2000;
+$apps = [];
+foreach (array_slice($argv, 1) as $arg) {
+    if (ctype_digit($arg)) {
+        $n = (int) $arg;
+    } else {
+        $apps[] = $arg;
+    }
+}
+$apps = $apps === [] ? ['bare', 'app'] : $apps;
+$hotpath = __DIR__ . '/hotpath.php';
+
+/** Instructions of the process valgrind started (the server), for $requests requests. */
+$count = static function (string $app, int $requests) use ($hotpath): int {
+    $command = 'valgrind --tool=callgrind --callgrind-out-file=/dev/null ' . escapeshellarg(PHP_BINARY)
+        . ' -d opcache.enable_cli=1 -d opcache.jit=0 -d opcache.file_update_protection=0 '
+        . escapeshellarg($hotpath) . ' ' . escapeshellarg($app) . ' ' . $requests . ' 2>&1';
+    exec($command, $lines, $status);
+    $output = implode("\n", $lines);
+    if ($status !== 0 || preg_match('/^==(\d+)== Command:/m', $output, $parent) !== 1
+        || preg_match('/^==' . $parent[1] . '== I\s+refs:\s+([\d,]+)/m', $output, $refs) !== 1) {
+        fwrite(STDERR, "$command failed (exit $status):\n$output\n");
+        exit(1);
+    }
+    return (int) str_replace(',', '', $refs[1]);
+};
+
+foreach ($apps as $app) {
+    $perRequest = ($count($app, 2 * $n) - $count($app, $n)) / $n;
+    printf("%-40s %8.0f instructions/request (N = %d)\n", $app, $perRequest, $n);
+}
