@@ -11,11 +11,21 @@ php -r 'exit(extension_loaded("pcntl") && extension_loaded("posix") ? 0 : 1);' 2
 php -r 'exit(extension_loaded("ffi") ? 0 : 1);' 2>/dev/null || need_apt+=(php-ffi)
 # Node-shared state (rate limits) uses APCu when the CLI has it on (apc.enable_cli=1), a /dev/shm file otherwise.
 php -r 'exit(extension_loaded("apcu") ? 0 : 1);' 2>/dev/null || need_apt+=(php-apcu)
+# The isolated tier (the default for a bare document root's *.php) runs a pool of php-cgi children.
+command -v php-cgi >/dev/null || need_apt+=(php-cgi)
 if [ "$mode" = dev ]; then
     command -v composer >/dev/null || need_apt+=(composer)
     php -r 'exit(extension_loaded("mbstring") ? 0 : 1);' 2>/dev/null || need_apt+=(php-mbstring)
     php -r 'exit(extension_loaded("xml") && extension_loaded("dom") ? 0 : 1);' 2>/dev/null || need_apt+=(php-xml)
     command -v curl >/dev/null || need_apt+=(curl)
+    # Peers the tests compare against and drive: php-fpm behind nginx, Apache mod_php, ab, CGI scripts.
+    command -v php-fpm8.2 >/dev/null || [ -x /usr/sbin/php-fpm8.2 ] || need_apt+=(php-fpm)
+    command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need_apt+=(nginx)
+    [ -x /usr/sbin/apache2 ] || need_apt+=(apache2)
+    [ -e /usr/lib/apache2/modules/libphp8.2.so ] || need_apt+=(libapache2-mod-php)
+    command -v ab >/dev/null || need_apt+=(apache2-utils)
+    command -v python3 >/dev/null || need_apt+=(python3)
+    command -v perl >/dev/null || need_apt+=(perl)
 fi
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "install-deps: installing ${need_apt[*]}" >&2

@@ -15,6 +15,9 @@ use Kiln\Http\BadRequestBody;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
+use Kiln\Site\DocumentRoot;
+use Kiln\Site\SiteConfig;
+use Kiln\Site\Tier;
 
 /**
  * A Kiln application: routes, middleware and error pages. `app.php` builds one and returns it (or calls
@@ -38,6 +41,11 @@ final class App implements RequestHandler
     private array $middleware = [];
 
     private ?RequestHandler $entry = null;
+
+    /** @var array{string, array<string, Tier>, ?Tier}|null root, prefix tiers, default tier: from site() */
+    private ?array $siteSpec = null;
+
+    private ?DocumentRoot $site = null;
 
     /** @var self|null the App a script handed over by calling run() while being loaded by a worker */
     private static ?self $handedOver = null;
@@ -122,6 +130,54 @@ final class App implements RequestHandler
     }
 
     /**
+     * Serves a document root for every path no route matches, as `kiln serve DIR` would: static files, and
+     * `*.php` run by a tier — `$tier` for all of them (default: what `kiln serve --tier` picks), or the tier
+     * given for the longest matching path prefix: `site(__DIR__ . '/public', ['/wp-admin/' => 'isolated'],
+     * 'sequential')`. Routes keep answering their own paths on the coroutine tier; global middleware runs
+     * for the site's requests too.
+     *
+     * @param array<string, string> $tiers URL path prefix => sequential | isolated | fork | fastcgi
+     */
+    public function site(string $root, array $tiers = [], ?string $tier = null): self
+    {
+        $real = realpath($root);
+        if ($real === false || !is_dir($real)) {
+            throw new \ValueError("site(): '$root' is not a directory");
+        }
+        $parse = static fn(string $name): Tier => Tier::tryFrom($name) ?? throw new \ValueError(
+            "site(): unknown tier '$name', use one of sequential, isolated, fork, fastcgi",
+        );
+        $prefixes = [];
+        foreach ($tiers as $prefix => $name) {
+            if (!str_starts_with((string) $prefix, '/')) {
+                throw new \ValueError("site(): a tier prefix is a URL path starting with /, got '$prefix'");
+            }
+            $prefixes[(string) $prefix] = $parse($name);
+        }
+        $this->siteSpec = [$real, $prefixes, $tier === null ? null : $parse($tier)];
+        $this->site = null;
+        $this->entry = null;
+        return $this;
+    }
+
+    /**
+     * Builds the site() document root with the server's settings (pool size, time limit…). Called by the
+     * worker once the app is loaded, so the php-cgi pool is asked for at boot; an app used on its own
+     * builds it with the defaults on its first request.
+     *
+     * @internal
+     */
+    public function configureSite(SiteConfig $config): void
+    {
+        if ($this->siteSpec === null) {
+            return;
+        }
+        [$root, $prefixes, $tier] = $this->siteSpec;
+        $this->site = DocumentRoot::forSite($root, $tier === null ? $config : $config->withTier($tier), $prefixes);
+        $this->entry = null;
+    }
+
+    /**
      * A custom error page for one status: gets (Request, \Throwable), returns what a handler would.
      *
      * @param \Closure(Request, \Throwable): mixed $handler
@@ -146,8 +202,9 @@ final class App implements RequestHandler
     public function handle(Request $request): Response
     {
         try {
-            return ($this->entry ??= MiddlewareHandler::chain($this->middleware, new Dispatcher($this->router, $this, $this->invoker)))
-                ->handle($request);
+            $entry = $this->entry ??= $this->buildEntry();
+            // The outermost middleware is called directly: a call less than through its link.
+            return $entry instanceof MiddlewareHandler ? $entry->middleware->process($request, $entry->next) : $entry->handle($request);
         } catch (\Throwable $error) {
             if ($error instanceof BadRequestBody) {
                 // The client's body was wrong (invalid JSON, malformed multipart, over a limit): its fault.
@@ -204,6 +261,14 @@ final class App implements RequestHandler
             throw new \Error("$script must return an App (`return \$app;`) or call `\$app->run()`");
         }
         return $handler;
+    }
+
+    private function buildEntry(): RequestHandler
+    {
+        if ($this->siteSpec !== null && $this->site === null) {
+            $this->configureSite(SiteConfig::create());
+        }
+        return MiddlewareHandler::chain($this->middleware, new Dispatcher($this->router, $this, $this->invoker, $this->site));
     }
 
     /** @param list<string> $methods */

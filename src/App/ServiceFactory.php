@@ -7,9 +7,10 @@ namespace Kiln\App;
 use Kiln\Http\AccessLog;
 use Kiln\Http\HttpServer;
 use Kiln\Http\Limits;
-use Kiln\Http\StaticFiles;
 use Kiln\Server\LogFile;
 use Kiln\Server\Service;
+use Kiln\Site\DocumentRoot;
+use Kiln\Site\SiteConfig;
 
 /** Builds what a worker serves, inside the worker (so every worker generation loads the code afresh). */
 final class ServiceFactory
@@ -17,13 +18,18 @@ final class ServiceFactory
     public const KIND_SCRIPT = 'script';
     public const KIND_DOCROOT = 'docroot';
 
-    public static function create(string $path, string $kind, Limits $limits, ?LogFile $accessLog): Service
+    /** @param ?SiteConfig $site how a document root runs its scripts; null: the defaults (tier auto) */
+    public static function create(string $path, string $kind, Limits $limits, ?LogFile $accessLog, ?SiteConfig $site = null): Service
     {
+        $site ??= SiteConfig::create();
         $handler = match ($kind) {
             self::KIND_SCRIPT => App::load($path),
-            self::KIND_DOCROOT => new StaticFiles($path),
+            self::KIND_DOCROOT => DocumentRoot::forSite($path, $site),
             default => throw new \ValueError("Unknown target kind '$kind'"),
         };
+        if ($handler instanceof App) {
+            $handler->configureSite($site);
+        }
         return new HttpServer($handler, $limits, $accessLog === null ? null : new AccessLog($accessLog));
     }
 }

@@ -12,6 +12,8 @@ use Kiln\Server\PidFile;
 use Kiln\Server\ServerException;
 use Kiln\Server\StatusFile;
 use Kiln\Server\Supervisor;
+use Kiln\Site\Sequential\SequentialRunner;
+use Kiln\Site\Tier;
 
 /**
  * `kiln serve`: binds, checks the pid file, opens the logs (all before daemonizing, so those errors
@@ -33,6 +35,13 @@ final class ServeCommand
     {
         $options = ServeOptions::parse($args, $env, $cwd);
         JitLauncher::relaunch($options->jit, $args);
+        if ($options->target->kind === Target::DOCROOT && $options->site->tier === Tier::Sequential
+            && ($missing = SequentialRunner::unsupportedReason()) !== null) {
+            return $this->fail("--tier=sequential cannot run here: $missing");
+        }
+        // The sequential tier's engine probes, made once here rather than in every worker (and every
+        // replacement of a worker after a script's exit()).
+        SequentialRunner::prepareProcess();
         $config = $options->config;
         $listeners = new Listeners($config->listen, $config->listenerMode);
         try {
@@ -65,11 +74,12 @@ final class ServeCommand
         $log = new Log($errorLog, $config->logLevel);
         $target = $options->target;
         $limits = $options->limits;
+        $site = $options->site;
         $supervisor = new Supervisor(
             $config,
             $listeners,
             $log,
-            static fn() => ServiceFactory::create($target->path, $target->kind, $limits, $accessLog),
+            static fn() => ServiceFactory::create($target->path, $target->kind, $limits, $accessLog, $site),
             $accessLog === null ? [] : [$accessLog],
             StatusFile::besidePidFile($pidFile->path),
             $daemon === null ? null : $daemon->ready(...),

@@ -6,12 +6,18 @@ namespace Kiln\Cli;
 
 use Kiln\Http\Limits;
 use Kiln\Server\Config;
+use Kiln\Site\SiteConfig;
 
-/** `kiln serve PATH [options]` read into its three parts: what to serve, how to run, HTTP limits. */
+/**
+ * `kiln serve PATH [options]` read into its parts: what to serve, how to run, HTTP limits, and how a
+ * document root runs its scripts.
+ */
 final class ServeOptions
 {
     public const VALUED = ['listen', 'workers', 'pid-file', 'max-requests', 'max-memory', 'drain-timeout',
-        'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener', 'jit'];
+        'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener', 'jit',
+        'tier', 'time-limit', 'pool-size', 'pool-max-requests', 'pool-queue', 'php-cgi', 'php-ini', 'pass-env',
+        'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller'];
     public const FLAGS = ['daemon'];
     public const LIMIT_PREFIX = 'limit-';
 
@@ -19,6 +25,7 @@ final class ServeOptions
         public readonly Target $target,
         public readonly Config $config,
         public readonly Limits $limits,
+        public readonly SiteConfig $site,
         /** on: opcache + tracing JIT in the workers (see JitLauncher); off: as PHP was started */
         public readonly string $jit = 'on',
     ) {}
@@ -73,6 +80,54 @@ final class ServeOptions
         if ($jit !== 'on' && $jit !== 'off') {
             throw new UsageError("--jit must be on or off, got '$jit'");
         }
-        return new self($target, $config, $limits, $jit);
+        return new self($target, $config, $limits, self::site($options, $env, $cwd), $jit);
+    }
+
+    /**
+     * @param array<string, string> $env
+     * @throws UsageError
+     */
+    private static function site(Options $options, array $env, string $cwd): SiteConfig
+    {
+        $frontController = $options->string('front-controller');
+        try {
+            return SiteConfig::create(
+                tier: $options->string('tier') ?? 'auto',
+                timeLimit: $options->float('time-limit') ?? 30.0,
+                poolSize: $options->int('pool-size') ?? 2,
+                poolMaxRequests: $options->int('pool-max-requests') ?? 10_000,
+                poolQueue: $options->int('pool-queue') ?? 64,
+                phpCgi: $options->string('php-cgi'),
+                phpIni: self::pairs($options->all('php-ini'), 'php-ini', 'NAME=VALUE'),
+                passEnv: $options->all('pass-env'),
+                fastcgi: $options->string('fastcgi'),
+                fastcgiMap: self::pairs($options->all('fastcgi-map'), 'fastcgi-map', 'EXT=ADDR (.py=127.0.0.1:9001)'),
+                cgiBin: $options->string('cgi-bin'),
+                forkMax: $options->int('fork-max') ?? 8,
+                frontController: \in_array($frontController, ['off', 'none', ''], true) ? null : ($frontController ?? '/index.php'),
+                searchPath: $env['PATH'] ?? (string) getenv('PATH'),
+                cwd: $cwd,
+            );
+        } catch (\ValueError $e) {
+            throw new UsageError($e->getMessage(), 0, $e);
+        }
+    }
+
+    /**
+     * @param list<string> $values
+     * @return array<string, string>
+     * @throws UsageError
+     */
+    private static function pairs(array $values, string $option, string $form): array
+    {
+        $pairs = [];
+        foreach ($values as $value) {
+            $equals = strpos($value, '=');
+            if ($equals === false || $equals === 0) {
+                throw new UsageError("--$option must be $form, got '$value'");
+            }
+            $pairs[substr($value, 0, $equals)] = substr($value, $equals + 1);
+        }
+        return $pairs;
     }
 }

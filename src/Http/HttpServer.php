@@ -28,6 +28,9 @@ final class HttpServer implements Service
 
     private int $cap = 0;
 
+    /** @var array<int, array{string, int}> local address and port by listener resource id */
+    private array $localNames = [];
+
     private float $shedLoggedAt = -INF;
 
     private int $shed = 0;
@@ -87,13 +90,22 @@ final class HttpServer implements Service
             stream_set_blocking($socket, false);
             stream_set_read_buffer($socket, 0);
             stream_set_write_buffer($socket, 0);
-            $peer = \is_string($peer) ? $peer : '';
-            $colon = strrpos($peer, ':');
-            $address = $colon === false ? $peer : substr($peer, 0, $colon);
-            $port = $colon === false ? 0 : (int) substr($peer, $colon + 1);
-            $core->add(new Connection($socket, $this->nextId++, $core, $this->limits, trim($address, '[]'), $port));
+            [$address, $port] = self::endpoint(\is_string($peer) ? $peer : '');
+            // SERVER_ADDR / SERVER_PORT: the listener's own name, unless it listens on every address.
+            $local = $this->localNames[(int) $listener] ??= self::endpoint((string) stream_socket_get_name($listener, false));
+            if ($local[0] === '0.0.0.0' || $local[0] === '::') {
+                $local = self::endpoint((string) stream_socket_get_name($socket, false));
+            }
+            $core->add(new Connection($socket, $this->nextId++, $core, $this->limits, $address, $port, $local[0], $local[1]));
         }
         return true;
+    }
+
+    /** @return array{string, int} address (IPv6 without brackets) and port of `host:port` */
+    private static function endpoint(string $name): array
+    {
+        $colon = strrpos($name, ':');
+        return $colon === false ? [$name, 0] : [trim(substr($name, 0, $colon), '[]'), (int) substr($name, $colon + 1)];
     }
 
     /**

@@ -5,9 +5,11 @@ declare(strict_types=1);
 namespace Kiln\Server;
 
 /**
- * One line on a worker's channel to the supervisor (worker → supervisor only; the supervisor talks
- * back with signals). Lines: `ready`, `boot-failed <reason>`, `first-request`,
- * `served <count> <memory-bytes>`, `recycle <reason>`, `stopping <reason>`.
+ * One line on the channel between a worker and the supervisor. Worker → supervisor: `ready`,
+ * `boot-failed <reason>`, `first-request`, `served <count> <memory-bytes>`, `recycle <reason>`,
+ * `stopping <reason>`, `sidecar-open <SidecarSpec JSON>`, `sidecar-replace <name> <index> <pid> <0|1 kill> <reason>`.
+ * Supervisor → worker (sidecars only; lifecycle is told with signals): `sidecar-up <name> <index> <pid> <socket>`,
+ * `sidecar-down <name> <index> <retry-in-seconds> <reason>`.
  */
 final class Message
 {
@@ -17,8 +19,13 @@ final class Message
     public const SERVED = 'served';
     public const RECYCLE = 'recycle';
     public const STOPPING = 'stopping';
+    public const SIDECAR_OPEN = 'sidecar-open';
+    public const SIDECAR_REPLACE = 'sidecar-replace';
+    public const SIDECAR_UP = 'sidecar-up';
+    public const SIDECAR_DOWN = 'sidecar-down';
 
-    private const TYPES = [self::READY, self::BOOT_FAILED, self::FIRST_REQUEST, self::SERVED, self::RECYCLE, self::STOPPING];
+    private const TYPES = [self::READY, self::BOOT_FAILED, self::FIRST_REQUEST, self::SERVED, self::RECYCLE, self::STOPPING,
+        self::SIDECAR_OPEN, self::SIDECAR_REPLACE, self::SIDECAR_UP, self::SIDECAR_DOWN];
 
     public function __construct(
         public readonly string $type,

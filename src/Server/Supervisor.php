@@ -21,6 +21,8 @@ final class Supervisor
 
     private Fleet $fleet;
 
+    private Sidecars $sidecars;
+
     private SignalInbox $signals;
 
     private float $killAt = INF;
@@ -48,6 +50,7 @@ final class Supervisor
         $this->signals = new SignalInbox();
         $this->pool = new WorkerPool($this->workerMain(...));
         $this->fleet = new Fleet($this->pool, $config->workers, $log);
+        $this->sidecars = new Sidecars($log, $this->pool->send(...));
     }
 
     /** @return int exit code (0); throws ServerException when the first generation cannot start */
@@ -60,6 +63,7 @@ final class Supervisor
             $this->tick();
         }
         $this->signals->uninstall();
+        $this->sidecars->close();
         $this->listeners->close();
         $this->status?->remove();
         if ($this->startupError !== null) {
@@ -76,26 +80,32 @@ final class Supervisor
         foreach ($this->pool->read($this->timeout()) as [$handle, $message]) {
             $this->onMessage($handle, $message);
         }
-        foreach ($this->pool->reap() as [$handle, $how]) {
+        foreach ($this->pool->reap($this->sidecars->reaped(...)) as [$handle, $how]) {
             foreach ($this->pool->flush($handle) as [, $message]) {
                 $this->onMessage($handle, $message);
             }
             $handle->closeChannel();
+            $this->sidecars->ownerGone($handle->pid);
             $this->onExit($handle, $how);
         }
         $now = microtime(true);
         if ($this->state === SupervisorState::Running) {
             $this->fleet->keepSlotsServing($now);
         }
+        $this->sidecars->tick($now);
+        $this->pool->flushOutboxes();
         if ($now >= $this->killAt) {
             foreach ($this->pool->all() as $handle) {
                 $this->log->warning("{$handle->label()} did not exit in time: killing it");
                 $this->pool->signal($handle, SIGKILL);
             }
+            if ($this->pool->isEmpty()) {
+                $this->sidecars->killAll();
+            }
             $this->killAt = $now + 1.0;
         }
         $stopping = $this->state === SupervisorState::Stopping || $this->state === SupervisorState::Draining;
-        if ($stopping && $this->pool->isEmpty()) {
+        if ($stopping && $this->pool->isEmpty() && $this->sidecars->isEmpty()) {
             if ($this->state === SupervisorState::Draining) {
                 $this->become(SupervisorState::Stopping);
             }
@@ -110,7 +120,7 @@ final class Supervisor
 
     private function timeout(): float
     {
-        $next = min(microtime(true) + 0.5, $this->killAt, $this->statusAt + 1.0, $this->fleet->nextSpawnAt());
+        $next = min(microtime(true) + 0.5, $this->killAt, $this->statusAt + 1.0, $this->fleet->nextSpawnAt(), $this->sidecars->nextWakeAt());
         return max(0.0, min(0.5, $next - microtime(true)));
     }
 
@@ -161,6 +171,17 @@ final class Supervisor
                     $handle->become(WorkerState::Draining);
                 }
                 break;
+            case Message::SIDECAR_OPEN:
+                try {
+                    $this->sidecars->open($handle->pid, SidecarSpec::fromJson($message->argument));
+                } catch (\ValueError $e) {
+                    $this->log->error("{$handle->label()} asked for sidecars with a bad spec: {$e->getMessage()}");
+                }
+                break;
+            case Message::SIDECAR_REPLACE:
+                [$name, $index, $pid, $kill, $reason] = explode(' ', $message->argument . '    ', 5);
+                $this->sidecars->replace($handle->pid, $name, (int) $index, (int) $pid, $kill === '1', trim($reason));
+                break;
         }
     }
 
@@ -203,6 +224,7 @@ final class Supervisor
         $this->log->log($this->startupError === null ? 'info' : 'debug', "stopping ($why)");
         $this->become(SupervisorState::Stopping);
         $this->fleet->cancelSpawns();
+        $this->sidecars->stopping();
         foreach ($this->pool->all() as $handle) {
             if ($handle->state !== WorkerState::Stopping) {
                 $this->fleet->terminate($handle);

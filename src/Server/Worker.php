@@ -29,6 +29,13 @@ final class Worker implements WorkerContext
 
     private string $driverName = '';
 
+    private readonly SidecarClient $sidecars;
+
+    /** Lines from the supervisor not yet complete. */
+    private string $inbox = '';
+
+    private bool $supervisorGone = false;
+
     /**
      * @param resource $channel
      * @param list<LogFile> $logFiles reopened on USR1
@@ -39,7 +46,9 @@ final class Worker implements WorkerContext
         private readonly Log $log,
         private readonly mixed $channel,
         private readonly array $logFiles,
-    ) {}
+    ) {
+        $this->sidecars = new SidecarClient($this->send(...));
+    }
 
     /**
      * @param \Closure(): list<resource> $listeners
@@ -51,10 +60,13 @@ final class Worker implements WorkerContext
         $this->log->identify("worker {$this->id}");
         @cli_set_process_title("kiln: worker {$this->id}");
         self::resetSignals();
+        $this->sidecars->makeCurrent();
+        WorkerLog::install($this->log(...));
         try {
             $this->createLoop();
             $this->service = $factory();
             $this->service->start($listeners(), $this);
+            $this->sidecars->start();
         } catch (\Throwable $e) {
             $reason = $e::class . ': ' . $e->getMessage() . ' in ' . $e->getFile() . ':' . $e->getLine();
             $this->log->debug("boot failed: $e");
@@ -69,6 +81,10 @@ final class Worker implements WorkerContext
         } catch (\Throwable $e) {
             $this->log->error("worker crashed: $e");
             return self::EXIT_CRASHED;
+        } finally {
+            if ($this->supervisorGone) {
+                $this->sidecars->terminateAll();
+            }
         }
         $this->report();
         return 0;
@@ -109,12 +125,19 @@ final class Worker implements WorkerContext
         ] as $signal => $handler) {
             Loop::unreference(Loop::onSignal($signal, static fn() => $handler()));
         }
-        // The supervisor never writes: readable means it is gone (EOF). Serve out what is in flight and leave.
+        // The supervisor writes only sidecar lines; EOF means it is gone: serve out what is in flight and leave.
         stream_set_blocking($this->channel, false);
         Loop::unreference(Loop::onReadable($this->channel, function (string $id): void {
-            if (@fread($this->channel, 512) === '' && feof($this->channel)) {
+            $data = @fread($this->channel, 65536);
+            if ($data === false || ($data === '' && feof($this->channel))) {
                 Loop::cancel($id);
+                $this->supervisorGone = true;
                 $this->drain('supervisor gone');
+                return;
+            }
+            $this->inbox .= $data;
+            foreach (Message::drain($this->inbox) as $message) {
+                $this->sidecars->receive($message);
             }
         }));
         Loop::unreference(Loop::repeat(1.0, fn() => $this->report()));

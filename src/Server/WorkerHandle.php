@@ -11,6 +11,9 @@ final class WorkerHandle
 
     public string $buffer = '';
 
+    /** Lines for the worker its channel did not take yet. */
+    public string $outbox = '';
+
     public bool $servedFirst = false;
 
     /** The worker asked to be replaced (max requests / memory); it drains once its replacement is ready. */

@@ -104,11 +104,13 @@ final class WorkerPool
     }
 
     /**
-     * Exited workers, removed from the pool, each with how it ended ("exited with code 70").
+     * Exited workers, removed from the pool, each with how it ended ("exited with code 70"). Any other
+     * child of this process that exited is handed to $other (pid, wait status).
      *
+     * @param (\Closure(int, int): mixed)|null $other
      * @return list<array{WorkerHandle, string, bool}> handle, description, whether it exited on its own with code 0
      */
-    public function reap(): array
+    public function reap(?\Closure $other = null): array
     {
         $exits = [];
         $status = 0;
@@ -116,6 +118,7 @@ final class WorkerPool
             \assert(\is_int($status));
             $handle = $this->handles[$pid] ?? null;
             if ($handle === null) {
+                $other !== null && $other($pid, $status);
                 continue;
             }
             unset($this->handles[$pid]);
@@ -134,6 +137,38 @@ final class WorkerPool
         }
         $code = pcntl_wexitstatus($status);
         return "exited with code $code" . ($code === Worker::EXIT_BOOT_FAILED ? ' (boot failed)' : '');
+    }
+
+    /** Queues a line for the worker with that pid and writes what its channel takes now (see flushOutboxes()). */
+    public function send(int $pid, Message $message): void
+    {
+        $handle = $this->handles[$pid] ?? null;
+        if ($handle !== null && \is_resource($handle->channel)) {
+            $handle->outbox .= $message->encode();
+            $this->writeOutbox($handle);
+        }
+    }
+
+    /** Writes what is still queued for any worker (a worker busy for a moment reads it later). */
+    public function flushOutboxes(): void
+    {
+        foreach ($this->handles as $handle) {
+            if ($handle->outbox !== '') {
+                $this->writeOutbox($handle);
+            }
+        }
+    }
+
+    private function writeOutbox(WorkerHandle $handle): void
+    {
+        if (!\is_resource($handle->channel)) {
+            $handle->outbox = '';
+            return;
+        }
+        $written = @fwrite($handle->channel, $handle->outbox);
+        if ($written !== false && $written > 0) {
+            $handle->outbox = (string) substr($handle->outbox, $written);
+        }
     }
 
     public function signal(WorkerHandle $handle, int $signal): void

@@ -8,7 +8,7 @@ use Kiln\Tests\Support\KilnProcess;
 use Kiln\Tests\Support\RawClient;
 use PHPUnit\Framework\TestCase;
 
-/** Paths that try to leave the document root, reach dotfiles or read PHP source are refused. */
+/** Paths that try to leave the document root, reach dotfiles or read PHP source are refused; scripts run, never sent. */
 final class DocumentRootEscapeTest extends TestCase
 {
     private static ?KilnProcess $server = null;
@@ -34,7 +34,9 @@ final class DocumentRootEscapeTest extends TestCase
         yield 'NUL' => ['/index.html%00.txt', [400]];
         yield 'symlink out of the root' => ['/escape.txt', [403, 404]];
         yield 'dotfile' => ['/.env', [403, 404]];
-        yield 'PHP source' => ['/page.php', [403, 404]];
+        yield 'PHP source is run, never sent' => ['/page.php', [200]];
+        yield 'PHP source shown as .phps' => ['/page.phps', [403, 404]];
+        yield 'PHP editor backup' => ['/page.php~', [403, 404]];
         yield 'include file' => ['/config.inc', [403, 404]];
         yield 'double-encoded dot-dot' => ['/%252e%252e/secret.txt', [400, 404]];
     }

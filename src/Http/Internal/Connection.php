@@ -64,6 +64,8 @@ final class Connection
         private readonly Limits $limits,
         public readonly string $remoteAddress,
         public readonly int $remotePort,
+        public readonly string $localAddress = '',
+        public readonly int $localPort = 0,
     ) {
         $this->parser = new RequestParser($limits);
         $this->lastActivityAt = Loop::now();
@@ -153,7 +155,7 @@ final class Connection
             if ($item instanceof RequestHead) {
                 $this->headStartedAt = 0.0;
                 if (!$item->hasBody()) {
-                    $this->dispatch(new Request($item, '', null, $this->remoteAddress, $this->remotePort));
+                    $this->dispatch(new Request($item, '', null, $this->remoteAddress, $this->remotePort, $this->localAddress, $this->localPort));
                     continue;
                 }
                 $this->head = $item;
@@ -175,7 +177,7 @@ final class Connection
                 }
                 continue;
             }
-            $request = new Request($this->head, $this->body->bytes(), $this->body->file(), $this->remoteAddress, $this->remotePort);
+            $request = new Request($this->head, $this->body->bytes(), $this->body->file(), $this->remoteAddress, $this->remotePort, $this->localAddress, $this->localPort);
             $this->head = null;
             $this->body = null;
             $this->dispatch($request);

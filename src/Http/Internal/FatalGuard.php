@@ -4,14 +4,24 @@ declare(strict_types=1);
 
 namespace Kiln\Http\Internal;
 
+use Kiln\Http\LastResponse;
+use Kiln\Http\Request;
+use Kiln\Http\Response;
+
 /**
  * The last word of a worker that dies with requests in flight: a fatal error in one handler (undefined
- * function, memory exhausted, E_USER_ERROR), an exit() in a handler, or a crash of the loop ends the
- * process, and with it every request its other Fibers were serving. Without this, those clients would
- * see a bare close. On shutdown, every connection whose response has not started gets a short
- * `500 Internal Server Error` with `Connection: close` (blocking writes, bounded in time); a response
- * already under way is cut, which is the only honest signal left. The fatal error is logged. The
- * supervisor replaces the worker as it does any worker that exits.
+ * function, memory exhausted, E_USER_ERROR), an exit() in a handler or script, or a crash of the loop ends
+ * the process, and with it every request its other Fibers were serving. On shutdown:
+ *
+ * - a request whose handler registered a LastResponse gets it (not after a fatal error): a Response at
+ *   once; a Closure last, after the shutdown functions registered meanwhile ran (PHP's order for exit());
+ * - every other request whose response has not started gets a short `500 Internal Server Error`;
+ * - a response already under way is cut, which is the only honest signal left; a response already fully
+ *   queued (its handler returned) is flushed first;
+ * - idle keep-alive connections are closed gracefully (FIN, not reset).
+ *
+ * Every write is blocking and bounded in time. The fatal error is logged. The supervisor replaces the
+ * worker as it does any worker that exits.
  *
  * @internal
  */
@@ -24,6 +34,9 @@ final class FatalGuard
 
     /** How long the shutdown may spend writing, over all connections (seconds). */
     private const BUDGET = 2.0;
+
+    /** How long the deferred answers of exit() may take to write (seconds). */
+    private const LAST_BUDGET = 5.0;
 
     /** Released first thing at shutdown so that a worker out of memory can still run this. */
     private ?string $reserve;
@@ -56,60 +69,102 @@ final class FatalGuard
         if ($fatal) {
             self::raiseMemoryLimit();
         }
-        [$answered, $cut] = $this->answerInFlight();
-        if (!$fatal && $answered + $cut === 0) {
+        $deadline = microtime(true) + self::BUDGET;
+        $answered = $cut = $last = 0;
+        /** @var list<array{Connection, Request, \Closure(): Response}> $deferred */
+        $deferred = [];
+        foreach ($this->core->connections as $connection) {
+            if ($connection->state !== ConnectionState::Responding) {
+                $this->closeIdle($connection, $deadline);
+                continue;
+            }
+            $request = $this->core->serving($connection);
+            $answer = $fatal || $request === null ? null : LastResponse::of($request);
+            if ($connection->responseStarted || $connection->output->pending() > 0) {
+                $cut++;
+                @fclose($connection->socket);
+            } elseif ($answer instanceof \Closure) {
+                \assert($request !== null);
+                $deferred[] = [$connection, $request, $answer];
+            } elseif ($answer instanceof Response) {
+                \assert($request !== null);
+                $last += $this->send($connection, $request, $answer, $deadline) ? 1 : 0;
+            } elseif (ShutdownSocket::answer($connection->socket, self::RESPONSE, $deadline)) {
+                $answered++;
+            }
+        }
+        if ($deferred !== []) {
+            // Registered now, so it runs after every shutdown function the script registered.
+            register_shutdown_function(function () use ($deferred): void {
+                $this->sendDeferred($deferred);
+            });
+        }
+        if (!$fatal && $answered + $cut + $last + \count($deferred) === 0) {
             return;
         }
         $cause = $fatal ? "fatal error: {$error['message']} in {$error['file']}:{$error['line']}" : 'worker exited';
-        $this->core->log('error', "$cause; answered $answered in-flight request(s) with 500"
-            . ($cut > 0 ? ", cut $cut response(s) already under way" : ''));
+        // A script's exit() is ordinary PHP: only a 500 or a cut response is an error.
+        $level = $fatal || $answered + $cut > 0 ? 'error' : 'info';
+        $this->core->log($level, "$cause; answered $answered in-flight request(s) with 500"
+            . ($cut > 0 ? ", cut $cut response(s) already under way" : '')
+            . ($last + \count($deferred) > 0 ? ', sent the script\'s own response to ' . ($last + \count($deferred)) . ' request(s)' : ''));
         $this->core->flushLogs();
     }
 
-    /** @return array{int, int} connections answered with 500, connections closed mid-response */
-    private function answerInFlight(): array
+    /** @param list<array{Connection, Request, \Closure(): Response}> $deferred */
+    private function sendDeferred(array $deferred): void
     {
-        $answered = 0;
-        $cut = 0;
-        $deadline = microtime(true) + self::BUDGET;
-        foreach ($this->core->connections as $connection) {
-            if ($connection->state !== ConnectionState::Responding) {
-                continue; // Idle or still reading: a close is what a keep-alive client expects anyway.
+        $deadline = microtime(true) + self::LAST_BUDGET;
+        foreach ($deferred as [$connection, $request, $answer]) {
+            try {
+                $response = $answer();
+            } catch (\Throwable $e) {
+                $this->core->log('error', 'Building the response of a script that exited failed: ' . $e::class . ': ' . $e->getMessage());
+                $response = HttpCore::plain(500);
             }
-            if ($connection->responseStarted || $connection->output->pending() > 0) {
-                $cut++;
-            } elseif (self::answer($connection->socket, $deadline)) {
-                $answered++;
-            }
-            @fclose($connection->socket);
+            $this->send($connection, $request, $response, $deadline);
         }
-        return [$answered, $cut];
+        $this->core->flushLogs();
     }
 
-    /** @param resource $socket */
-    private static function answer(mixed $socket, float $deadline): bool
+    private function send(Connection $connection, Request $request, Response $response, float $deadline): bool
     {
-        $left = $deadline - microtime(true);
-        if ($left <= 0 || !\is_resource($socket)) {
-            return false;
+        $body = $response->body();
+        if (!\is_string($body)) {
+            $body = "500 Internal Server Error\n";
+            $response = Response::text($body, 500);
         }
-        stream_set_blocking($socket, true);
-        stream_set_timeout($socket, (int) $left, (int) (fmod($left, 1.0) * 1e6));
-        $written = @fwrite($socket, self::RESPONSE);
-        if ($written !== \strlen(self::RESPONSE)) {
-            return false;
+        $head = $request->head();
+        $headRequest = $head->method === 'HEAD';
+        try {
+            $bytes = $this->core->encoder->responseHead($response, \strlen($body), $head->version, false, $headRequest);
+        } catch (\ValueError) {
+            $bytes = self::RESPONSE;
+            $body = '';
         }
-        // Half-close and take what the client already sent, so the close does not turn into a reset
-        // that could destroy the answer before the client reads it.
-        @stream_socket_shutdown($socket, STREAM_SHUT_WR);
-        stream_set_blocking($socket, false);
-        for ($i = 0; $i < 16; $i++) {
-            $data = @fread($socket, 65536);
-            if ($data === false || $data === '') {
-                break;
-            }
+        $withBody = !$headRequest && $response->status() !== 204 && $response->status() !== 304;
+        $sent = ShutdownSocket::answer($connection->socket, $withBody ? $bytes . $body : $bytes, $deadline);
+        $this->core->servedAtShutdown($connection, $request, $response->status(), $sent && $withBody ? \strlen($body) : 0);
+        return $sent;
+    }
+
+    /** A response already fully queued is flushed; then the connection closes without a reset. */
+    private function closeIdle(Connection $connection, float $deadline): void
+    {
+        if ($connection->state === ConnectionState::Closed || $connection->state === ConnectionState::Detached) {
+            return;
         }
-        return true;
+        $socket = $connection->socket;
+        if (!\is_resource($socket)) {
+            return;
+        }
+        if ($connection->output->pending() > 0) {
+            stream_set_blocking($socket, true);
+            $left = max(0.001, $deadline - microtime(true));
+            stream_set_timeout($socket, (int) $left, (int) (fmod($left, 1.0) * 1e6));
+            $connection->output->flush();
+        }
+        ShutdownSocket::close($socket);
     }
 
     /** Some room over what the dying handler took, for logging; never lowers the limit. */

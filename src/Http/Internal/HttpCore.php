@@ -28,6 +28,9 @@ final class HttpCore
     /** Handlers running now (suspended ones included). */
     private int $inFlight = 0;
 
+    /** @var array<int, Request> connection id => the request its handler is running now (read by FatalGuard) */
+    private array $serving = [];
+
     public readonly ResponseEncoder $encoder;
 
     private readonly ResponseSender $sender;
@@ -76,6 +79,7 @@ final class HttpCore
             $failure = null;
         } else {
             $this->inFlight++;
+            $this->serving[$connection->id] = $request;
             try {
                 $response = $this->handler->handle($request);
                 $failure = $response->failure();
@@ -83,6 +87,7 @@ final class HttpCore
                 $response = self::plain(500);
             } finally {
                 $this->inFlight--;
+                unset($this->serving[$connection->id]);
             }
         }
         if ($failure !== null) {
@@ -103,16 +108,35 @@ final class HttpCore
         } finally {
             $request->releaseBody();
             $this->context->requestServed();
-            $this->accessLog?->record(
-                $connection->remoteAddress,
-                $head->method . ' ' . $head->target . ' HTTP/' . $head->version,
-                $status,
-                $sent,
-                $request->header('referer') ?? '',
-                $request->header('user-agent') ?? '',
-            );
+            $this->logAccess($connection, $request, $status, $sent);
             $connection->responded($keepAlive);
         }
+    }
+
+    /** The request whose handler is running for this connection now, if any. */
+    public function serving(Connection $connection): ?Request
+    {
+        return $this->serving[$connection->id] ?? null;
+    }
+
+    /** A request answered while the process ends (FatalGuard): counted and logged like any other. */
+    public function servedAtShutdown(Connection $connection, Request $request, int $status, int $sent): void
+    {
+        $this->context->requestServed(); // also tells the supervisor this worker was healthy
+        $this->logAccess($connection, $request, $status, $sent);
+    }
+
+    public function logAccess(Connection $connection, Request $request, int $status, int $sent): void
+    {
+        $head = $request->head();
+        $this->accessLog?->record(
+            $connection->remoteAddress,
+            $head->method . ' ' . $head->target . ' HTTP/' . $head->version,
+            $status,
+            $sent,
+            $request->header('referer') ?? '',
+            $request->header('user-agent') ?? '',
+        );
     }
 
     private function logFailure(Request $request, \Throwable $failure): void

@@ -1,0 +1,78 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Isolation\Cgi;
+
+/**
+ * The parsed header block of a CGI response. `Status` is consumed into $status/$reason and is not in
+ * $headers; every other field is kept, in the order written, with its name as written (multiple
+ * `Set-Cookie` stay separate entries). Names compare case-insensitively through header()/headerValues().
+ */
+final class CgiHead
+{
+    /** Hop-by-hop fields a gateway must not forward as the script wrote them (RFC 9110 §7.6.1). */
+    public const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
+
+    /**
+     * @param list<array{0: string, 1: string}> $headers [name, value] pairs
+     */
+    public function __construct(
+        /** From `Status:`; else 302 when there is a `Location`; else 200. */
+        public readonly int $status,
+        /** The reason phrase from `Status:`, '' when none was given. */
+        public readonly string $reason,
+        public readonly array $headers,
+        /** Whether the script sent a `Status` field. */
+        public readonly bool $hasStatus,
+        /** The `Location` value, null when none. */
+        public readonly ?string $location,
+        public readonly CgiRedirect $redirect,
+    ) {}
+
+    /** The first value of a field (name case-insensitive), null when absent. */
+    public function header(string $name): ?string
+    {
+        $name = \strtolower($name);
+        foreach ($this->headers as [$n, $v]) {
+            if (\strtolower($n) === $name) {
+                return $v;
+            }
+        }
+
+        return null;
+    }
+
+    /** @return list<string> every value of a field, in order */
+    public function headerValues(string $name): array
+    {
+        $name = \strtolower($name);
+        $values = [];
+        foreach ($this->headers as [$n, $v]) {
+            if (\strtolower($n) === $name) {
+                $values[] = $v;
+            }
+        }
+
+        return $values;
+    }
+
+    /**
+     * The fields to put on the client response: $headers without hop-by-hop fields and without
+     * `Content-Length` (the server frames the body itself).
+     *
+     * @return list<array{0: string, 1: string}>
+     */
+    public function forwardedHeaders(): array
+    {
+        $out = [];
+        foreach ($this->headers as $field) {
+            $lower = \strtolower($field[0]);
+            if ($lower !== 'content-length' && !\in_array($lower, self::HOP_BY_HOP, true)) {
+                $out[] = $field;
+            }
+        }
+
+        return $out;
+    }
+}

@@ -1,0 +1,48 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Isolation\FastCgi;
+
+/** Settings of a FastCgiClient; every limit has a safe default. */
+final class FastCgiOptions
+{
+    public function __construct(
+        /** Seconds to establish a TCP connection before FastCgiTimeout. */
+        public readonly float $connectTimeout = 5.0,
+        /**
+         * Seconds the responder may stay silent while a request is in flight: not reading the request, not
+         * sending a single record (nginx's fastcgi_read_timeout). Also the longest wait for a free connection.
+         */
+        public readonly float $readTimeout = 60.0,
+        /** Seconds a whole request may take, from the first wait to END_REQUEST; null: no total limit. */
+        public readonly ?float $requestTimeout = null,
+        /**
+         * Most connections open per address. With kept connections, each one holds a worker of the responder
+         * (a php-fpm child serves one connection until it closes), so this MUST NOT exceed the responder's
+         * worker count (php-fpm pm.max_children), or a request can wait on a connection no worker accepts.
+         */
+        public readonly int $maxConnections = 4,
+        /** Ask the responder to keep connections open (FCGI_KEEP_CONN) and reuse them. */
+        public readonly bool $keepConnections = true,
+        /** Seconds an idle kept connection stays in the pool. */
+        public readonly float $idleTimeout = 10.0,
+        /** Seconds to wait for END_REQUEST after ABORT_REQUEST before closing the connection. */
+        public readonly float $abortGrace = 2.0,
+        /** Longest STDERR line handed to the callback; longer lines come in pieces. */
+        public readonly int $maxStderrLine = 8192,
+    ) {
+        $limits = ['connectTimeout' => $connectTimeout, 'readTimeout' => $readTimeout, 'idleTimeout' => $idleTimeout, 'abortGrace' => $abortGrace];
+        if ($requestTimeout !== null) {
+            $limits['requestTimeout'] = $requestTimeout;
+        }
+        foreach ($limits as $name => $seconds) {
+            if (!($seconds > 0) || \is_infinite($seconds)) {
+                throw new \ValueError("FastCgiOptions::\${$name} must be a positive number of seconds, got {$seconds}");
+            }
+        }
+        if ($maxConnections < 1 || $maxStderrLine < 1) {
+            throw new \ValueError('FastCgiOptions: maxConnections and maxStderrLine must be at least 1');
+        }
+    }
+}

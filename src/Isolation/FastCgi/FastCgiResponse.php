@@ -1,0 +1,214 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Isolation\FastCgi;
+
+use Kiln\Isolation\FastCgi\Internal\AbortDrain;
+use Kiln\Isolation\FastCgi\Internal\Connection;
+use Kiln\Isolation\FastCgi\Internal\ConnectionLost;
+use Kiln\Isolation\FastCgi\Internal\ConnectionPool;
+use Kiln\Isolation\FastCgi\Internal\Deadline;
+use Kiln\Isolation\FastCgi\Internal\RequestWriter;
+use Kiln\Isolation\FastCgi\Internal\StderrLines;
+use Kiln\Loop\Cancellation;
+use Kiln\Loop\CancelledException;
+
+/**
+ * The answer to one FastCGI request, read as it arrives. STDOUT comes out in the chunks the responder sent
+ * (iterate, or call read()); STDERR goes to the request's callback, line by line, as it is met; END_REQUEST
+ * ends the response. Nothing is read from the socket until asked for, so a slow reader slows the responder
+ * down instead of filling memory.
+ *
+ * The connection goes back to the pool once END_REQUEST has been read. A response given up before that
+ * (abort(), a cancelled read, an iteration left early, the object destroyed) sends ABORT_REQUEST.
+ *
+ * @implements \IteratorAggregate<int, string>
+ */
+final class FastCgiResponse implements \IteratorAggregate
+{
+    private bool $done = false;
+    private ?EndRequest $end = null;
+
+    /** @internal Returned by FastCgiClient::request(). */
+    public function __construct(
+        private readonly Connection $connection,
+        private readonly ConnectionPool $pool,
+        private readonly Deadline $deadline,
+        private readonly StderrLines $stderr,
+        private readonly ?Cancellation $cancellation,
+        private readonly FastCgiOptions $options,
+        private readonly string $responder,
+    ) {}
+
+    public function __destruct()
+    {
+        $this->abort();
+    }
+
+    /**
+     * The next STDOUT chunk (never ''), or null once END_REQUEST has been read.
+     *
+     * @throws FastCgiException for a broken response (the connection is closed), FastCgiUnavailable when the
+     *                          responder said it is overloaded, FastCgiTimeout, CancelledException (aborted)
+     */
+    public function read(): ?string
+    {
+        return $this->next(true);
+    }
+
+    /**
+     * As read(), but never waits: '' when the next chunk has not arrived yet. E.g. to see whether a response
+     * whose head just arrived is already complete, and send it with a Content-Length.
+     *
+     * @throws FastCgiException as read()
+     */
+    public function poll(): ?string
+    {
+        return $this->next(false);
+    }
+
+    private function next(bool $wait): ?string
+    {
+        while (!$this->done) {
+            try {
+                $record = $this->connection->decoder->next();
+                if ($record === null) {
+                    if ($wait) {
+                        $this->connection->fill($this->deadline, $this->cancellation);
+                    } elseif ($this->connection->readNow() === '') {
+                        return '';
+                    }
+                    continue;
+                }
+            } catch (CancelledException $e) {
+                $this->abort();
+                throw $e;
+            } catch (ConnectionLost $e) {
+                $this->fail();
+                throw new FastCgiException("FastCGI responder {$this->responder} closed the connection before the end of the response: {$e->getMessage()}", 0, $e);
+            } catch (\Throwable $e) {
+                $this->fail();
+                throw $e;
+            }
+            if ($record->requestId !== RequestWriter::REQUEST_ID) {
+                $this->fail();
+                throw new ProtocolError("FastCGI responder {$this->responder} sent a record (type {$record->type}) for request id {$record->requestId}, not " . RequestWriter::REQUEST_ID);
+            }
+            switch ($record->type) {
+                case RecordType::Stdout->value:
+                    if ($record->content !== '') {
+                        return $record->content;
+                    }
+                    break;
+                case RecordType::Stderr->value:
+                    $this->stderr->push($record->content);
+                    break;
+                case RecordType::EndRequest->value:
+                    $this->finish($record->endRequest());
+                    break;
+                default:
+                    $this->fail();
+                    throw new ProtocolError("FastCGI responder {$this->responder} sent an unexpected record of type {$record->type}");
+            }
+        }
+
+        return null;
+    }
+
+    /**
+     * Yields the STDOUT chunks as they arrive; leaving the loop early (or destroying the generator) aborts.
+     *
+     * @return \Generator<int, string>
+     */
+    public function getIterator(): \Generator
+    {
+        try {
+            while (($chunk = $this->read()) !== null) {
+                yield $chunk;
+            }
+        } finally {
+            $this->abort();
+        }
+    }
+
+    /**
+     * The rest of STDOUT, read to the end into one string (for small answers; iterate for large ones).
+     *
+     * @throws FastCgiException as read() (also CancelledException)
+     */
+    public function body(): string
+    {
+        $body = '';
+        while (($chunk = $this->read()) !== null) {
+            $body .= $chunk;
+        }
+
+        return $body;
+    }
+
+    /**
+     * Reads to END_REQUEST, dropping STDOUT not read yet, and returns it.
+     *
+     * @throws FastCgiException as read() (also CancelledException)
+     */
+    public function wait(): EndRequest
+    {
+        while ($this->read() !== null) {
+        }
+
+        return $this->end ?? throw new FastCgiException("The request to FastCGI responder {$this->responder} was aborted or failed before END_REQUEST");
+    }
+
+    /** Whether END_REQUEST was read (or the response was aborted or failed). */
+    public function isComplete(): bool
+    {
+        return $this->done;
+    }
+
+    /** The END_REQUEST once read; null before, or when the response was aborted or failed. */
+    public function endRequest(): ?EndRequest
+    {
+        return $this->end;
+    }
+
+    /**
+     * Gives the request up (the client went away): sends ABORT_REQUEST and lets the responder's END_REQUEST
+     * arrive in the background (then the connection is reused) for FastCgiOptions::$abortGrace seconds, or
+     * closes the connection. Does nothing once the response is complete. Never suspends.
+     */
+    public function abort(): void
+    {
+        if ($this->done) {
+            return;
+        }
+        $this->done = true;
+        AbortDrain::start($this->connection, $this->pool, RequestWriter::REQUEST_ID, $this->options->abortGrace, $this->options->keepConnections);
+    }
+
+    /** @throws FastCgiException|FastCgiUnavailable */
+    private function finish(EndRequest $end): void
+    {
+        $this->done = true;
+        $this->stderr->flush();
+        $reusable = $this->options->keepConnections && $this->connection->decoder->buffered() === 0;
+        $reusable ? $this->pool->release($this->connection) : $this->pool->discard($this->connection);
+        $status = $end->status();
+        if ($status === ProtocolStatus::RequestComplete) {
+            $this->end = $end;
+
+            return;
+        }
+        if ($status === ProtocolStatus::Overloaded || $status === ProtocolStatus::CantMpxConn) {
+            throw new FastCgiUnavailable("FastCGI responder {$this->responder} refused the request: {$status->name}", overloaded: true);
+        }
+        $what = $status === null ? "unknown protocol status {$end->protocolStatusId}" : $status->name;
+        throw new FastCgiException("FastCGI responder {$this->responder} ended the request with {$what}");
+    }
+
+    private function fail(): void
+    {
+        $this->done = true;
+        $this->pool->discard($this->connection);
+    }
+}

@@ -1,0 +1,93 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Isolation\FastCgi\Internal;
+
+use Kiln\Loop\Cancellation;
+use Kiln\Loop\CancelledException;
+use Kiln\Loop\Loop;
+
+/**
+ * Suspends the current Fiber (or runs the loop, in {main}) until an event, a timeout or a cancellation,
+ * whichever comes first; the others are then ignored. One timer and one watcher per wait, no extra objects.
+ *
+ * @internal
+ */
+final class Await
+{
+    private function __construct() {}
+
+    /**
+     * @template T
+     *
+     * @param \Closure(\Closure(): bool): T $arm registers the event; the wake closure returns false if the
+     *                                      wait was already over (so a pool can pass the turn on)
+     * @param \Closure(T): void $disarm unregisters it, always called
+     *
+     * @return bool true when woken, false when $seconds passed first
+     *
+     * @throws CancelledException
+     */
+    public static function event(\Closure $arm, \Closure $disarm, float $seconds, ?Cancellation $cancellation): bool
+    {
+        $cancellation?->throwIfRequested();
+        $suspension = Loop::getSuspension();
+        $done = false;
+        $token = $arm(static function () use (&$done, $suspension): bool {
+            if ($done) {
+                return false;
+            }
+            $done = true;
+            $suspension->resume(true);
+
+            return true;
+        });
+        $timer = Loop::delay(\max(0.0, $seconds), static function () use (&$done, $suspension): void {
+            if (!$done) {
+                $done = true;
+                $suspension->resume(false);
+            }
+        });
+        $subscription = $cancellation?->subscribe(static function (CancelledException $e) use (&$done, $suspension): void {
+            if (!$done) {
+                $done = true;
+                $suspension->throw($e);
+            }
+        });
+        try {
+            return (bool) $suspension->suspend();
+        } finally {
+            $done = true;
+            $disarm($token);
+            Loop::cancel($timer);
+            if ($subscription !== null) {
+                $cancellation?->unsubscribe($subscription);
+            }
+        }
+    }
+
+    /**
+     * @param resource $stream
+     *
+     * @throws CancelledException
+     */
+    public static function stream(mixed $stream, bool $writable, float $seconds, ?Cancellation $cancellation): bool
+    {
+        return self::event(
+            static function (\Closure $wake) use ($stream, $writable): string {
+                $callback = static function (string $id) use ($wake): void {
+                    Loop::cancel($id);
+                    $wake();
+                };
+
+                return $writable ? Loop::onWritable($stream, $callback) : Loop::onReadable($stream, $callback);
+            },
+            static function (string $id): void {
+                Loop::cancel($id);
+            },
+            $seconds,
+            $cancellation,
+        );
+    }
+}

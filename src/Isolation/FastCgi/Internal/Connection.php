@@ -1,0 +1,160 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Isolation\FastCgi\Internal;
+
+use Kiln\Isolation\FastCgi\RecordDecoder;
+use Kiln\Loop\Cancellation;
+use Kiln\Loop\CancelledException;
+
+/**
+ * One non-blocking connection to a responder and the decoder of what it sends.
+ *
+ * @internal
+ */
+final class Connection
+{
+    private const READ_SIZE = 65536;
+
+    public readonly RecordDecoder $decoder;
+    /** Requests started on this connection; > 1 means it was reused from the pool. */
+    public int $requests = 0;
+    /** Bytes of the current request the socket accepted, and bytes read back for it. */
+    public int $written = 0;
+    public int $received = 0;
+    /** False while a write is unfinished: the byte stream is then inside a record and nothing else may be sent. */
+    public bool $atRecordBoundary = true;
+    /** Loop::now() when it last went idle in the pool. */
+    public float $idleSince = 0.0;
+
+    /** @param resource $stream non-blocking, connected */
+    public function __construct(
+        private readonly mixed $stream,
+        /** The pool key: the responder's canonical address. */
+        public readonly string $key,
+    ) {
+        $this->decoder = new RecordDecoder();
+    }
+
+    public function startRequest(): void
+    {
+        $this->requests++;
+        $this->written = 0;
+        $this->received = 0;
+    }
+
+    /**
+     * Writes whole records, suspending while the socket is full.
+     *
+     * @throws ConnectionLost|CancelledException|\Kiln\Isolation\FastCgi\FastCgiTimeout
+     */
+    public function write(string $bytes, Deadline $deadline, ?Cancellation $cancellation): void
+    {
+        $this->atRecordBoundary = false;
+        while ($bytes !== '') {
+            \error_clear_last();
+            $n = @\fwrite($this->stream, $bytes);
+            if ($n === false || ($n === 0 && $this->isClosed())) {
+                throw new ConnectionLost('Writing to the responder failed: ' . (\error_get_last()['message'] ?? 'connection closed'));
+            }
+            $this->written += $n;
+            $bytes = (string) \substr($bytes, $n);
+            if ($bytes !== '' && !Await::stream($this->stream, true, $deadline->next(), $cancellation)) {
+                throw $deadline->timeout('it did not read the request');
+            }
+        }
+        $this->atRecordBoundary = true;
+    }
+
+    /**
+     * Sends a few bytes only if the socket takes them all at once (for ABORT_REQUEST from any context).
+     */
+    public function writeNow(string $bytes): bool
+    {
+        if (!$this->atRecordBoundary || $this->isClosed()) {
+            return false;
+        }
+        $n = @\fwrite($this->stream, $bytes);
+        if ($n !== \strlen($bytes)) {
+            $this->atRecordBoundary = $n === 0;
+
+            return false;
+        }
+
+        return true;
+    }
+
+    /**
+     * Feeds the decoder with the next bytes, suspending until some arrive.
+     *
+     * @throws ConnectionLost at end of stream or on a read error
+     * @throws CancelledException|\Kiln\Isolation\FastCgi\FastCgiTimeout
+     */
+    public function fill(Deadline $deadline, ?Cancellation $cancellation): void
+    {
+        while (true) {
+            $bytes = $this->readNow();
+            if ($bytes !== '') {
+                return;
+            }
+            if (!Await::stream($this->stream, false, $deadline->next(), $cancellation)) {
+                throw $deadline->timeout('no response');
+            }
+        }
+    }
+
+    /**
+     * Reads what is there without waiting and feeds it to the decoder; '' when nothing is there yet.
+     *
+     * @throws ConnectionLost
+     */
+    public function readNow(): string
+    {
+        \error_clear_last();
+        $bytes = @\fread($this->stream, self::READ_SIZE);
+        if ($bytes === false) {
+            throw new ConnectionLost('Reading from the responder failed: ' . (\error_get_last()['message'] ?? 'unknown error'));
+        }
+        if ($bytes === '') {
+            if ($this->isClosed()) {
+                throw new ConnectionLost('The responder closed the connection');
+            }
+
+            return '';
+        }
+        $this->received += \strlen($bytes);
+        $this->decoder->feed($bytes);
+
+        return $bytes;
+    }
+
+    /** An idle connection is usable if the responder neither closed it nor sent anything unasked. */
+    public function isUsable(): bool
+    {
+        if ($this->isClosed() || $this->decoder->buffered() > 0) {
+            return false;
+        }
+        $bytes = @\fread($this->stream, 1);
+
+        return $bytes === '' && !\feof($this->stream);
+    }
+
+    /** @return resource */
+    public function stream(): mixed
+    {
+        return $this->stream;
+    }
+
+    public function close(): void
+    {
+        if (\is_resource($this->stream)) {
+            \fclose($this->stream);
+        }
+    }
+
+    private function isClosed(): bool
+    {
+        return !\is_resource($this->stream) || \feof($this->stream);
+    }
+}

@@ -1,0 +1,78 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Isolation\FastCgi\Internal;
+
+use Kiln\Isolation\FastCgi\FastCgiException;
+use Kiln\Isolation\FastCgi\RecordEncoder;
+use Kiln\Isolation\FastCgi\RecordType;
+use Kiln\Isolation\FastCgi\Role;
+use Kiln\Loop\Cancellation;
+
+use function Kiln\Loop\read;
+
+use Kiln\Loop\StreamException;
+
+/**
+ * Writes one request: BEGIN_REQUEST, the PARAMS stream, the STDIN stream. A string body goes out with the
+ * rest in one write; a stream or an iterable is sent piece by piece as it is read, never held whole.
+ *
+ * @internal
+ */
+final class RequestWriter
+{
+    public const REQUEST_ID = 1;
+    /** A multiple of 8 under 65535: full STDIN records need no padding. */
+    private const PIECE = 65528;
+
+    private function __construct() {}
+
+    /**
+     * @param array<string, string> $params
+     * @param string|resource|iterable<string> $body
+     *
+     * @throws ConnectionLost|FastCgiException|\Kiln\Loop\CancelledException
+     */
+    public static function send(Connection $connection, array $params, mixed $body, bool $keep, Deadline $deadline, ?Cancellation $cancellation): void
+    {
+        $head = RecordEncoder::beginRequest(self::REQUEST_ID, Role::Responder, $keep) . RecordEncoder::params(self::REQUEST_ID, $params);
+        $end = RecordEncoder::record(RecordType::Stdin->value, self::REQUEST_ID);
+        if (\is_string($body)) {
+            $connection->write($head . RecordEncoder::stream(RecordType::Stdin, self::REQUEST_ID, $body) . $end, $deadline, $cancellation);
+
+            return;
+        }
+        $pending = $head;
+        foreach (self::pieces($body, $cancellation) as $piece) {
+            $connection->write($pending . RecordEncoder::stream(RecordType::Stdin, self::REQUEST_ID, $piece), $deadline, $cancellation);
+            $pending = '';
+        }
+        $connection->write($pending . $end, $deadline, $cancellation);
+    }
+
+    /**
+     * @param resource|iterable<string> $body
+     *
+     * @return \Generator<int, string>
+     */
+    private static function pieces(mixed $body, ?Cancellation $cancellation): \Generator
+    {
+        if (\is_iterable($body)) {
+            foreach ($body as $piece) {
+                if ($piece !== '') {
+                    yield (string) $piece;
+                }
+            }
+
+            return;
+        }
+        try {
+            while (($piece = read($body, self::PIECE, $cancellation)) !== null) {
+                yield $piece;
+            }
+        } catch (StreamException $e) {
+            throw new FastCgiException('Reading the request body failed: ' . $e->getMessage(), 0, $e);
+        }
+    }
+}

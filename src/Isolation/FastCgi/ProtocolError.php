@@ -1,0 +1,8 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Isolation\FastCgi;
+
+/** Bytes that are not valid FastCGI (wrong version, impossible lengths, a record where none may be). */
+final class ProtocolError extends FastCgiException {}

@@ -1,0 +1,126 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Isolation\FastCgi;
+
+/**
+ * Resumable record decoder: feed() bytes as they arrive, then call next() until it returns null ("need more
+ * bytes"). Padding is skipped. What can be checked from a record's header is checked as soon as the header
+ * is complete: the version, a type of 0, the request id (0 for management records, non-zero for the others)
+ * and the length of fixed-size bodies. After a ProtocolError the decoder is dead and throws it again.
+ */
+final class RecordDecoder
+{
+    private const HEADER = 8;
+    /** Consumed bytes are cut off the buffer once this many have accumulated (not after every record). */
+    private const COMPACT = 65536;
+
+    private string $buffer = '';
+    private int $offset = 0;
+    private ?ProtocolError $error = null;
+
+    /** @throws ProtocolError after an earlier error */
+    public function feed(string $bytes): void
+    {
+        if ($this->error !== null) {
+            throw $this->error;
+        }
+        if ($this->offset === \strlen($this->buffer)) {
+            $this->buffer = $bytes;
+            $this->offset = 0;
+        } else {
+            $this->buffer .= $bytes;
+        }
+    }
+
+    /**
+     * The next complete record, or null until more bytes are fed.
+     *
+     * @throws ProtocolError
+     */
+    public function next(): ?Record
+    {
+        if ($this->error !== null) {
+            throw $this->error;
+        }
+        $available = \strlen($this->buffer) - $this->offset;
+        if ($available < self::HEADER) {
+            return null;
+        }
+        /** @var array{version: int, type: int, id: int, length: int, padding: int} $header */
+        $header = \unpack('Cversion/Ctype/nid/nlength/Cpadding', $this->buffer, $this->offset);
+        $this->check($header['version'], $header['type'], $header['id'], $header['length']);
+        $total = self::HEADER + $header['length'] + $header['padding'];
+        if ($available < $total) {
+            return null;
+        }
+        $content = $header['length'] === 0 ? '' : \substr($this->buffer, $this->offset + self::HEADER, $header['length']);
+        $this->offset += $total;
+        if ($this->offset === \strlen($this->buffer)) {
+            $this->buffer = '';
+            $this->offset = 0;
+        } elseif ($this->offset >= self::COMPACT) {
+            $this->buffer = \substr($this->buffer, $this->offset);
+            $this->offset = 0;
+        }
+
+        return new Record($header['type'], $header['id'], $content);
+    }
+
+    /** Bytes fed but not yet returned as records. */
+    public function buffered(): int
+    {
+        return \strlen($this->buffer) - $this->offset;
+    }
+
+    /**
+     * The byte stream ended.
+     *
+     * @throws ProtocolError when it ended inside a record
+     */
+    public function close(): void
+    {
+        if ($this->error !== null) {
+            throw $this->error;
+        }
+        $left = $this->buffered();
+        if ($left > 0) {
+            $this->fail("The FastCGI stream ended inside a record ({$left} bytes of it received)");
+        }
+    }
+
+    /** @throws ProtocolError */
+    private function check(int $version, int $type, int $requestId, int $length): void
+    {
+        if ($version !== RecordEncoder::VERSION) {
+            $this->fail("Unsupported FastCGI version {$version} (only 1 exists): the peer does not speak FastCGI");
+        }
+        if ($type === 0) {
+            $this->fail('Invalid FastCGI record type 0');
+        }
+        $known = RecordType::tryFrom($type);
+        if ($known === null) {
+            return; // passed on, so a responder can answer UNKNOWN_TYPE
+        }
+        if ($known->isManagement() !== ($requestId === 0)) {
+            $this->fail($known->isManagement()
+                ? "A {$known->name} record must have request id 0, got {$requestId}"
+                : "A {$known->name} record must have a non-zero request id");
+        }
+        $fixed = $known->fixedLength();
+        if ($fixed !== null && $length !== $fixed) {
+            $this->fail("A {$known->name} record must hold {$fixed} bytes, its header says {$length}");
+        }
+    }
+
+    /** @throws ProtocolError */
+    private function fail(string $message): never
+    {
+        $this->error = new ProtocolError($message);
+        $this->buffer = '';
+        $this->offset = 0;
+
+        throw $this->error;
+    }
+}

@@ -1,0 +1,106 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Isolation\Fork;
+
+use Kiln\Isolation\Cgi\CgiHead;
+use Kiln\Isolation\Cgi\CgiResponseException;
+use Kiln\Isolation\Cgi\CgiResponseParser;
+use Kiln\Isolation\Cgi\CgiTimeoutException;
+use Kiln\Loop\CancelledException;
+
+use function Kiln\Loop\read;
+
+use Kiln\Loop\StreamException;
+use Kiln\Loop\TimeoutCancellation;
+
+/**
+ * The CGI response of one forked request, read from its connection as the child writes it: head() once,
+ * then body(). Past the time limit both throw CgiTimeoutException; a child that died before a complete
+ * header block (crash, kill) makes head() throw CgiResponseException. Closing the connection early
+ * (abort(), the body generator destroyed before its end) makes the fork server kill the child.
+ */
+final class ForkResponse
+{
+    private readonly CgiResponseParser $parser;
+
+    /**
+     * @internal ForkServerProcess::send() makes it.
+     *
+     * @param resource $socket
+     */
+    public function __construct(private mixed $socket, private readonly TimeoutCancellation $deadline)
+    {
+        $this->parser = new CgiResponseParser();
+    }
+
+    public function __destruct()
+    {
+        $this->abort();
+    }
+
+    /** @throws CgiResponseException|CgiTimeoutException */
+    public function head(): CgiHead
+    {
+        $head = $this->parser->head();
+        try {
+            while ($head === null) {
+                $chunk = $this->read();
+                $head = $chunk === null ? $this->parser->end() : $this->parser->feed($chunk);
+            }
+        } catch (CgiResponseException|CgiTimeoutException $e) {
+            $this->abort();
+            throw $e;
+        }
+
+        return $head;
+    }
+
+    /**
+     * @return \Generator<int, string>
+     *
+     * @throws CgiTimeoutException
+     */
+    public function body(): \Generator
+    {
+        if ($this->parser->head() === null) {
+            throw new \Error('ForkResponse::body() comes after head()');
+        }
+        try {
+            $first = $this->parser->body();
+            if ($first !== '') {
+                yield $first;
+            }
+            while (($chunk = $this->read()) !== null) {
+                yield $chunk;
+            }
+        } finally {
+            $this->abort();
+        }
+    }
+
+    /** Closes the connection (the fork server then kills the child if it still runs). */
+    public function abort(): void
+    {
+        if (\is_resource($this->socket)) {
+            \fclose($this->socket);
+        }
+    }
+
+    /** @throws CgiTimeoutException */
+    private function read(): ?string
+    {
+        if (!\is_resource($this->socket)) {
+            return null;
+        }
+        try {
+            return read($this->socket, 65536, $this->deadline);
+        } catch (CancelledException $e) {
+            $this->abort();
+            throw new CgiTimeoutException($e->getMessage(), 0, $e);
+        } catch (StreamException) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,222 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Isolation\Fork;
+
+use Kiln\Isolation\Cgi\CleanExec;
+
+use function Kiln\Loop\async;
+
+use Kiln\Loop\CancelledException;
+use Kiln\Loop\Process;
+use Kiln\Loop\ProcessException;
+use Kiln\Loop\StreamException;
+use Kiln\Loop\TimeoutCancellation;
+
+use function Kiln\Loop\write;
+
+/**
+ * The worker's handle on its fork server (ForkServer): starts it on first use (`php fork-server.php` with
+ * $phpOptions, so it loads nothing but the autoloader and the ForkChild class), restarts it if it died,
+ * logs its stderr, and sends it requests.
+ *
+ * The time limit is the worker's: a response not finished after $timeLimit seconds throws
+ * CgiTimeoutException and closes the connection, upon which the server kills the child's process group;
+ * the server's own limit (a little later) is only a backstop. The bound on children is the server's: a
+ * request over it gets the server's `Status: 503` response, to pass on as it is.
+ */
+final class ForkServerProcess
+{
+    public const DEFAULT_PHP_OPTIONS = ['opcache.enable_cli=1', 'ffi.enable=1', 'display_errors=0', 'log_errors=1', 'html_errors=0'];
+
+    private const ENTRY = __DIR__ . '/fork-server.php';
+
+    private ?Process $process = null;
+
+    private ?string $path = null;
+
+    /** @var \Closure(string, string): void */
+    private readonly \Closure $log;
+
+    /**
+     * @param class-string<ForkChild> $childClass
+     * @param list<string> $phpOptions `-d` settings of the server process (inherited by every child)
+     * @param (\Closure(string $level, string $message): void)|null $log null: the worker's stderr
+     */
+    public function __construct(
+        private readonly string $childClass,
+        public readonly int $maxChildren = 8,
+        public readonly float $timeLimit = 30.0,
+        public readonly float $killGrace = 1.0,
+        private readonly array $phpOptions = self::DEFAULT_PHP_OPTIONS,
+        ?\Closure $log = null,
+        private readonly float $startTimeout = 10.0,
+    ) {
+        if ($maxChildren < 1 || $timeLimit <= 0 || $killGrace < 0) {
+            throw new \ValueError('ForkServerProcess needs maxChildren >= 1, timeLimit > 0 and killGrace >= 0');
+        }
+        $this->log = $log ?? static function (string $level, string $message): void {
+            \fwrite(\STDERR, "[$level] $message\n");
+        };
+    }
+
+    public function __destruct()
+    {
+        if ($this->path !== null) {
+            @\unlink($this->path);
+        }
+    }
+
+    /**
+     * Sends one request; returns once it is written. Starts (or restarts) the server when needed.
+     *
+     * @param array<string, string> $params
+     * @param string|resource $body CONTENT_LENGTH is taken from it (a stream: from where it is to its end)
+     *
+     * @throws ForkUnavailableException
+     */
+    public function send(array $params, mixed $body = ''): ForkResponse
+    {
+        $length = \is_string($body) ? \strlen($body) : self::remaining($body);
+        $head = Scgi::head($params, $length);
+        $deadline = new TimeoutCancellation($this->timeLimit, "The forked script ran longer than {$this->timeLimit}s");
+        $socket = $this->connect(true);
+        try {
+            write($socket, $head, $deadline);
+            if (\is_string($body)) {
+                if ($body !== '') {
+                    write($socket, $body, $deadline);
+                }
+            } else {
+                while (!\feof($body) && ($chunk = \fread($body, 65536)) !== false && $chunk !== '') {
+                    write($socket, $chunk, $deadline);
+                }
+            }
+        } catch (StreamException) {
+            // The server closed early: it answered already (503, 400), and the response says so.
+        } catch (CancelledException $e) {
+            \fclose($socket);
+            throw new ForkUnavailableException('The fork server did not take the request in time', 0, $e);
+        }
+
+        return new ForkResponse($socket, $deadline);
+    }
+
+    /** The server's pid, or null when it is not running. */
+    public function pid(): ?int
+    {
+        return $this->process?->isRunning() ? $this->process->pid() : null;
+    }
+
+    /** Stops the server: its children get SIGTERM, then SIGKILL after killGrace. Suspends until it is gone. */
+    public function stop(): void
+    {
+        $process = $this->process;
+        $this->process = null;
+        if ($process === null) {
+            return;
+        }
+        $process->closeStdin();
+        try {
+            $process->join(new TimeoutCancellation($this->killGrace + 2.0));
+        } catch (CancelledException) {
+            // join() has killed it.
+        }
+        if ($this->path !== null) {
+            @\unlink($this->path);
+        }
+    }
+
+    /**
+     * @return resource
+     *
+     * @throws ForkUnavailableException
+     */
+    private function connect(bool $retry): mixed
+    {
+        if ($this->process === null || !$this->process->isRunning()) {
+            $this->start();
+        }
+        $socket = @\stream_socket_client("unix://{$this->path}", $errno, $error, 1.0);
+        if ($socket === false) {
+            if ($retry) {
+                ($this->log)('error', "fork server at {$this->path} refused a connection ($error): restarting it");
+                $this->process?->kill();
+                $this->process = null;
+
+                return $this->connect(false);
+            }
+            throw new ForkUnavailableException("Cannot connect to the fork server at {$this->path}: $error");
+        }
+        \stream_set_blocking($socket, false);
+
+        return $socket;
+    }
+
+    /** @throws ForkUnavailableException */
+    private function start(): void
+    {
+        $this->path ??= \sys_get_temp_dir() . '/kiln-fork-' . \getmypid() . '-' . \bin2hex(\random_bytes(4)) . '.sock';
+        $command = [\PHP_BINARY];
+        $ini = \php_ini_loaded_file();
+        if ($ini !== false) {
+            \array_push($command, '-c', $ini); // the worker's php.ini (the scan dir is the binary's anyway)
+        }
+        foreach ($this->phpOptions as $option) {
+            $command[] = '-d';
+            $command[] = $option;
+        }
+        $serverLimit = $this->timeLimit + $this->killGrace + 1.0;
+        \array_push($command, self::ENTRY, $this->path, $this->childClass, (string) $this->maxChildren, (string) $serverLimit, (string) $this->killGrace);
+        try {
+            $process = Process::start(CleanExec::wrap($command));
+        } catch (ProcessException $e) {
+            throw new ForkUnavailableException('Cannot start the fork server: ' . $e->getMessage(), 0, $e);
+        }
+        try {
+            $ready = '';
+            $deadline = new TimeoutCancellation($this->startTimeout);
+            while (!\str_contains($ready, "ready\n")) {
+                $chunk = $process->readStdout($deadline);
+                if ($chunk === null) {
+                    throw new ForkUnavailableException('The fork server exited at start: ' . \trim($process->readStderr($deadline) ?? ''));
+                }
+                $ready .= $chunk;
+            }
+        } catch (CancelledException|StreamException $e) {
+            $process->kill();
+            throw new ForkUnavailableException('The fork server did not start within ' . $this->startTimeout . 's', 0, $e);
+        }
+        $this->process = $process;
+        $log = $this->log;
+        async(static function () use ($process, $log): void {
+            $partial = '';
+            try {
+                while (($chunk = $process->readStderr()) !== null) {
+                    $lines = \explode("\n", $partial . $chunk);
+                    $partial = (string) \array_pop($lines);
+                    foreach ($lines as $line) {
+                        if ($line !== '') {
+                            $log('warning', 'fork: ' . $line);
+                        }
+                    }
+                }
+            } catch (StreamException) {
+            }
+        })->ignore();
+        ($this->log)('info', "fork server {$process->pid()} listening on {$this->path} (max {$this->maxChildren} children)");
+    }
+
+    /** @param resource $body */
+    private static function remaining(mixed $body): int
+    {
+        $stat = \fstat($body);
+        $position = \ftell($body);
+        if ($stat === false || $position === false) {
+            throw new \ValueError('A request body stream must be a seekable file');
+        }
+
+        return $stat['size'] - $position;
+    }
+}

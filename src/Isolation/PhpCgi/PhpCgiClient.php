@@ -1,0 +1,76 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Isolation\PhpCgi;
+
+use Kiln\Isolation\FastCgi\FastCgiAddress;
+use Kiln\Isolation\FastCgi\FastCgiClient;
+use Kiln\Isolation\FastCgi\FastCgiException;
+use Kiln\Isolation\FastCgi\FastCgiOptions;
+use Kiln\Isolation\FastCgi\FastCgiTimeout;
+use Kiln\Isolation\FastCgi\FastCgiUnavailable;
+
+/**
+ * Sends one FastCGI request to an idle child of the worker's php-cgi pool and hands back the exchange.
+ * Each child has its own address and at most one request (so one kept connection) at a time.
+ *
+ * Failures: PoolBusy (503), PoolUnavailable (502), FastCgiTimeout (504: the child is killed and replaced),
+ * FastCgiException (502: the child is killed and replaced). A child found dead before it got a byte of the
+ * request (its socket refuses: the supervisor has not told this worker yet) is skipped once for another.
+ */
+final class PhpCgiClient
+{
+    private readonly FastCgiClient $fastcgi;
+
+    public function __construct(public readonly PhpCgiPool $pool)
+    {
+        $limit = $pool->options->timeLimit > 0 ? $pool->options->timeLimit : null;
+        $this->fastcgi = new FastCgiClient(new FastCgiOptions(
+            readTimeout: $limit ?? 1e9,
+            requestTimeout: $limit,
+            maxConnections: 1,
+            keepConnections: true,
+            abortGrace: min(PhpCgiExchange::ABORT_GRACE, $limit ?? INF),
+        ));
+    }
+
+    /** With a pool of its own, asked for now: in a booting worker the ask goes out once the worker serves. */
+    public static function create(PhpCgiOptions $options): self
+    {
+        $pool = new PhpCgiPool($options);
+        $pool->open();
+        return new self($pool);
+    }
+
+    /**
+     * @param array<string, string> $params the CGI meta-variables
+     * @param string|resource $body the request body (a stream is read from where it is)
+     * @param (\Closure(string): void)|null $onStderr each STDERR line (PHP's logged errors); MUST NOT throw
+     *
+     * @throws PoolBusy|PoolUnavailable|FastCgiException
+     */
+    public function request(array $params, mixed $body = '', ?\Closure $onStderr = null): PhpCgiExchange
+    {
+        for ($attempt = 1; ; $attempt++) {
+            $lease = $this->pool->acquire();
+            $address = FastCgiAddress::unix($lease->socket);
+            try {
+                $response = $this->fastcgi->request($address, $params, $body, $onStderr);
+            } catch (FastCgiUnavailable $e) {
+                $this->pool->release($lease, false, $e->getMessage());
+                if ($attempt === 1 && !$e->mayHaveRun) {
+                    continue;
+                }
+                throw $e;
+            } catch (FastCgiTimeout $e) {
+                $this->pool->release($lease, false, "no answer within the time limit of {$this->pool->options->timeLimit} s");
+                throw $e;
+            } catch (\Throwable $e) {
+                $this->pool->release($lease, false, $e->getMessage());
+                throw $e;
+            }
+            return new PhpCgiExchange($response, $lease, $this->pool, $this->fastcgi, $address);
+        }
+    }
+}

@@ -1,0 +1,111 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Isolation\PhpCgi;
+
+use Kiln\Isolation\FastCgi\FastCgiAddress;
+use Kiln\Isolation\FastCgi\FastCgiClient;
+use Kiln\Isolation\FastCgi\FastCgiException;
+use Kiln\Isolation\FastCgi\FastCgiResponse;
+use Kiln\Isolation\FastCgi\FastCgiTimeout;
+use Kiln\Loop\Loop;
+
+/**
+ * One request in flight on one php-cgi child: STDOUT read as it arrives, and the child's lease given back
+ * exactly once — reusable after END_REQUEST; killed (and replaced) after a timeout or a broken exchange.
+ *
+ * Given up early (abandon(), or destroyed unfinished: the client went away, a HEAD body never read):
+ * ABORT_REQUEST is sent. php-cgi does not act on it (it reads nothing while a script runs), so the child
+ * stays leased until the exchange settles: END_REQUEST within ABORT_GRACE seconds makes it reusable; if
+ * instead the connection had to be closed (which stops a script at its next output), its state is unknown
+ * and it is killed and replaced.
+ */
+final class PhpCgiExchange
+{
+    public const ABORT_GRACE = 2.0;
+    private const SETTLE_POLL = 0.01;
+
+    private bool $finished = false;
+
+    public function __construct(
+        private readonly FastCgiResponse $response,
+        private readonly PhpCgiLease $lease,
+        private readonly PhpCgiPool $pool,
+        private readonly FastCgiClient $fastcgi,
+        private readonly FastCgiAddress $address,
+    ) {}
+
+    public function __destruct()
+    {
+        $this->abandon();
+    }
+
+    /**
+     * The next STDOUT chunk, null at END_REQUEST.
+     *
+     * @throws FastCgiException (FastCgiTimeout past the time limit); the child is then killed and replaced
+     */
+    public function read(): ?string
+    {
+        if ($this->finished) {
+            return null;
+        }
+        try {
+            $chunk = $this->response->read();
+        } catch (FastCgiTimeout $e) {
+            $this->settle(false, "still running at the time limit of {$this->pool->options->timeLimit} s");
+            throw $e;
+        } catch (FastCgiException $e) {
+            $this->settle(false, $e->getMessage());
+            throw $e;
+        }
+        if ($chunk === null) {
+            $this->settle(true);
+        }
+        return $chunk;
+    }
+
+    /** The pid of the child running it (for logs). */
+    public function pid(): int
+    {
+        return $this->lease->pid;
+    }
+
+    /** Gives the request up without waiting; the child comes back (or is replaced) once it settles. Never suspends. */
+    public function abandon(): void
+    {
+        if ($this->finished) {
+            return;
+        }
+        $this->finished = true;
+        $this->response->abort();
+        $pool = $this->pool;
+        $lease = $this->lease;
+        $fastcgi = $this->fastcgi;
+        $address = $this->address;
+        $giveUpAt = Loop::now() + self::ABORT_GRACE + 1.0;
+        $settled = static function () use ($pool, $lease, $fastcgi, $address, $giveUpAt): bool {
+            $open = $fastcgi->openConnections($address);
+            $idle = $fastcgi->idleConnections($address);
+            if ($open > $idle && Loop::now() < $giveUpAt) {
+                return false; // ABORT_REQUEST sent; still reading towards END_REQUEST
+            }
+            $pool->release($lease, $open === 1 && $idle === 1, 'its request was abandoned and did not end within ' . self::ABORT_GRACE . ' s');
+            return true;
+        };
+        if (!$settled()) {
+            Loop::repeat(self::SETTLE_POLL, static function (string $id) use ($settled): void {
+                if ($settled()) {
+                    Loop::cancel($id);
+                }
+            });
+        }
+    }
+
+    private function settle(bool $reusable, string $why = ''): void
+    {
+        $this->finished = true;
+        $this->pool->release($this->lease, $reusable, $why);
+    }
+}

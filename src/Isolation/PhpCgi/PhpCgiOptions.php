@@ -1,0 +1,57 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Isolation\PhpCgi;
+
+/**
+ * Settings of one worker's php-cgi pool (`kiln serve --pool-size --pool-max-requests --pool-queue
+ * --php-cgi --php-ini --pass-env --time-limit`). Checked at construction: \ValueError names the option.
+ */
+final class PhpCgiOptions
+{
+    /**
+     * @param array<string, string> $phpIni ini overrides for every child (`-d NAME=VALUE`)
+     * @param list<string> $passEnv names of environment variables the children get from the worker's
+     */
+    public function __construct(
+        /** The php-cgi binary: an absolute path, or a name looked up in PATH. */
+        public readonly string $binary = 'php-cgi',
+        /** Children of this worker. */
+        public readonly int $size = 2,
+        /** Requests a child serves before it is replaced (always below php-cgi's own limit, which is off). */
+        public readonly int $maxRequests = 10_000,
+        /** Requests that may wait for a free child; past that, 503. */
+        public readonly int $queue = 64,
+        /** Seconds a request may wait for a child, and then run, each; 0: no limit. */
+        public readonly float $timeLimit = 30.0,
+        public readonly array $phpIni = [],
+        public readonly array $passEnv = [],
+    ) {
+        if ($binary === '' || str_contains($binary, "\0")) {
+            throw new \ValueError('--php-cgi must name the php-cgi binary');
+        }
+        if ($size < 1 || $size > 256) {
+            throw new \ValueError("--pool-size must be between 1 and 256, got $size");
+        }
+        if ($maxRequests < 1) {
+            throw new \ValueError("--pool-max-requests must be at least 1, got $maxRequests");
+        }
+        if ($queue < 0) {
+            throw new \ValueError("--pool-queue must be 0 or more, got $queue");
+        }
+        if (is_nan($timeLimit) || $timeLimit < 0) {
+            throw new \ValueError("--time-limit must be 0 (none) or more seconds, got $timeLimit");
+        }
+        foreach ($phpIni as $name => $value) {
+            if (preg_match('/^[A-Za-z0-9_.\-]+$/', (string) $name) !== 1 || preg_match('/[\r\n\0]/', $value) === 1) {
+                throw new \ValueError("--php-ini must be NAME=VALUE with an ini directive name and a one-line value, got '$name'");
+            }
+        }
+        foreach ($passEnv as $name) {
+            if (preg_match('/^[A-Za-z_][A-Za-z0-9_]*$/', $name) !== 1) {
+                throw new \ValueError("--pass-env must be an environment variable name, got '$name'");
+            }
+        }
+    }
+}

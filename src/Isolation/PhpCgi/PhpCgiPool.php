@@ -1,0 +1,253 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Isolation\PhpCgi;
+
+use Kiln\Loop\Loop;
+use Kiln\Loop\Suspension;
+use Kiln\Server\SidecarClient;
+use Kiln\Server\SidecarHost;
+use Kiln\Server\SidecarListener;
+use Kiln\Server\SidecarSpec;
+
+/**
+ * One worker's slice of php-cgi children (the supervisor runs them: see Kiln\Server\Sidecars), and the
+ * requests waiting for one. The slice is this worker's alone, so choosing an idle child needs no locking.
+ *
+ * - acquire() hands out an idle child at once, else waits in a FIFO queue of at most `queue` requests
+ *   for at most `timeLimit` seconds (PoolBusy: full or too long → 503), or throws PoolUnavailable (→ 502)
+ *   when every child failed to start and the supervisor is backing off.
+ * - release() ends the lease. A child that served `maxRequests` requests, or that a request had to give
+ *   up on (timeout, broken exchange: $reusable false), gets no further request: the supervisor is asked
+ *   for a fresh one in its place (SIGTERM for the first kind, SIGKILL for the second) and announces it.
+ * - php-cgi's own request limit is off (PHP_FCGI_MAX_REQUESTS=0): it would exit on it and drop the
+ *   request it had accepted next, so only Kiln decides when a child goes.
+ */
+final class PhpCgiPool implements SidecarListener
+{
+    /** @var array<int, PhpCgiChild> */
+    private array $children = [];
+
+    /** @var array<int, Suspension> FIFO */
+    private array $waiters = [];
+
+    private int $nextWaiter = 0;
+
+    private bool $opened = false;
+
+    private readonly string $name;
+
+    private readonly SidecarHost $host;
+
+    /** @param array<string, string>|null $environment where passEnv values come from; null: this process's */
+    public function __construct(
+        public readonly PhpCgiOptions $options,
+        ?SidecarHost $host = null,
+        private readonly ?array $environment = null,
+    ) {
+        $this->host = $host ?? SidecarClient::current();
+        $this->name = 'php-cgi-' . spl_object_id($this);
+        for ($index = 0; $index < $options->size; $index++) {
+            $this->children[$index] = new PhpCgiChild($index);
+        }
+    }
+
+    /** Asks the supervisor for the children (once; acquire() does it too). */
+    public function open(): void
+    {
+        if (!$this->opened) {
+            $this->opened = true;
+            $this->host->open($this->spec(), $this);
+        }
+    }
+
+    /** What the supervisor runs: `php-cgi -d opcache.enable=1 [-d NAME=VALUE…] -b {socket}`, allowlisted env only. */
+    public function spec(): SidecarSpec
+    {
+        $command = [$this->options->binary, '-d', 'opcache.enable=1'];
+        foreach ($this->options->phpIni as $name => $value) {
+            $command[] = '-d';
+            $command[] = preg_match('~^[A-Za-z0-9_./:,+\-]*$~', $value) === 1 ? "$name=$value" : "$name=\"$value\"";
+        }
+        array_push($command, '-b', SidecarSpec::SOCKET);
+        $environment = $this->environment ?? getenv();
+        $env = [];
+        foreach ($this->options->passEnv as $variable) {
+            if (isset($environment[$variable])) {
+                $env[$variable] = $environment[$variable];
+            }
+        }
+        // One process per socket (no php-cgi manager), and no php-cgi request limit: Kiln recycles.
+        $env['PHP_FCGI_CHILDREN'] = '0';
+        $env['PHP_FCGI_MAX_REQUESTS'] = '0';
+        return new SidecarSpec($this->name, $command, $env, $this->options->size);
+    }
+
+    /** @throws PoolBusy|PoolUnavailable */
+    public function acquire(): PhpCgiLease
+    {
+        $this->open();
+        if ($this->waiters === [] && ($child = $this->idleChild()) !== null) {
+            return $this->lease($child);
+        }
+        $this->throwIfUnavailable();
+        if (\count($this->waiters) >= $this->options->queue) {
+            throw new PoolBusy("All {$this->options->size} php-cgi children are busy and {$this->options->queue} requests wait already (--pool-queue)");
+        }
+        $suspension = Loop::getSuspension();
+        $id = $this->nextWaiter++;
+        $this->waiters[$id] = $suspension;
+        $timer = null;
+        if ($this->options->timeLimit > 0) {
+            $timer = Loop::delay($this->options->timeLimit, function () use ($id, $suspension): void {
+                if (!isset($this->waiters[$id])) {
+                    return; // handed a child already; the Fiber did not run yet
+                }
+                unset($this->waiters[$id]);
+                $suspension->throw(new PoolBusy("No php-cgi child came free within {$this->options->timeLimit} s"));
+            });
+        }
+        try {
+            $lease = $suspension->suspend();
+        } finally {
+            unset($this->waiters[$id]);
+            if ($timer !== null) {
+                Loop::cancel($timer);
+            }
+        }
+        \assert($lease instanceof PhpCgiLease);
+        return $lease;
+    }
+
+    /** @param bool $reusable false when the request gave up on the child (timeout, broken exchange): it is killed */
+    public function release(PhpCgiLease $lease, bool $reusable = true, string $why = ''): void
+    {
+        if ($lease->released) {
+            return;
+        }
+        $lease->released = true;
+        $child = $this->children[$lease->index];
+        if ($child->pid !== $lease->pid || $child->state !== ChildState::Busy) {
+            return; // that process is gone already (the supervisor said so); its slot moved on
+        }
+        if (!$reusable) {
+            $this->retire($child, true, $why === '' ? 'the request gave up on it' : $why);
+        } elseif ($child->served >= $this->options->maxRequests) {
+            $this->retire($child, false, "served {$child->served} requests (--pool-max-requests={$this->options->maxRequests})");
+        } else {
+            $child->state = ChildState::Idle;
+            $this->handOut();
+        }
+    }
+
+    public function sidecarUp(int $index, int $pid, string $socket): void
+    {
+        $child = $this->children[$index] ?? null;
+        if ($child === null) {
+            return;
+        }
+        $child->pid = $pid;
+        $child->socket = $socket;
+        $child->served = 0;
+        $child->failure = '';
+        $child->state = ChildState::Idle;
+        $this->handOut();
+    }
+
+    public function sidecarDown(int $index, float $retryIn, string $reason): void
+    {
+        $child = $this->children[$index] ?? null;
+        if ($child === null) {
+            return;
+        }
+        $child->pid = null;
+        $child->socket = '';
+        if ($retryIn > 0) {
+            $child->state = ChildState::Failed;
+            $child->failure = $reason;
+            $child->retryAt = Loop::now() + $retryIn;
+        } else {
+            $child->state = ChildState::Starting;
+        }
+        if ($this->unavailable() !== null) {
+            foreach ($this->waiters as $id => $waiter) {
+                unset($this->waiters[$id]);
+                $waiter->throw(new PoolUnavailable((string) $this->unavailable()));
+            }
+        }
+    }
+
+    /** @return array<string, int> children by state, and requests waiting (for status and tests) */
+    public function stats(): array
+    {
+        $stats = ['waiting' => \count($this->waiters)];
+        foreach (ChildState::cases() as $state) {
+            $stats[$state->value] = 0;
+        }
+        foreach ($this->children as $child) {
+            $stats[$child->state->value]++;
+        }
+        return $stats;
+    }
+
+    private function retire(PhpCgiChild $child, bool $kill, string $why): void
+    {
+        $child->state = ChildState::Retiring;
+        $pid = $child->pid;
+        \assert($pid !== null);
+        $child->pid = null;
+        $this->host->replace($this->name, $child->index, $pid, $kill, $why);
+    }
+
+    private function idleChild(): ?PhpCgiChild
+    {
+        foreach ($this->children as $child) {
+            if ($child->state === ChildState::Idle) {
+                return $child;
+            }
+        }
+        return null;
+    }
+
+    private function lease(PhpCgiChild $child): PhpCgiLease
+    {
+        \assert($child->pid !== null);
+        $child->state = ChildState::Busy;
+        $child->served++;
+        return new PhpCgiLease($child->index, $child->pid, $child->socket);
+    }
+
+    /** Gives idle children to the longest waiting requests. */
+    private function handOut(): void
+    {
+        while ($this->waiters !== [] && ($child = $this->idleChild()) !== null) {
+            $id = array_key_first($this->waiters);
+            $waiter = $this->waiters[$id];
+            unset($this->waiters[$id]);
+            $waiter->resume($this->lease($child));
+        }
+    }
+
+    /** @throws PoolUnavailable */
+    private function throwIfUnavailable(): void
+    {
+        $why = $this->unavailable();
+        if ($why !== null) {
+            throw new PoolUnavailable($why);
+        }
+    }
+
+    /** Why no child can run (every one failed and is backing off), null when one runs or is starting. */
+    private function unavailable(): ?string
+    {
+        $failure = null;
+        foreach ($this->children as $child) {
+            if ($child->state !== ChildState::Failed) {
+                return null;
+            }
+            $failure = $child->failure;
+        }
+        return 'php-cgi cannot run: ' . $failure;
+    }
+}

@@ -1,0 +1,80 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Server;
+
+/** The process side of Sidecars: finding the program, fork + exec with a clean descriptor table, the readiness probe. */
+final class SidecarLauncher
+{
+    /** Whether something accepts connections on the unix socket (a unix connect() answers at once). */
+    public static function listening(string $socket): bool
+    {
+        if (!file_exists($socket)) {
+            return false;
+        }
+        $connection = @stream_socket_client('unix://' . $socket, $errno, $error, 0.05);
+        if ($connection === false) {
+            return false;
+        }
+        fclose($connection);
+        return true;
+    }
+
+    public static function resolve(string $program, string $path): ?string
+    {
+        $candidates = str_contains($program, '/') ? [$program] : array_map(
+            static fn(string $dir): string => rtrim($dir === '' ? '.' : $dir, '/') . '/' . $program,
+            explode(':', $path),
+        );
+        foreach ($candidates as $candidate) {
+            if (is_file($candidate) && is_executable($candidate)) {
+                return $candidate;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * fork + exec. The child keeps only descriptors 0–2: every other stream this process holds (listening
+     * sockets, worker channels, log files) is closed first, so a sidecar never keeps the port or a channel open.
+     *
+     * @param list<string> $args
+     * @param array<string, string> $env
+     */
+    public static function start(string $program, array $args, array $env): int
+    {
+        $pid = pcntl_fork();
+        if ($pid === -1) {
+            throw new ServerException('fork failed: ' . pcntl_strerror(pcntl_get_last_error()));
+        }
+        if ($pid > 0) {
+            return $pid;
+        }
+        foreach ([SIGTERM, SIGUSR1, SIGCHLD] as $signal) {
+            pcntl_signal($signal, SIG_DFL);
+        }
+        // What a terminal sends the whole process group (^C, ^\, hang-up) is for the supervisor to act on:
+        // a sidecar ends when the supervisor says so (TERM, KILL). Ignored dispositions survive exec.
+        foreach ([SIGINT, SIGQUIT, SIGHUP] as $signal) {
+            pcntl_signal($signal, SIG_IGN);
+        }
+        $stdio = [];
+        for ($fd = 0; $fd <= 2; $fd++) {
+            $stat = @stat("/proc/self/fd/$fd");
+            if ($stat !== false) {
+                $stdio[] = $stat['dev'] . ':' . $stat['ino'];
+            }
+        }
+        foreach (get_resources('stream') as $stream) {
+            $stat = @fstat($stream);
+            if ($stat === false || !\in_array($stat['dev'] . ':' . $stat['ino'], $stdio, true)) {
+                @fclose($stream);
+            }
+        }
+        @pcntl_exec($program, $args, $env);
+        // Never run this process's shutdown code (pid file removal, destructors) in the child.
+        posix_kill(posix_getpid(), SIGKILL);
+        exit(127);
+    }
+}

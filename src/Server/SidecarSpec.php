@@ -1,0 +1,80 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Server;
+
+/**
+ * A set of processes a worker asks the supervisor to run beside it (see Sidecars): $count copies of
+ * $command, each listening on its own unix socket. The supervisor names the socket and puts its path
+ * wherever an argument holds `{socket}`; the process is up once that socket accepts connections.
+ * $env is the whole environment the process gets (nothing is inherited).
+ */
+final class SidecarSpec
+{
+    public const SOCKET = '{socket}';
+
+    /**
+     * @param non-empty-list<string> $command an absolute path or a name looked up in $env's PATH, then arguments
+     * @param array<string, string> $env
+     */
+    public function __construct(
+        /** Unique among the sets of one worker: [A-Za-z0-9._-], 1–64 characters. */
+        public readonly string $name,
+        public readonly array $command,
+        public readonly array $env,
+        public readonly int $count,
+    ) {
+        if (preg_match('/^[A-Za-z0-9._-]{1,64}$/', $name) !== 1) {
+            throw new \ValueError("Sidecar name '$name' must be 1-64 characters of A-Z, a-z, 0-9, '.', '_' or '-'");
+        }
+        if ($count < 1 || $count > 256) {
+            throw new \ValueError("A sidecar set has 1 to 256 processes, got $count");
+        }
+        if (!\in_array(true, array_map(static fn(string $arg): bool => str_contains($arg, self::SOCKET), $command), true)) {
+            throw new \ValueError('A sidecar command must name its socket: put ' . self::SOCKET . ' in an argument');
+        }
+        foreach ($env as $key => $value) {
+            if ($key === '' || str_contains($key, '=') || str_contains($key . $value, "\0")) {
+                throw new \ValueError("Bad environment variable '$key' for sidecar '$name'");
+            }
+        }
+    }
+
+    /** @return non-empty-list<string> the command with the socket path in place */
+    public function commandFor(string $socket): array
+    {
+        return array_map(static fn(string $arg): string => str_replace(self::SOCKET, $socket, $arg), $this->command);
+    }
+
+    public function toJson(): string
+    {
+        return json_encode(['name' => $this->name, 'command' => $this->command, 'env' => (object) $this->env, 'count' => $this->count], JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES);
+    }
+
+    /** @throws \ValueError for anything but what toJson() makes */
+    public static function fromJson(string $json): self
+    {
+        try {
+            $data = json_decode($json, true, 8, JSON_THROW_ON_ERROR);
+        } catch (\JsonException $e) {
+            throw new \ValueError('Sidecar spec is not JSON: ' . $e->getMessage(), 0, $e);
+        }
+        if (!\is_array($data) || !\is_string($data['name'] ?? null) || !\is_int($data['count'] ?? null)
+            || !\is_array($data['command'] ?? null) || !\is_array($data['env'] ?? null)) {
+            throw new \ValueError('Sidecar spec needs name, command, env and count');
+        }
+        $command = [];
+        foreach ($data['command'] as $arg) {
+            $command[] = \is_string($arg) ? $arg : throw new \ValueError('Sidecar command arguments must be strings');
+        }
+        $env = [];
+        foreach ($data['env'] as $key => $value) {
+            $env[(string) $key] = \is_string($value) ? $value : throw new \ValueError('Sidecar environment values must be strings');
+        }
+        if ($command === []) {
+            throw new \ValueError('Sidecar command is empty');
+        }
+        return new self($data['name'], $command, $env, $data['count']);
+    }
+}

@@ -1,0 +1,279 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Server;
+
+/**
+ * Processes the supervisor runs for its workers (php-cgi children, for one), each listening on a unix
+ * socket the supervisor names in a private directory (mode 0700). A worker asks for a set on its channel
+ * (`sidecar-open`); the supervisor forks and execs each member, tells the worker `sidecar-up` once its
+ * socket accepts connections, replaces a member the worker is done with (`sidecar-replace`), replaces one
+ * that died (at once after a healthy life; with backoff when it died within HEALTHY_AFTER seconds of its
+ * start or never listened), and stops a worker's sidecars by pid when that worker exits.
+ * Nothing here knows what the processes are. Why the supervisor owns them: docs/design/007-php-cgi-pool.md.
+ */
+final class Sidecars
+{
+    public const START_TIMEOUT = 10.0;
+    public const STOP_GRACE = 2.0;
+    public const HEALTHY_AFTER = 1.0;
+    private const PROBE_INTERVAL = 0.005;
+
+    /** @var array<int, SidecarProcess> by pid */
+    private array $processes = [];
+
+    /** @var array<string, SidecarSet> by "owner-pid/name" */
+    private array $sets = [];
+
+    private ?string $dir = null;
+
+    private int $sequence = 0;
+
+    private bool $stopping = false;
+
+    /** @param \Closure(int, Message): void $send tells the worker with that pid */
+    public function __construct(
+        private readonly Log $log,
+        private readonly \Closure $send,
+        private readonly Backoff $backoff = new Backoff(),
+    ) {}
+
+    /** A worker asks for a set; asking again re-announces the members that are up. */
+    public function open(int $owner, SidecarSpec $spec): void
+    {
+        if ($this->stopping) {
+            return;
+        }
+        $key = "$owner/{$spec->name}";
+        if (isset($this->sets[$key])) {
+            foreach ($this->sets[$key]->members as $process) {
+                if ($process->state === SidecarState::Up) {
+                    $this->announce($process);
+                }
+            }
+            return;
+        }
+        $set = $this->sets[$key] = new SidecarSet(++$this->sequence, $owner, $spec);
+        $set->program = SidecarLauncher::resolve($spec->command[0], $spec->env['PATH'] ?? (string) getenv('PATH'));
+        $this->log->debug("starting {$spec->count} sidecar(s) '{$spec->name}' for worker pid $owner");
+        for ($index = 0; $index < $spec->count; $index++) {
+            $this->spawn($set, $index);
+        }
+    }
+
+    /** Ends process $pid, member $index of the worker's set, and starts a fresh one in its place. */
+    public function replace(int $owner, string $name, int $index, int $pid, bool $kill, string $reason): void
+    {
+        $process = ($this->sets["$owner/$name"] ?? null)?->members[$index] ?? null;
+        if ($process === null || $process->pid !== $pid || $process->state === SidecarState::Stopping) {
+            return; // that process is gone already (and its replacement is not what the worker gave up on)
+        }
+        $kill ? $this->log->warning("{$process->label()} is killed and replaced: $reason")
+            : $this->log->debug("{$process->label()} is replaced: $reason");
+        $process->replace = true;
+        $this->end($process, $kill ? SIGKILL : SIGTERM);
+    }
+
+    /** Its worker exited: every process of its sets ends, and none is replaced. */
+    public function ownerGone(int $owner): void
+    {
+        foreach ($this->sets as $key => $set) {
+            if ($set->owner !== $owner) {
+                continue;
+            }
+            unset($this->sets[$key]);
+            foreach ($set->members as $process) {
+                $process->replace = false;
+                if ($process->state !== SidecarState::Stopping) {
+                    $this->end($process, SIGTERM);
+                }
+            }
+        }
+    }
+
+    /** The server stops: no more starts; what runs ends with its workers (ownerGone), or by killAll(). */
+    public function stopping(): void
+    {
+        $this->stopping = true;
+        foreach ($this->sets as $set) {
+            $set->spawnAt = [];
+        }
+    }
+
+    public function killAll(): void
+    {
+        foreach ($this->processes as $process) {
+            @posix_kill($process->pid, SIGKILL);
+        }
+    }
+
+    public function isEmpty(): bool
+    {
+        return $this->processes === [];
+    }
+
+    /** A child was reaped: true when it was a sidecar (and was dealt with). */
+    public function reaped(int $pid, int $status): bool
+    {
+        $process = $this->processes[$pid] ?? null;
+        if ($process === null) {
+            return false;
+        }
+        unset($this->processes[$pid]);
+        $process->become(SidecarState::Exited);
+        @unlink($process->socket);
+        $set = $process->set;
+        $how = WorkerPool::describe($status);
+        if (($this->sets["{$set->owner}/{$set->spec->name}"] ?? null) !== $set || ($set->members[$process->index] ?? null) !== $process) {
+            $this->log->debug("{$process->label()} $how");
+            return true;
+        }
+        unset($set->members[$process->index]);
+        if ($this->stopping) {
+            $this->log->debug("{$process->label()} $how");
+        } elseif ($process->replace) {
+            $this->log->debug("{$process->label()} $how; starting its replacement");
+            $this->spawn($set, $process->index);
+        } elseif ($process->failure === null && $process->upAt !== null && microtime(true) - $process->startedAt >= self::HEALTHY_AFTER) {
+            $set->failures[$process->index] = 0;
+            $this->log->warning("{$process->label()} $how; replacing it now");
+            ($this->send)($set->owner, new Message(Message::SIDECAR_DOWN, "{$set->spec->name} {$process->index} 0 $how"));
+            $this->spawn($set, $process->index);
+        } else {
+            $why = $process->failure ?? ($process->upAt === null ? "$how before listening on its socket" : "$how right after its start");
+            $this->fail($set, $process->index, "{$process->label()} $why");
+        }
+        return true;
+    }
+
+    /** Probes starting processes, starts members whose backoff is over, kills what lingers. */
+    public function tick(float $now): void
+    {
+        foreach ($this->processes as $process) {
+            if ($process->state === SidecarState::Starting) {
+                if (SidecarLauncher::listening($process->socket)) {
+                    $process->become(SidecarState::Up);
+                    $process->upAt = $now;
+                    $this->log->debug("{$process->label()} is up on {$process->socket}");
+                    $this->announce($process);
+                } elseif ($now - $process->startedAt > self::START_TIMEOUT) {
+                    $process->failure = \sprintf('did not listen on its socket within %.0f s', self::START_TIMEOUT);
+                    $this->end($process, SIGKILL);
+                }
+            } elseif ($process->state === SidecarState::Stopping && $now >= $process->killAt) {
+                @posix_kill($process->pid, SIGKILL);
+                $process->killAt = $now + 1.0;
+            }
+        }
+        foreach ($this->sets as $set) {
+            foreach ($set->spawnAt as $index => $at) {
+                if ($now >= $at) {
+                    unset($set->spawnAt[$index]);
+                    $this->spawn($set, $index);
+                }
+            }
+        }
+    }
+
+    /** When tick() has something to do next (INF: nothing pending). */
+    public function nextWakeAt(): float
+    {
+        $next = INF;
+        foreach ($this->processes as $process) {
+            $next = min($next, match ($process->state) {
+                SidecarState::Starting => microtime(true) + self::PROBE_INTERVAL,
+                SidecarState::Stopping => $process->killAt,
+                default => INF,
+            });
+        }
+        foreach ($this->sets as $set) {
+            $next = min($next, ...array_values($set->spawnAt), ...[INF]);
+        }
+        return $next;
+    }
+
+    /** Removes the socket directories of supervisors that are gone (killed: they could not clean up). */
+    private static function sweep(string $tmp): void
+    {
+        foreach (glob($tmp . '/kiln-*-*', GLOB_ONLYDIR) ?: [] as $dir) {
+            if (preg_match('~/kiln-(\d+)-[0-9a-f]{8}$~', $dir, $m) !== 1 || @posix_kill((int) $m[1], 0) || fileowner($dir) !== posix_geteuid()) {
+                continue;
+            }
+            $files = glob($dir . '/*') ?: [];
+            if (array_filter($files, static fn(string $file): bool => !str_ends_with($file, '.sock')) === []) {
+                array_map('unlink', $files);
+                @rmdir($dir);
+            }
+        }
+    }
+
+    /** Removes the socket directory (call once every sidecar was reaped). */
+    public function close(): void
+    {
+        if ($this->dir !== null) {
+            foreach (glob($this->dir . '/*') ?: [] as $file) {
+                @unlink($file);
+            }
+            @rmdir($this->dir);
+            $this->dir = null;
+        }
+    }
+
+    private function spawn(SidecarSet $set, int $index): void
+    {
+        if ($this->stopping) {
+            return;
+        }
+        $program = $set->program;
+        if ($program === null) {
+            $this->fail($set, $index, "sidecar '{$set->spec->name}' cannot start: {$set->spec->command[0]} is not an executable file");
+            return;
+        }
+        try {
+            $socket = $this->dir() . "/{$set->id}-$index-" . (++$this->sequence) . '.sock';
+            $command = $set->spec->commandFor($socket);
+            $pid = SidecarLauncher::start($program, \array_slice($command, 1), $set->spec->env);
+        } catch (ServerException $e) {
+            $this->fail($set, $index, "sidecar '{$set->spec->name}' cannot start: {$e->getMessage()}");
+            return;
+        }
+        $process = new SidecarProcess($set, $index, $pid, $socket, microtime(true));
+        $this->processes[$pid] = $set->members[$index] = $process;
+    }
+
+    private function fail(SidecarSet $set, int $index, string $why): void
+    {
+        $failures = $set->failures[$index] = ($set->failures[$index] ?? 0) + 1;
+        $delay = $this->backoff->delay($failures);
+        $set->spawnAt[$index] = microtime(true) + $delay;
+        $this->log->error(\sprintf('%s; restarting it in %.1f s (failure %d in a row)', $why, $delay, $failures));
+        ($this->send)($set->owner, new Message(Message::SIDECAR_DOWN, "{$set->spec->name} $index $delay $why"));
+    }
+
+    private function announce(SidecarProcess $process): void
+    {
+        ($this->send)($process->set->owner, new Message(Message::SIDECAR_UP, "{$process->set->spec->name} {$process->index} {$process->pid} {$process->socket}"));
+    }
+
+    private function end(SidecarProcess $process, int $signal): void
+    {
+        $process->become(SidecarState::Stopping);
+        $process->killAt = $signal === SIGKILL ? microtime(true) + 1.0 : microtime(true) + self::STOP_GRACE;
+        @posix_kill($process->pid, $signal);
+    }
+
+    private function dir(): string
+    {
+        if ($this->dir === null) {
+            self::sweep(rtrim(sys_get_temp_dir(), '/'));
+            $dir = rtrim(sys_get_temp_dir(), '/') . '/kiln-' . getmypid() . '-' . bin2hex(random_bytes(4));
+            if (!@mkdir($dir, 0700)) {
+                throw new ServerException("Cannot create the sidecar socket directory $dir: " . (error_get_last()['message'] ?? 'mkdir failed'));
+            }
+            @chmod($dir, 0700);
+            $this->dir = $dir;
+        }
+        return $this->dir;
+    }
+}

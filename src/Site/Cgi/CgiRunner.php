@@ -1,0 +1,165 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Site\Cgi;
+
+use Kiln\Http\Request;
+use Kiln\Http\RequestHandler;
+use Kiln\Http\Response;
+use Kiln\Http\Wire\RequestHead;
+use Kiln\Isolation\Cgi\CgiBusyException;
+use Kiln\Isolation\Cgi\CgiHead;
+use Kiln\Isolation\Cgi\CgiLauncher;
+use Kiln\Isolation\Cgi\CgiProcess;
+use Kiln\Isolation\Cgi\CgiRedirect;
+use Kiln\Isolation\Cgi\CgiResponseException;
+use Kiln\Isolation\Cgi\CgiStartException;
+use Kiln\Isolation\Cgi\CgiTimeoutException;
+use Kiln\Site\CgiParams;
+use Kiln\Site\Script;
+use Kiln\Site\ScriptRunner;
+
+/**
+ * The `cgi` tier (RFC 3875): runs the script's file as an executable, one process per request, with the
+ * CGI meta-variables (CgiParams) plus PATH as its whole environment, the request body on stdin, and its
+ * stdout parsed as a CGI response and streamed to the client.
+ *
+ * A script file that is not executable gets 403 (CgiBin refuses it before; this guards other callers).
+ * Answers 503 + Retry-After when the launcher's slots are full, 504 when the script runs past the time
+ * limit (the script and its process group are killed), 502 when it cannot start or writes a malformed
+ * response. A local redirect (`Location: /path` without `Status`) is re-dispatched as a GET to
+ * $redirects (at most MAX_REDIRECTS deep); without $redirects it goes to the client as a 302.
+ */
+final class CgiRunner implements ScriptRunner
+{
+    public const MAX_REDIRECTS = 10;
+
+    private const DEPTH = 'kiln.cgi.redirects';
+
+    /** @var \Closure(string, string): void */
+    private readonly \Closure $log;
+
+    /**
+     * @param (\Closure(string $level, string $message): void)|null $log the worker's error log; null: stderr
+     */
+    public function __construct(
+        private readonly CgiLauncher $launcher,
+        private readonly ?RequestHandler $redirects = null,
+        ?\Closure $log = null,
+        private readonly string $path = '/usr/local/bin:/usr/bin:/bin',
+        private readonly int $retryAfter = 1,
+    ) {
+        $this->log = $log ?? static function (string $level, string $message): void {
+            \fwrite(\STDERR, "[$level] $message\n");
+        };
+    }
+
+    public function run(Request $request, Script $script): Response
+    {
+        if (!\is_file($script->filename) || !\is_executable($script->filename)) {
+            return Response::text("403 Forbidden\n", 403);
+        }
+        $env = CgiParams::build($request, $script);
+        unset($env['HTTP_PROXY']); // httpoxy: a client's Proxy header must never become a proxy setting
+        $env['PATH'] = $this->path;
+        $name = $script->scriptName;
+        try {
+            $process = $this->launcher->start(
+                [$script->filename],
+                $env,
+                \dirname($script->filename),
+                $request->isBodySpooled() ? $request->bodyStream() : $request->body(),
+                $this->stderrLogger($name),
+            );
+        } catch (CgiBusyException) {
+            return CgiResponses::error(503, $this->retryAfter);
+        } catch (CgiStartException $e) {
+            ($this->log)('error', "cgi $name: " . $e->getMessage());
+
+            return CgiResponses::error(502);
+        }
+        try {
+            $head = $process->head();
+        } catch (CgiTimeoutException) {
+            ($this->log)('error', "cgi $name: no response within {$this->launcher->timeout}s, killed (pid {$process->pid()})");
+
+            return CgiResponses::error(504);
+        } catch (CgiResponseException $e) {
+            ($this->log)('error', "cgi $name: " . $e->getMessage());
+
+            return CgiResponses::error(502);
+        }
+        if ($head->redirect === CgiRedirect::Local && $this->redirects !== null) {
+            $process->close(); // frees its slot before the redirect target takes one
+
+            return $this->redirect($request, $head, $name);
+        }
+
+        return CgiResponses::forMethod($request->method(), $head, $this->stream($process, $name));
+    }
+
+    /** @return \Generator<int, string> */
+    private function stream(CgiProcess $process, string $name): \Generator
+    {
+        try {
+            yield from $process->body();
+        } catch (CgiTimeoutException $e) {
+            ($this->log)('error', "cgi $name: " . $e->getMessage() . ' while streaming, killed');
+            throw $e;
+        }
+    }
+
+    private function redirect(Request $request, CgiHead $head, string $name): Response
+    {
+        $location = (string) $head->location;
+        $previous = $request->attribute(self::DEPTH, 0);
+        $depth = (\is_int($previous) ? $previous : 0) + 1;
+        if ($depth > self::MAX_REDIRECTS || \preg_match('~^/[\x21-\x7E]*$~', $location) !== 1 || \str_contains($location, '#')) {
+            ($this->log)('error', "cgi $name: unusable local redirect to " . \json_encode($location) . " (depth $depth)");
+
+            return CgiResponses::error(502);
+        }
+        $old = $request->head();
+        $headers = $old->headers;
+        unset($headers['content-length'], $headers['content-type'], $headers['transfer-encoding']);
+        $q = \strpos($location, '?');
+        $head = new RequestHead(
+            'GET',
+            $location,
+            $old->version,
+            $headers,
+            $q === false ? $location : \substr($location, 0, $q),
+            $q === false ? '' : \substr($location, $q + 1),
+            $old->host,
+            RequestHead::BODY_NONE,
+            0,
+            $old->keepAlive,
+            false,
+        );
+        $next = new Request($head, '', null, $request->remoteAddress, $request->remotePort, $request->localAddress, $request->localPort);
+        $next->setAttribute(self::DEPTH, $depth);
+        \assert($this->redirects !== null);
+
+        return $this->redirects->handle($next);
+    }
+
+    /** @return \Closure(string): void logs whole lines of the script's stderr */
+    private function stderrLogger(string $name): \Closure
+    {
+        $log = $this->log;
+        $partial = '';
+
+        return static function (string $chunk) use ($log, $name, &$partial): void {
+            $lines = \explode("\n", $partial . $chunk);
+            $partial = (string) \array_pop($lines);
+            if (($chunk === '' && $partial !== '') || \strlen($partial) > 8192) {
+                $lines[] = $partial;
+                $partial = '';
+            }
+            foreach ($lines as $line) {
+                $log('warning', "cgi $name stderr: " . \rtrim($line, "\r"));
+            }
+        };
+    }
+}

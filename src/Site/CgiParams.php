@@ -1,0 +1,117 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Site;
+
+use Kiln\Http\Request;
+use Kiln\Kiln;
+
+/**
+ * The CGI meta-variables (RFC 3875 §4.1) of a request for a script, named and filled as nginx's
+ * fastcgi_params + SCRIPT_FILENAME/PATH_INFO give them to php-fpm; the same array is `$_SERVER` for the
+ * sequential tier, the FastCGI params for the isolated and upstream tiers, and the environment of a CGI
+ * or forked script.
+ *
+ * Where they differ from nginx 1.22 + php-fpm on Debian, on purpose:
+ * - HTTP_HOST is the Host header as sent (with its port), or the authority of an absolute-form target;
+ *   Debian's fastcgi_params sends `$host` (lower-cased, port dropped), which breaks apps on a non-default
+ *   port that build URLs from HTTP_HOST.
+ * - a header sent several times is one variable, values joined with `, ` (Cookie: `; `), as nginx ≥ 1.23
+ *   does; nginx 1.22 sends each and php-fpm keeps only the last.
+ * - SERVER_NAME is the request's host (nginx: the `server_name` of the server block).
+ * - no REMOTE_USER (nginx sends it empty without auth_basic).
+ * - when the connection's local port is unknown (Request::$localPort 0), SERVER_PORT is the Host's port,
+ *   else 80 or 443.
+ * As nginx: headers whose name holds anything but letters, digits and `-` (`X_Forwarded_For`) are dropped,
+ * so they cannot pose as a header a proxy set; HTTP_CONTENT_TYPE and HTTP_CONTENT_LENGTH are sent beside
+ * CONTENT_TYPE and CONTENT_LENGTH; and Proxy never becomes HTTP_PROXY (httpoxy, CVE-2016-5385).
+ */
+final class CgiParams
+{
+    public const SOFTWARE = 'Kiln/' . Kiln::VERSION;
+
+    /** Header names made only of these (lower-cased) become HTTP_* variables, as nginx's ignore_invalid_headers. */
+    private const NAME_BYTES = 'abcdefghijklmnopqrstuvwxyz0123456789-';
+
+    /**
+     * @param array<string, string> $extra added last, overriding what is built (PHP_VALUE, a tier's own)
+     * @return array<string, string>
+     */
+    public static function build(Request $request, Script $script, array $extra = []): array
+    {
+        $scheme = $request->scheme();
+        $params = [
+            'SCRIPT_FILENAME' => $script->filename,
+            'SCRIPT_NAME' => $script->scriptName,
+            'PATH_INFO' => $script->pathInfo,
+        ];
+        if ($script->pathInfo !== '') {
+            $params['PATH_TRANSLATED'] = $script->documentRoot . $script->pathInfo;
+        }
+        $params += [
+            'DOCUMENT_ROOT' => $script->documentRoot,
+            'DOCUMENT_URI' => $script->scriptName . $script->pathInfo,
+            'REQUEST_URI' => self::requestUri($request->target()),
+            'QUERY_STRING' => $request->queryString(),
+            'REQUEST_METHOD' => $request->method(),
+            'CONTENT_TYPE' => $request->header('content-type') ?? '',
+            'CONTENT_LENGTH' => $request->head()->hasBody() ? (string) $request->bodySize() : ($request->header('content-length') ?? ''),
+            'SERVER_NAME' => $request->host() !== '' ? $request->host() : $request->localAddress,
+            'SERVER_PORT' => (string) ($request->localPort !== 0 ? $request->localPort : self::hostPort($request, $scheme)),
+            'SERVER_ADDR' => $request->localAddress,
+            'SERVER_PROTOCOL' => 'HTTP/' . $request->protocolVersion(),
+            'SERVER_SOFTWARE' => self::SOFTWARE,
+            'GATEWAY_INTERFACE' => 'CGI/1.1',
+            'REMOTE_ADDR' => $request->clientIp(),
+            'REMOTE_PORT' => (string) $request->remotePort,
+            'REQUEST_SCHEME' => $scheme,
+        ];
+        if ($scheme === 'https') {
+            $params['HTTPS'] = 'on';
+        }
+        $params['REDIRECT_STATUS'] = '200';
+        foreach ($request->headers() as $name => $values) {
+            if ($name === 'proxy' || strspn($name, self::NAME_BYTES) !== \strlen($name)) {
+                continue;
+            }
+            $params['HTTP_' . strtoupper(str_replace('-', '_', $name))] = implode($name === 'cookie' ? '; ' : ', ', $values);
+        }
+        $authority = self::authority($request->target());
+        if ($authority !== null) {
+            $params['HTTP_HOST'] = $authority;
+        }
+        foreach ($extra as $name => $value) {
+            $params[$name] = $value;
+        }
+        return $params;
+    }
+
+    /** The target as sent, less the `scheme://authority` of an absolute-form one (as nginx's `$request_uri`). */
+    public static function requestUri(string $target): string
+    {
+        if ($target === '' || $target[0] === '/' || $target === '*') {
+            return $target;
+        }
+        $rest = preg_replace('~^[A-Za-z][A-Za-z0-9+.\-]*://[^/?]*~', '', $target) ?? $target;
+        return $rest === '' || $rest[0] === '?' ? '/' . $rest : $rest;
+    }
+
+    /** When the connection's own port is unknown: the Host's port, else the scheme's (Apache's UseCanonicalName Off). */
+    private static function hostPort(Request $request, string $scheme): int
+    {
+        $host = self::authority($request->target()) ?? $request->header('host') ?? '';
+        if (preg_match('/:(\d+)$/', $host, $m) === 1) {
+            return (int) $m[1];
+        }
+        return $scheme === 'https' ? 443 : 80;
+    }
+
+    private static function authority(string $target): ?string
+    {
+        if ($target === '' || $target[0] === '/' || preg_match('~^[A-Za-z][A-Za-z0-9+.\-]*://([^/?]*)~', $target, $m) !== 1) {
+            return null;
+        }
+        return $m[1];
+    }
+}

@@ -1,0 +1,65 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Site\Fork;
+
+use Kiln\Isolation\Fork\ForkChild;
+use Kiln\Site\Fork\Internal\ChildGlobals;
+use Kiln\Site\Fork\Internal\ChildOutput;
+use Kiln\Site\Sequential\HeaderHook;
+
+/**
+ * What a fork server's child does for the fork tier: builds the superglobals from the CGI meta-variables
+ * and the body, keeps header()/setcookie() working under the CLI (HeaderHook, installed once in the fork
+ * server so every child inherits it), changes to the script's directory, and has the server include the
+ * script at the global scope. Its output becomes a CGI response on the connection (ChildOutput); exit(),
+ * fatal errors (500) and shutdown functions behave as under php-fpm.
+ */
+final class ScriptChild implements ForkChild
+{
+    /** @var (\Closure(int): never)|null */
+    private ?\Closure $quickExit = null;
+
+    public function prepare(): void
+    {
+        try {
+            $libc = \FFI::cdef('void _exit(int status);');
+            $this->quickExit = static function (int $code) use ($libc): never {
+                $libc->_exit($code); // @phpstan-ignore method.notFound (FFI)
+                exit($code);
+            };
+        } catch (\Throwable) {
+            $this->quickExit = null; // no FFI: children end through PHP's full shutdown (slower)
+        }
+        $reason = HeaderHook::unsupportedReason();
+        if ($reason === null) {
+            HeaderHook::install();
+        } else {
+            \fwrite(\STDERR, "Kiln fork: header() and setcookie() are lost: $reason\n");
+        }
+        \ini_set('display_errors', '0');
+        \ini_set('log_errors', '1');
+        \ini_set('html_errors', '0');
+    }
+
+    public function handle(array $params, mixed $body): ?string
+    {
+        $sink = \fopen('php://fd/1', 'wb');
+        if ($sink === false) {
+            exit(70);
+        }
+        $globals = new ChildGlobals();
+        $globals->install($params, $body);
+        $output = new ChildOutput($sink, $this->quickExit, $globals->cleanUp(...));
+        $output->start();
+        // Registered from a shutdown function, so it runs after the script's own shutdown functions.
+        \register_shutdown_function(static function () use ($output): void {
+            \register_shutdown_function($output->shutdown(...));
+        });
+        $script = $params['SCRIPT_FILENAME'] ?? '';
+        @\chdir(\dirname($script));
+
+        return $script === '' ? null : $script;
+    }
+}

@@ -1,0 +1,161 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Site\Isolated;
+
+use Kiln\Http\Request;
+use Kiln\Http\Response;
+use Kiln\Isolation\Cgi\CgiResponseException;
+use Kiln\Isolation\Cgi\CgiResponseParser;
+use Kiln\Isolation\FastCgi\FastCgiException;
+use Kiln\Isolation\FastCgi\FastCgiTimeout;
+use Kiln\Isolation\PhpCgi\PhpCgiClient;
+use Kiln\Isolation\PhpCgi\PhpCgiExchange;
+use Kiln\Isolation\PhpCgi\PhpCgiOptions;
+use Kiln\Isolation\PhpCgi\PoolBusy;
+use Kiln\Isolation\PhpCgi\PoolUnavailable;
+use Kiln\Site\CgiParams;
+use Kiln\Site\Script;
+use Kiln\Site\ScriptRunner;
+use Kiln\Site\SiteConfig;
+
+/**
+ * The `isolated` tier: each script runs in a warm php-cgi child of this worker's pool (PHP's own CGI SAPI,
+ * so every request starts from a fresh PHP state: constants, functions, classes, statics, globals, ini).
+ *
+ * The params are CgiParams::build(), the request body is STDIN, and the CGI response is parsed; its body
+ * streams to the client as php-cgi writes it. STDERR lines (PHP's logged errors) go to the error log with
+ * the request id. Answers: 503 + Retry-After when every child is busy and the queue is full (or the wait
+ * passed the time limit), 502 when php-cgi cannot start or the exchange breaks, 504 past the time limit
+ * (the child is killed and replaced). When the client goes away mid-response, the request is given up
+ * (ABORT_REQUEST) and the child returns to the pool once it is done (see PhpCgiExchange).
+ * A `Location: /path` without `Status` is sent as a 302, as nginx does with php-fpm.
+ */
+final class PhpCgiRunner implements ScriptRunner
+{
+    /** @var \Closure(string, string): void */
+    private readonly \Closure $log;
+
+    /** @param (\Closure(string $level, string $message): void)|null $log the worker's error log; null: stderr */
+    public function __construct(
+        private readonly PhpCgiClient $client,
+        ?\Closure $log = null,
+        private readonly int $retryAfter = 1,
+        private readonly int $maxHeaderBytes = CgiResponseParser::DEFAULT_MAX_HEADER_BYTES,
+    ) {
+        $this->log = $log ?? static function (string $level, string $message): void {
+            fwrite(STDERR, "[$level] $message\n");
+        };
+    }
+
+    /** With a pool of its own, as `kiln serve --tier=isolated` configures it. Call in the worker. */
+    public static function fromConfig(SiteConfig $config, ?\Closure $log = null): self
+    {
+        return self::create(new PhpCgiOptions(
+            $config->phpCgi ?? 'php-cgi',
+            $config->poolSize,
+            $config->poolMaxRequests,
+            $config->poolQueue,
+            $config->timeLimit,
+            $config->phpIni,
+            $config->passEnv,
+        ), $log);
+    }
+
+    /** With a pool of its own. Call in the worker (app.php, a service factory): the supervisor runs the children. */
+    public static function create(PhpCgiOptions $options, ?\Closure $log = null): self
+    {
+        return new self(PhpCgiClient::create($options), $log);
+    }
+
+    public function run(Request $request, Script $script): Response
+    {
+        $params = CgiParams::build($request, $script);
+        unset($params['HTTP_PROXY']); // httpoxy: never, whatever built the params
+        $id = $request->attribute('request_id');
+        $tag = 'php-cgi [' . (\is_string($id) && $id !== '' ? $id : bin2hex(random_bytes(6))) . "] {$script->scriptName}";
+        $log = $this->log;
+        $body = $request->isBodySpooled() ? $request->bodyStream() : $request->body();
+        try {
+            $exchange = $this->client->request($params, $body, static function (string $line) use ($log, $tag): void {
+                $log('warning', "$tag: $line");
+            });
+        } catch (PoolBusy $e) {
+            $log('warning', "$tag: 503: {$e->getMessage()}");
+            return self::error(503, ['Retry-After' => (string) $this->retryAfter]);
+        } catch (PoolUnavailable $e) {
+            $log('error', "$tag: 502: {$e->getMessage()}");
+            return self::error(502);
+        } catch (FastCgiTimeout $e) {
+            $log('error', "$tag: 504: {$e->getMessage()}; the child was killed and is replaced");
+            return self::error(504);
+        } catch (FastCgiException $e) {
+            $log('error', "$tag: 502: {$e->getMessage()}");
+            return self::error(502);
+        }
+        $parser = new CgiResponseParser($this->maxHeaderBytes);
+        try {
+            $head = null;
+            while ($head === null) {
+                $chunk = $exchange->read();
+                $head = $chunk === null ? $parser->end() : $parser->feed($chunk);
+            }
+        } catch (FastCgiTimeout $e) {
+            $log('error', "$tag: 504: {$e->getMessage()}; the child (pid {$exchange->pid()}) was killed and is replaced");
+            return self::error(504);
+        } catch (FastCgiException | CgiResponseException $e) {
+            $exchange->abandon();
+            $log('error', "$tag: 502: {$e->getMessage()}");
+            return self::error(502);
+        }
+        if ($request->method() === 'HEAD') {
+            // No body goes out, so none is read: wait for the end here, and the child is free at once.
+            try {
+                while ($exchange->read() !== null) {
+                }
+            } catch (FastCgiException $e) {
+                $log('error', "$tag: {$e->getMessage()}");
+            }
+        }
+        $response = new Response($head->status, [], $this->stream($exchange, $parser->body(), $tag));
+        foreach ($head->forwardedHeaders() as [$name, $value]) {
+            $response->addHeader($name, $value);
+        }
+        return $response;
+    }
+
+    /**
+     * The body as php-cgi writes it. Left unfinished (client gone) or never started (HEAD), the generator
+     * is destroyed and so is the exchange, which gives the request up.
+     *
+     * @return \Generator<int, string>
+     */
+    private function stream(PhpCgiExchange $exchange, string $first, string $tag): \Generator
+    {
+        try {
+            if ($first !== '') {
+                yield $first;
+            }
+            while (($chunk = $exchange->read()) !== null) {
+                yield $chunk;
+            }
+        } catch (FastCgiException $e) {
+            ($this->log)('error', "$tag: the response was cut: {$e->getMessage()}");
+            throw $e;
+        } finally {
+            $exchange->abandon();
+        }
+    }
+
+    /** @param array<string, string> $headers */
+    private static function error(int $status, array $headers = []): Response
+    {
+        $text = match ($status) {
+            502 => "502 Bad Gateway\n",
+            503 => "503 Service Unavailable\n",
+            default => "504 Gateway Timeout\n",
+        };
+        return new Response($status, ['Content-Type' => 'text/plain; charset=utf-8', ...$headers], $text);
+    }
+}

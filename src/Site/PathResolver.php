@@ -1,0 +1,247 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Site;
+
+/**
+ * Maps a request path (raw, as on the request line) to what a document root serves for it: a static file,
+ * a script to run (with SCRIPT_NAME / PATH_INFO split), a directory redirect, or a refusal.
+ *
+ * Rules, in order: malformed percent-encoding, encoded `/` or `\`, NUL and control bytes → 400; decoded
+ * once, empty and `.` segments dropped, `..` applied (climbing above the root → 400); a segment starting
+ * with a dot (but a leading `/.well-known/`) → 404. Then the file system is walked: a file that has a
+ * script extension is run with the rest of the path as PATH_INFO (`/index.php/a/b`); `/page` reaches
+ * `page.php` when no `page` exists; a directory without its slash → 301, with it → its index file (in
+ * order), else 403; anything else → the front controller (`/index.php`) when it exists, else 404. Whatever
+ * is served must resolve (symlinks followed) under the root, else 404; PHP sources and their backups are
+ * never served as files (403).
+ *
+ * Each call clears PHP's stat cache (a long-running worker must see files come and go) but keeps its
+ * realpath cache (`realpath_cache_ttl`): a symlink re-pointed may be seen late by that many seconds.
+ */
+final class PathResolver
+{
+    /** Never sent as files: PHP sources and their editor/backup copies (any case). */
+    private const SOURCE = '/\.(php\d?|phtml|phps|phar|inc)(~|\.bak|\.orig|\.swp|\.save|\.old|\.dist)?$/i';
+
+    private readonly string $root;
+
+    private readonly ?string $cgiBin;
+
+    /**
+     * @param ?string $frontController URL path of the script that gets every path no file matches
+     *                                 (`/index.php`, as WordPress and Laravel expect); null: 404 instead
+     * @param list<string> $indexFiles tried in order for a directory
+     * @param list<string> $scriptExtensions files run as scripts (case-sensitive, with the dot)
+     * @param ?string $cgiBin directory served at `/cgi-bin/`: each executable file in it is a script
+     */
+    public function __construct(
+        string $root,
+        private readonly ?string $frontController = '/index.php',
+        private readonly array $indexFiles = ['index.php', 'index.html'],
+        private readonly array $scriptExtensions = ['.php'],
+        ?string $cgiBin = null,
+    ) {
+        $this->root = self::realDirectory($root, 'Document root');
+        $this->cgiBin = $cgiBin === null ? null : self::realDirectory($cgiBin, 'cgi-bin directory');
+        if ($frontController !== null && (!str_starts_with($frontController, '/') || str_ends_with($frontController, '/')
+            || \in_array('..', explode('/', $frontController), true))) {
+            throw new \ValueError("Front controller must be a URL path to a file such as /index.php, got '$frontController'");
+        }
+        foreach ($scriptExtensions as $extension) {
+            if (preg_match('/^\.[A-Za-z0-9_]+$/', $extension) !== 1) {
+                throw new \ValueError("Script extension must be a dot and a name such as .php, got '$extension'");
+            }
+        }
+    }
+
+    public function root(): string
+    {
+        return $this->root;
+    }
+
+    /** @param string $query the raw query string, kept by a redirect */
+    public function resolve(string $path, string $query = ''): Script|StaticFile|Redirect|Refusal
+    {
+        if ($path === '' || $path[0] !== '/') {
+            return new Refusal(400, 'path must start with /');
+        }
+        if (preg_match('/%(?![0-9A-Fa-f]{2})|%2f|%5c|%00/i', $path) === 1) {
+            return new Refusal(400, 'malformed percent-encoding, encoded slash or NUL');
+        }
+        $decoded = rawurldecode($path);
+        if (preg_match('/[\x00-\x1F\x7F\\\\]/', $decoded) === 1) {
+            return new Refusal(400, 'control byte or backslash');
+        }
+        $segments = [];
+        $parts = explode('/', substr($decoded, 1));
+        foreach ($parts as $part) {
+            if ($part === '' || $part === '.') {
+                continue;
+            }
+            if ($part === '..') {
+                if ($segments === []) {
+                    return new Refusal(400, 'path climbs above the root');
+                }
+                array_pop($segments);
+                continue;
+            }
+            $segments[] = $part;
+        }
+        $last = $parts[\count($parts) - 1];
+        $slash = $last === '' || $last === '.' || $last === '..';
+        foreach ($segments as $i => $segment) {
+            if ($segment[0] === '.' && ($i !== 0 || $segment !== '.well-known')) {
+                return new Refusal(404, 'hidden file');
+            }
+        }
+        clearstatcache();
+        if ($this->cgiBin !== null && ($segments[0] ?? '') === 'cgi-bin') {
+            return $this->cgi($this->cgiBin, $segments, $slash);
+        }
+        return $this->walk($segments, $slash, $query);
+    }
+
+    /** @param list<string> $segments */
+    private function walk(array $segments, bool $slash, string $query): Script|StaticFile|Redirect|Refusal
+    {
+        $count = \count($segments);
+        if ($count > 0 && !$slash && is_file($full = $this->root . '/' . implode('/', $segments))) {
+            return $this->file($full, $segments, [], false); // The common case: one stat.
+        }
+        $dir = $this->root;
+        for ($i = 0; $i < $count; $i++) {
+            $candidate = $dir . '/' . $segments[$i];
+            if (is_dir($candidate)) {
+                $dir = $candidate;
+                continue;
+            }
+            $rest = \array_slice($segments, $i + 1);
+            if (is_file($candidate)) {
+                return $this->file($candidate, \array_slice($segments, 0, $i + 1), $rest, $slash);
+            }
+            if (!str_ends_with($candidate, '.php') && \in_array('.php', $this->scriptExtensions, true) && is_file($candidate . '.php')) {
+                $names = \array_slice($segments, 0, $i);
+                $names[] = $segments[$i] . '.php';
+                return $this->file($candidate . '.php', $names, $rest, $slash);
+            }
+            return $this->fallback();
+        }
+        return $this->directory($dir, $segments, $slash, $query);
+    }
+
+    /**
+     * @param list<string> $names URL path segments of the file
+     * @param list<string> $rest segments after it (PATH_INFO for a script)
+     */
+    private function file(string $file, array $names, array $rest, bool $slash): Script|StaticFile|Refusal
+    {
+        $real = realpath($file);
+        if ($real === false || !str_starts_with($real, $this->root . '/')) {
+            return new Refusal(404, 'outside the document root');
+        }
+        $name = $names[\count($names) - 1];
+        if ($this->isScript($name)) {
+            return new Script($real, '/' . implode('/', $names), self::pathInfo($rest, $slash), $this->root);
+        }
+        if ($rest !== [] || $slash) {
+            return $this->fallback(); // A file is not a directory.
+        }
+        if (preg_match(self::SOURCE, $name) === 1 || preg_match(self::SOURCE, $real) === 1) {
+            return new Refusal(403, 'source file');
+        }
+        return new StaticFile($real);
+    }
+
+    /** @param list<string> $segments */
+    private function directory(string $dir, array $segments, bool $slash, string $query): Script|StaticFile|Redirect|Refusal
+    {
+        $real = realpath($dir);
+        if ($real === false || ($real !== $this->root && !str_starts_with($real, $this->root . '/'))) {
+            return new Refusal(404, 'outside the document root');
+        }
+        if (!$slash && $segments !== []) {
+            $location = '/' . implode('/', array_map('rawurlencode', $segments)) . '/';
+            return new Redirect($query === '' ? $location : $location . '?' . $query);
+        }
+        foreach ($this->indexFiles as $index) {
+            if (is_file($dir . '/' . $index)) {
+                return $this->file($dir . '/' . $index, [...$segments, $index], [], false);
+            }
+        }
+        return new Refusal(403, 'directory without an index file');
+    }
+
+    private function fallback(): Script|Refusal
+    {
+        if ($this->frontController === null) {
+            return new Refusal(404, 'no such file');
+        }
+        $real = realpath($this->root . $this->frontController);
+        if ($real === false || !is_file($real) || !str_starts_with($real, $this->root . '/')) {
+            return new Refusal(404, 'no such file, and no front controller');
+        }
+        return new Script($real, $this->frontController, '', $this->root);
+    }
+
+    /**
+     * `/cgi-bin/NAME/rest`: NAME (maybe in a subdirectory: `/cgi-bin/tools/run.py/x`) must be an executable
+     * file in the cgi-bin directory; no index, no extensionless, no front controller (Apache's ScriptAlias,
+     * and the same rules as Cgi\CgiBinResolver).
+     *
+     * @param list<string> $segments
+     */
+    private function cgi(string $cgiBin, array $segments, bool $slash): Script|Refusal
+    {
+        $file = $cgiBin;
+        $count = \count($segments);
+        for ($i = 1; $i < $count; $i++) {
+            $file .= '/' . $segments[$i];
+            if (is_dir($file)) {
+                continue;
+            }
+            $real = realpath($file);
+            if ($real === false || !is_file($real)) {
+                return new Refusal(404, 'no such CGI script');
+            }
+            if (!str_starts_with($real, $cgiBin . '/')) {
+                return new Refusal(404, 'outside the cgi-bin directory');
+            }
+            if (!is_executable($real)) {
+                return new Refusal(403, 'CGI script is not executable');
+            }
+            $name = '/' . implode('/', \array_slice($segments, 0, $i + 1));
+            return new Script($real, $name, self::pathInfo(\array_slice($segments, $i + 1), $slash), $this->root);
+        }
+        return new Refusal(403, 'cgi-bin directories are not listed');
+    }
+
+    private function isScript(string $name): bool
+    {
+        foreach ($this->scriptExtensions as $extension) {
+            if (str_ends_with($name, $extension) && \strlen($name) > \strlen($extension)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @param list<string> $rest */
+    private static function pathInfo(array $rest, bool $slash): string
+    {
+        if ($rest === []) {
+            return $slash ? '/' : '';
+        }
+        return '/' . implode('/', $rest) . ($slash ? '/' : '');
+    }
+
+    private static function realDirectory(string $path, string $what): string
+    {
+        $real = realpath($path);
+        if ($real === false || !is_dir($real)) {
+            throw new \ValueError("$what '$path' is not a directory");
+        }
+        return rtrim($real, '/');
+    }
+}

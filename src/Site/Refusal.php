@@ -1,0 +1,15 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Site;
+
+/** A request path that is not served: 400 (malformed), 403 (source, directory without index), 404. */
+final class Refusal
+{
+    public function __construct(
+        public readonly int $status,
+        /** Why, for logs and tests; never sent to the client. */
+        public readonly string $reason,
+    ) {}
+}

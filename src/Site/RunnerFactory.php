@@ -1,0 +1,91 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Site;
+
+use Kiln\Http\RequestHandler;
+use Kiln\Isolation\Cgi\CgiLauncher;
+use Kiln\Server\WorkerLog;
+use Kiln\Site\Internal\LazyRunner;
+
+/**
+ * Builds the ScriptRunner of each tier from a SiteConfig, and the TierMap of a document root. Called in
+ * the worker. Each builder below is one line.
+ */
+final class RunnerFactory
+{
+    /** @param ?RequestHandler $redirects where CGI local redirects (`Location: /path`) are served again */
+    public function __construct(
+        private readonly SiteConfig $config,
+        private readonly ?RequestHandler $redirects = null,
+    ) {}
+
+    /**
+     * The document root's map: every script to the configured tier, `/cgi-bin/` to the CGI runner (with
+     * --cgi-bin), each --fastcgi-map extension to its upstream, each of $prefixes to its tier. Runners are
+     * built on first use, but the php-cgi pool, which is asked for at worker boot so that the first request
+     * does not wait for children to start. One runner per tier, however many prefixes use it.
+     *
+     * @param array<string, Tier> $prefixes URL path prefix => tier
+     */
+    public function tierMap(array $prefixes = []): TierMap
+    {
+        $runners = [];
+        $runner = function (Tier $tier) use (&$runners): ScriptRunner {
+            return $runners[$tier->value] ??= $tier === Tier::Isolated
+                ? $this->create($tier)
+                : new LazyRunner(fn(): ScriptRunner => $this->create($tier));
+        };
+        $map = new TierMap($runner($this->config->tier));
+        foreach ($prefixes as $prefix => $tier) {
+            $map = $map->withPrefix($prefix, $runner($tier));
+        }
+        if ($this->config->cgiBin !== null) {
+            $map = $map->withTree('/cgi-bin/', new LazyRunner(fn(): ScriptRunner => $this->create(Tier::Cgi)));
+        }
+        foreach ($this->config->fastcgiMap as $extension => $address) {
+            $map = $map->withExtension($extension, new LazyRunner(fn(): ScriptRunner => $this->fastCgi($address)));
+        }
+        return $map;
+    }
+
+    /** @throws \Error when fastcgi has no address */
+    public function create(Tier $tier): ScriptRunner
+    {
+        return match ($tier) {
+            Tier::Sequential => $this->sequential(),
+            Tier::Isolated => $this->isolated(),
+            Tier::Fork => $this->fork(),
+            Tier::Cgi => $this->cgi(),
+            Tier::FastCgi => $this->fastCgi($this->config->fastcgi ?? throw new \Error('The fastcgi tier needs an upstream address (--fastcgi=ADDR)')),
+        };
+    }
+
+    /** A FastCGI upstream runner for one address (`host:port` or `unix:/path`, see SiteConfig::socketUri()). */
+    public function fastCgi(string $address): ScriptRunner
+    {
+        return Upstream\FastCgiUpstream::create($address, $this->config, WorkerLog::write(...), redirects: $this->redirects);
+    }
+
+    private function sequential(): ScriptRunner
+    {
+        return Sequential\SequentialRunner::fromConfig($this->config);
+    }
+
+    private function isolated(): ScriptRunner
+    {
+        return Isolated\PhpCgiRunner::fromConfig($this->config, WorkerLog::write(...));
+    }
+
+    private function fork(): ScriptRunner
+    {
+        return Fork\ForkRunner::create($this->config->forkMax, $this->config->timeLimit, WorkerLog::write(...));
+    }
+
+    private function cgi(): ScriptRunner
+    {
+        $launcher = new CgiLauncher(timeout: $this->config->timeLimit > 0 ? $this->config->timeLimit : 86_400.0);
+        return new Cgi\CgiRunner($launcher, $this->redirects, WorkerLog::write(...));
+    }
+}

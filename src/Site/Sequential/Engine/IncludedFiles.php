@@ -1,0 +1,90 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Site\Sequential\Engine;
+
+use Kiln\Site\Sequential\Declarations;
+
+/**
+ * Makes require_once and include_once run a file again on the next request, as under php-fpm, when the
+ * file declares nothing (see Declarations): `require_once 'config.php'` sets its variables on every
+ * request, not only on the worker's first. PHP remembers included files in EG(included_files) (embedded in
+ * executor_globals right after the symbol table) for the life of the process under the CLI; after each
+ * request, the files first included during it that declare nothing are removed from it. A file that
+ * declares a function, class or constant stays: running it again would redeclare.
+ *
+ * Per request: two reads of the table's count; the file list only when it grew. The script itself and
+ * Kiln's include.php are left in the table (they are run with include, which does not look at it), so a
+ * page that require_once's nothing costs nothing more.
+ * find() checks the offset: the count follows get_included_files(), an include adds one, a removal takes it
+ * away again.
+ *
+ * @internal
+ */
+final class IncludedFiles
+{
+    /** sizeof(zend_array) on 64-bit: included_files follows symbol_table. */
+    private const AFTER_SYMBOL_TABLE = 56;
+
+    private function __construct(
+        private readonly Native $native,
+        private readonly \FFI\CData $table,
+        private readonly \FFI\CData $count,
+    ) {}
+
+    public static function find(?ExecutorGlobals $executor): ?self
+    {
+        if ($executor === null) {
+            return null;
+        }
+        try {
+            $native = $executor->native;
+            $address = $executor->base + $executor->symbolTable + self::AFTER_SYMBOL_TABLE;
+            $files = new self($native, $native->cast('HashTable*', $address), $native->cast('uint32_t*', $address + ExecutorGlobals::COUNT));
+            $before = $files->count();
+            if ($before !== \count(get_included_files())) {
+                return null;
+            }
+            $probe = __DIR__ . '/probe-included.php';
+            include $probe;
+            $after = $files->count();
+            $files->forget([$probe]);
+            return $after === $before + 1 && $files->count() === $before && !\in_array($probe, get_included_files(), true) ? $files : null;
+        } catch (\Throwable) {
+            return null;
+        }
+    }
+
+    public function count(): int
+    {
+        return Native::int($this->count[0]);
+    }
+
+    /**
+     * After a request that started with $before files included: lets the pure new ones run again.
+     *
+     * @param string $script the script the request ran (kept)
+     */
+    public function settle(int $before, string $script): void
+    {
+        if ($this->count() <= $before) {
+            return;
+        }
+        $pure = [];
+        foreach (\array_slice(get_included_files(), $before) as $file) {
+            if ($file !== $script && $file !== GlobalScope::INCLUDE && !Declarations::inFile($file)) {
+                $pure[] = $file;
+            }
+        }
+        $this->forget($pure);
+    }
+
+    /** @param list<string> $files */
+    private function forget(array $files): void
+    {
+        foreach ($files as $file) {
+            $this->native->ffi->zend_hash_str_del($this->table, $file, \strlen($file)); // @phpstan-ignore method.notFound (FFI)
+        }
+    }
+}

@@ -1,0 +1,182 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Site\Sequential;
+
+use Kiln\Loop\Loop;
+use Kiln\Site\Sequential\Engine\SessionId;
+
+/**
+ * What a script may change in the process that a web SAPI resets at the end of every request, set back
+ * here: the global variables it created (unset, so their destructors run), the error and exception handler
+ * stacks, the working directory (scripts run in their own directory, as under php-fpm), the session (written,
+ * closed, its id forgotten so the next visitor gets their own), the response code and headers, the default
+ * timezone, umask and locale. Settings (ini) are IniReset's, the output ScriptOutput's.
+ *
+ * The working directory is put back at the end of the event loop's current round (Loop::defer()), not at
+ * once: two chdir() calls cost about 2 µs, a sixth of the tier's own work on a hello-world page, and the
+ * next script, when it is in the same directory and runs in the same round (a busy worker), needs none.
+ * Code that runs in between (another request's handler resumed in the same round) may see the script's
+ * directory: use absolute paths there.
+ *
+ * begin() before the script, end() after (also when it threw). The handler stacks start empty, as under a
+ * web SAPI (set_error_handler() returns null); end() pops them until no handler is current, however many
+ * the script pushed (a script that pushed null itself leaves the handlers below it in place).
+ *
+ * @api reused by the fork tier
+ */
+final class RequestState
+{
+    /** A bound on the pops, in case a handler cannot be popped. */
+    private const MAX_HANDLERS = 256;
+
+    /** @var array<string, mixed> the globals that exist between requests, superglobals included, put back after each */
+    private readonly array $globals;
+
+    /** The worker's working directory, put back after each script. */
+    private readonly string $cwd;
+
+    /** The directory the process is in now, as far as this knows (a script may chdir()). */
+    private string $current;
+
+    /** The pending Loop::defer() that puts the worker's directory back. */
+    private ?string $restore = null;
+
+    private readonly \Closure $restoreDirectory;
+
+    private readonly bool $sessions;
+
+    private readonly string $timezone;
+
+    private readonly int $umask;
+
+    private readonly string $locale;
+
+    /**
+     * Takes the globals of the process as the ones every request ends with (the superglobals, and the
+     * variables of the entry script such as bin/kiln's), minus the CLI's `$argv` and `$argc`, which a script
+     * under php-fpm does not have.
+     */
+    public function __construct(private readonly ?SessionId $sessionId = null)
+    {
+        unset($GLOBALS['argv'], $GLOBALS['argc']);
+        $globals = [];
+        foreach (array_keys($GLOBALS) as $name) {
+            $globals[(string) $name] = $GLOBALS[$name];
+        }
+        // Named one by one: $_SERVER and $_ENV exist only once code names them (auto_globals_jit).
+        $this->globals = ['_GET' => $_GET, '_POST' => $_POST, '_COOKIE' => $_COOKIE, '_FILES' => $_FILES,
+            '_SERVER' => $_SERVER, '_REQUEST' => $_REQUEST, '_ENV' => $_ENV] + $globals;
+        $this->cwd = $this->current = (string) getcwd();
+        $this->restoreDirectory = $this->restoreDirectory(...);
+        $this->sessions = \extension_loaded('session');
+        $this->timezone = date_default_timezone_get();
+        $this->umask = umask();
+        $this->locale = (string) setlocale(\LC_ALL, '0');
+    }
+
+    /** Before the script: its directory as the working directory, a clean response. */
+    public function begin(string $scriptDirectory): void
+    {
+        if ($this->restore !== null) {
+            Loop::cancel($this->restore);
+            $this->restore = null;
+        }
+        if ($scriptDirectory !== $this->current && @chdir($scriptDirectory)) {
+            $this->current = $scriptDirectory;
+        }
+        header_remove();
+        http_response_code(200);
+        error_clear_last();
+        if ($this->sessionId === null && $this->sessions) {
+            // Without SessionId, PHP would only make new sessions after session_id(''): give it the cookie's.
+            $cookie = $_COOKIE[session_name()] ?? null;
+            @session_id(\is_string($cookie) ? $cookie : '');
+        }
+    }
+
+    /** The exception handler the script left in place, or null. */
+    public static function exceptionHandler(): ?callable
+    {
+        $handler = set_exception_handler(null);
+        restore_exception_handler();
+        return $handler;
+    }
+
+    /** After the script, once its output and headers are collected. */
+    public function end(): void
+    {
+        if ($this->sessions) {
+            self::closeSession();
+            if ($this->sessionId !== null) {
+                $this->sessionId->forget();
+            } elseif (session_id() !== '') {
+                @session_id('');
+            }
+            unset($GLOBALS['_SESSION']);
+        }
+        header_remove();
+        // Until no handler is current (bounded, in case one cannot be popped).
+        for ($i = 0; $i < self::MAX_HANDLERS && set_error_handler(null) !== null; $i++) {
+            restore_error_handler(); // undoes the probe
+            restore_error_handler(); // pops one
+        }
+        restore_error_handler(); // undoes the last probe
+        for ($i = 0; $i < self::MAX_HANDLERS && set_exception_handler(null) !== null; $i++) {
+            restore_exception_handler();
+            restore_exception_handler();
+        }
+        restore_exception_handler();
+        foreach ($this->globals as $name => $value) {
+            $GLOBALS[$name] = $value; // the worker's own, and the superglobals, as they were
+        }
+        $this->current = (string) getcwd(); // the script may have moved
+        if ($this->current !== $this->cwd) {
+            if (Loop::isRunning()) {
+                $this->restore = Loop::defer($this->restoreDirectory);
+            } else {
+                $this->restoreDirectory();
+            }
+        }
+        if (date_default_timezone_get() !== $this->timezone) {
+            date_default_timezone_set($this->timezone);
+        }
+        if (umask() !== $this->umask) {
+            umask($this->umask);
+        }
+        if ($this->locale !== '' && setlocale(\LC_ALL, '0') !== $this->locale) {
+            setlocale(\LC_ALL, $this->locale);
+        }
+    }
+
+    private function restoreDirectory(): void
+    {
+        $this->restore = null;
+        if (@chdir($this->cwd)) {
+            $this->current = $this->cwd;
+        }
+    }
+
+    /**
+     * Unsets the globals the script created: objects only they held are destroyed now, and what their
+     * destructors print is still part of the response (call before collecting the output). The globals
+     * that existed before are put back by end().
+     */
+    public function unsetScriptGlobals(): void
+    {
+        foreach (array_keys($GLOBALS) as $name) {
+            if (!\array_key_exists($name, $this->globals)) {
+                unset($GLOBALS[$name]);
+            }
+        }
+    }
+
+    /** Writes and closes an open session (its data must be saved before the response leaves). */
+    public static function closeSession(): void
+    {
+        if (\extension_loaded('session') && session_status() === \PHP_SESSION_ACTIVE) {
+            session_write_close();
+        }
+    }
+}

@@ -1,0 +1,143 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Site\Sequential;
+
+use Kiln\Site\Sequential\Engine\Native;
+use Kiln\Site\Sequential\Engine\SapiGlobals;
+use Kiln\Site\Sequential\Engine\Stdout;
+
+/**
+ * Everything a script prints, as the body of its response. begin() opens an output buffer on top of the
+ * stack; its callback keeps what is flushed through it and never passes anything on, so nothing reaches
+ * the CLI's standard output, and PHP's headers stay unsent (headers_sent() is false) while the script
+ * runs, as under php-fpm with output_buffering on. ob_clean() and ob_get_clean() at that level discard,
+ * ob_flush() keeps.
+ *
+ * The buffer is removable, as php-fpm's is: a script may end every buffer (`while (ob_get_level())
+ * ob_end_clean();`). From then on PHP writes to the process's standard output and sends its headers (from
+ * then on header() warns, as under php-fpm); Stdout catches those bytes and end() appends them, and
+ * SG(headers_sent) is set back to 0 for the next request. Without FFI for either, what such a script
+ * prints after ending the buffer is lost (and logged once), or its worker is retired after the response.
+ *
+ * end() flushes the buffers the script left open into the body (as PHP does at the end of a request),
+ * then removes its own.
+ */
+final class ScriptOutput
+{
+    private string $body = '';
+
+    /** Level of our buffer while it is on the stack; 0 otherwise. */
+    private int $level = 0;
+
+    private bool $ending = false;
+
+    /** The script ended our buffer. */
+    private bool $removed = false;
+
+    private bool $warned = false;
+
+    private ?\Closure $callback = null;
+
+    private function __construct(
+        private readonly ?Stdout $stdout,
+        private ?\FFI\CData $headersSent,
+    ) {}
+
+    public static function create(): self
+    {
+        $sapi = SapiGlobals::find();
+        $address = $sapi?->headersSent();
+        $byte = $sapi === null || $address === null ? null : $sapi->native->ffi->cast('unsigned char*', $address);
+        return new self(Stdout::get(), $byte instanceof \FFI\CData ? $byte : null);
+    }
+
+    /** Whether a script that ends every buffer keeps its output and leaves the next request able to send headers. */
+    public function isComplete(): bool
+    {
+        return $this->stdout !== null && $this->headersSent !== null;
+    }
+
+    public function begin(): void
+    {
+        if ($this->level !== 0) {
+            throw new \Error('ScriptOutput::begin() called twice without end()');
+        }
+        $this->resetHeadersSent(); // an earlier write to standard output must not block this request's headers
+        $this->body = '';
+        $this->removed = false;
+        if (!ob_start($this->callback ??= $this->write(...), 0, PHP_OUTPUT_HANDLER_STDFLAGS)) {
+            throw new \Error('Cannot open the output buffer of a script (ob_start failed)');
+        }
+        $this->level = ob_get_level();
+    }
+
+    /**
+     * Flushes what the script left in its own buffers, closes ours and returns the whole body.
+     * Whether headers were sent to standard output meanwhile is wasHeadersSent().
+     */
+    public function end(): string
+    {
+        $this->ending = true;
+        try {
+            $floor = $this->removed ? $this->level - 1 : $this->level;
+            while (ob_get_level() > $floor && @ob_end_flush()) {
+                // each level flushes into the one below, down to ours (or to standard output)
+            }
+            if (!$this->removed && ob_get_level() === $this->level) {
+                $this->body .= (string) ob_get_contents();
+                ob_end_clean();
+            }
+        } finally {
+            $this->ending = false;
+            $this->level = 0;
+        }
+        $body = $this->body;
+        $this->body = '';
+        if ($this->stdout !== null && $this->stdout->isCapturing()) {
+            $body .= $this->stdout->take();
+        }
+        $this->resetHeadersSent();
+        return $body;
+    }
+
+    /** Tells PHP its headers were not sent (after something printed to standard output), when FFI allows. */
+    public function resetHeadersSent(): void
+    {
+        if ($this->headersSent !== null && Native::int($this->headersSent[0]) !== 0) {
+            $this->headersSent[0] = 0;
+        }
+    }
+
+    /** Whether the script ended our buffer (so its headers went out to standard output). */
+    public function wasRemoved(): bool
+    {
+        return $this->removed;
+    }
+
+    /** Whether this request left PHP believing its headers were sent, with no way to undo it here. */
+    public function leftHeadersSent(): bool
+    {
+        return $this->headersSent === null && headers_sent();
+    }
+
+    /** The buffer's callback. */
+    private function write(string $bytes, int $phase): string
+    {
+        if (($phase & PHP_OUTPUT_HANDLER_CLEAN) === 0) {
+            $this->body .= $bytes;
+        }
+        if (($phase & PHP_OUTPUT_HANDLER_FINAL) !== 0 && !$this->ending && $this->level !== 0) {
+            $this->removed = true; // the script ended our buffer
+            if ($this->stdout !== null) {
+                $this->stdout->start();
+            } elseif (!$this->warned) {
+                $this->warned = true;
+                error_log('Kiln: a script ended the output buffer of the sequential tier; what it prints afterwards goes '
+                    . 'to standard output, not to the client (FFI memfd_create() is unavailable)');
+            }
+        }
+        return '';
+    }
+}

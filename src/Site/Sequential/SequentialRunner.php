@@ -1,0 +1,289 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Site\Sequential;
+
+use Kiln\Http\BadRequestBody;
+use Kiln\Http\Body\BodyParser;
+use Kiln\Http\LastResponse;
+use Kiln\Http\Request;
+use Kiln\Http\Response;
+use Kiln\Http\Wire\ResponseEncoder;
+use Kiln\Loop\Loop;
+use Kiln\Loop\Suspension;
+use Kiln\Server\WorkerLog;
+use Kiln\Site\CgiParams;
+use Kiln\Site\Script;
+use Kiln\Site\ScriptRunner;
+use Kiln\Site\SiteConfig;
+
+/**
+ * The sequential tier: runs a script in the warm worker process, one at a time per worker, the way php-fpm
+ * runs it in one of its children: at global scope, in its own directory, with native superglobals,
+ * header()/setcookie()/sessions, php://input, is_uploaded_file(), a wall-clock time limit, and the
+ * per-request reset PHP does at the end of a request wherever the engine allows it (see Engine\* for how,
+ * and the docs for what cannot be reset: constants, functions, classes, static variables).
+ *
+ * Ways a request ends:
+ * - the script returns (or throws: its exception handler runs, or PHP's fatal-error answer is given):
+ *   the response is collected, the state reset, the worker serves on;
+ * - exit()/die(): the process ends as PHP makes it; the fatal guard sends the response the script produced
+ *   (after its shutdown functions ran, as PHP orders it) and the supervisor replaces the worker;
+ * - the script registered a shutdown function: handled as an exit() at the end of the script, since only
+ *   the end of the process runs it (the worker is replaced; see the docs);
+ * - a fatal error: a 500 from the fatal guard, the worker is replaced;
+ * - the time limit: a 504 at once, the worker is replaced.
+ */
+final class SequentialRunner implements ScriptRunner
+{
+    private ?Runtime $runtime = null;
+
+    private bool $busy = false;
+
+    /** @var list<Suspension> requests waiting for the running script to finish */
+    private array $waiting = [];
+
+    private readonly TimeLimit $timeLimit;
+
+    /** @var \Closure(Request, Script): array<string, string> */
+    private readonly \Closure $params;
+
+    /** @var \Closure(string, string): void */
+    private readonly \Closure $log;
+
+    /** The request and script running now (read by the exit and timeout callbacks, made once). */
+    private ?Request $request = null;
+
+    private ?Script $script = null;
+
+    /** @var (\Closure(): Response)|null builds the response of a script that exited */
+    private ?\Closure $onExit = null;
+
+    /** @var (\Closure(): void)|null */
+    private ?\Closure $onTimeout = null;
+
+    /** @var array<string, string>|null the --php-ini settings PHP accepts at run time (checked on first use) */
+    private ?array $settings = null;
+
+    /**
+     * @param float $timeLimit seconds a script may run before its request gets a 504 (0: none)
+     * @param array<string, string> $phpIni settings applied before each script (and reset after)
+     * @param (\Closure(Request, Script): array<string, string>)|null $params the CGI meta-variables ($_SERVER);
+     *        default CgiParams::build()
+     * @param (\Closure(string, string): void)|null $log level, message; default the worker's error log
+     */
+    public function __construct(
+        float $timeLimit = 30.0,
+        private readonly array $phpIni = [],
+        ?\Closure $params = null,
+        ?\Closure $log = null,
+    ) {
+        $this->timeLimit = new TimeLimit($timeLimit);
+        $this->params = $params ?? static fn(Request $request, Script $script): array => CgiParams::build($request, $script);
+        $this->log = $log ?? WorkerLog::write(...);
+    }
+
+    /**
+     * The runner `--tier=sequential` makes: the site's time limit and --php-ini settings.
+     *
+     * @throws \Error when this PHP cannot keep headers under the CLI (no FFI): check unsupportedReason() at
+     *                start-up to refuse to start instead
+     */
+    public static function fromConfig(SiteConfig $config): self
+    {
+        $reason = self::unsupportedReason();
+        if ($reason !== null) {
+            throw new \Error($reason);
+        }
+        return new self($config->timeLimit, $config->phpIni);
+    }
+
+    /** Why the sequential tier cannot run in this process (no FFI), or null. Check it at start-up. */
+    public static function unsupportedReason(): ?string
+    {
+        return HeaderHook::unsupportedReason();
+    }
+
+    /**
+     * Optional: finds the engine's fields once, in the process that forks the workers, so each worker (and
+     * each replacement of a worker after exit()) starts without the ~15 ms of probing. Harmless anywhere.
+     */
+    public static function prepareProcess(): void
+    {
+        if (self::unsupportedReason() === null) {
+            Runtime::probe();
+        }
+    }
+
+    public function run(Request $request, Script $script): Response
+    {
+        $runtime = $this->runtime ??= Runtime::boot($this->log);
+        if ($this->busy) {
+            // Only when a script suspended its Fiber (it awaited something): the next one waits its turn.
+            $this->waiting[] = $suspension = Loop::getSuspension();
+            $suspension->suspend();
+        }
+        $this->busy = true;
+        try {
+            return $this->execute($runtime, $request, $script);
+        } finally {
+            $this->busy = false;
+            [$this->request, $this->script] = [null, null];
+            if ($this->waiting !== []) {
+                array_shift($this->waiting)->resume();
+            }
+        }
+    }
+
+    private function execute(Runtime $runtime, Request $request, Script $script): Response
+    {
+        $time = microtime(true);
+        try {
+            $uploads = Superglobals::install(($this->params)($request, $script), $request, $time);
+        } catch (BadRequestBody $e) {
+            return self::plain($e->status(), $e->getMessage()); // nothing was set yet
+        }
+        foreach ($uploads as $path) {
+            $runtime->uploads?->add($path);
+        }
+        $this->fillInput($runtime, $request);
+        $runtime->method?->set($request->method(), $request->protocolVersion());
+        foreach ($this->settings ??= $this->checkSettings() as $name => $value) {
+            ini_set($name, $value);
+        }
+        $runtime->output->begin();
+        $runtime->state->begin(\dirname($script->filename));
+        [$this->request, $this->script] = [$request, $script];
+        LastResponse::set($request, $this->onExit ??= fn(): Response => $this->finish($runtime));
+        $mark = $runtime->shutdowns?->mark();
+        $included = $runtime->included?->count() ?? 0;
+        $this->timeLimit->arm($this->onTimeout ??= function (): void {
+            $this->timedOut();
+        });
+        try {
+            $runtime->scope->run($script->filename);
+        } catch (\Throwable $e) {
+            $this->timeLimit->disarm();
+            $this->uncaught($e);
+        } finally {
+            $this->timeLimit->disarm();
+        }
+        if ($mark !== null && $runtime->shutdowns?->mark() !== $mark) {
+            ($this->log)('info', "$script->scriptName registered a shutdown function: ending its request as exit() does, "
+                . 'so the function runs before the response leaves (this worker is replaced; the isolated tier avoids that)');
+            exit();
+        }
+        LastResponse::clear($request);
+        $response = $this->finish($runtime);
+        $runtime->included?->settle($included, $script->filename);
+        if ($runtime->output->leftHeadersSent()) {
+            ($this->log)('warning', "$script->scriptName ended Kiln's output buffer and PHP now counts its headers as sent: "
+                . 'this worker is replaced after the response');
+            LastResponse::set($request, $response); // the fatal guard sends it
+            exit();
+        }
+        return $response;
+    }
+
+    /** Collects the response, then resets what the script changed. */
+    private function finish(Runtime $runtime): Response
+    {
+        try {
+            // Still the script's code: destructors of its globals, its session handler.
+            $runtime->state->unsetScriptGlobals();
+            RequestState::closeSession();
+        } catch (\Throwable $e) {
+            $this->uncaught($e);
+        }
+        $body = $runtime->output->end();
+        $response = ResponseCapture::build($body, fn(string $message) => ($this->log)('warning', $message));
+        $runtime->state->end();
+        $runtime->ini->reset();
+        $runtime->uploads?->clear();
+        return $response;
+    }
+
+    /**
+     * The settings to apply before each script: those PHP lets a script change. The others (upload_max_filesize,
+     * opcache.*…) can only be set when PHP starts: they are logged once and left out.
+     *
+     * @return array<string, string>
+     */
+    private function checkSettings(): array
+    {
+        $settings = [];
+        foreach ($this->phpIni as $name => $value) {
+            if (@ini_set($name, $value) === false) {
+                ($this->log)('warning', "--php-ini $name cannot be changed at run time; the sequential tier runs in the "
+                    . "worker, so set it for PHP itself (php -d $name=…, or php.ini)");
+                continue;
+            }
+            $settings[$name] = $value;
+        }
+        return $settings;
+    }
+
+    /** php://input holds the body, except for multipart/form-data (as PHP: the body became $_POST and $_FILES). */
+    private function fillInput(Runtime $runtime, Request $request): void
+    {
+        if ($runtime->input === null) {
+            return;
+        }
+        if ($request->bodySize() === 0 || BodyParser::mediaType($request) === 'multipart/form-data') {
+            $runtime->input->replace('');
+        } elseif ($request->isBodySpooled()) {
+            $runtime->input->replaceFromStream($request->bodyStream());
+        } else {
+            $runtime->input->replace($request->body());
+        }
+    }
+
+    /**
+     * An exception the script did not catch: its exception handler gets it, as PHP would call it; without
+     * one, PHP's answer to an uncaught exception (logged; shown with display_errors; 500 unless the script
+     * set another status).
+     */
+    private function uncaught(\Throwable $error): void
+    {
+        $handler = RequestState::exceptionHandler();
+        if ($handler !== null) {
+            try {
+                $handler($error);
+                return;
+            } catch (\Throwable $again) {
+                $error = $again;
+            }
+        }
+        // PHP's own words for it, logged and (display_errors) printed as its error handler would.
+        $message = 'Uncaught ' . $error . "\n  thrown";
+        [$file, $line] = [$error->getFile(), $error->getLine()];
+        error_log("PHP Fatal error:  $message in $file on line $line");
+        $display = strtolower((string) ini_get('display_errors'));
+        if (\in_array($display, ['1', 'on', 'yes', 'true', 'stdout'], true)) {
+            echo filter_var(ini_get('html_errors'), FILTER_VALIDATE_BOOL)
+                ? "<br />\n<b>Fatal error</b>:  " . nl2br(htmlspecialchars($message)) . " in <b>$file</b> on line <b>$line</b><br />\n"
+                : "PHP Fatal error:  $message in $file on line $line\n";
+        } elseif (http_response_code() === 200) {
+            http_response_code(500);
+        }
+    }
+
+    /** The SIGALRM handler, inside the script: answer 504 now and end the process. */
+    private function timedOut(): never
+    {
+        [$request, $script] = [$this->request, $this->script];
+        \assert($request !== null && $script !== null);
+        ($this->log)('error', "$script->scriptName ran past the time limit of {$this->timeLimit->seconds} s: "
+            . 'answered 504, replacing this worker');
+        LastResponse::set($request, self::plain(504, "the script ran past its time limit of {$this->timeLimit->seconds} s"));
+        TimeLimit::killAfter(5);
+        exit(1);
+    }
+
+    private static function plain(int $status, string $detail): Response
+    {
+        $response = Response::text("$status " . ResponseEncoder::reason($status) . ": $detail\n", $status);
+        return $response;
+    }
+}

@@ -1,0 +1,117 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Site\Sequential;
+
+use Kiln\Http\BadRequestBody;
+use Kiln\Http\Body\BodyParser;
+use Kiln\Http\Request;
+
+/**
+ * Fills PHP's superglobals for one request, as a web SAPI does before the script starts:
+ *
+ * - `$_SERVER`: the CGI meta-variables given (CgiParams::build()), then PHP_SELF, REQUEST_TIME_FLOAT and
+ *   REQUEST_TIME, as php-fpm adds them; no argv/argc (register_argc_argv is a CLI affair);
+ * - `$_GET` from the query string, `$_COOKIE` from the Cookie header as PHP parses it (see cookies());
+ * - `$_POST` and `$_FILES` for a POST with an urlencoded or multipart/form-data body only, as PHP;
+ * - `$_REQUEST` merged from them by `request_order` (else `variables_order`), `$_ENV` only when
+ *   `variables_order` holds E (the worker's environment).
+ *
+ * @api reused by the fork tier
+ */
+final class Superglobals
+{
+    /**
+     * @param array<string, string> $server the CGI meta-variables of the request
+     * @return list<string> temporary paths of the uploaded files (for UploadTable)
+     * @throws BadRequestBody for a malformed or oversized form body (answer it with its status)
+     */
+    public static function install(array $server, Request $request, ?float $time = null): array
+    {
+        $time ??= microtime(true);
+        /** @var array<string, string|int|float> $server */
+        $server['PHP_SELF'] = ($server['SCRIPT_NAME'] ?? '') . ($server['PATH_INFO'] ?? '');
+        $server['REQUEST_TIME_FLOAT'] = $time;
+        $server['REQUEST_TIME'] = (int) $time;
+        $post = $files = $paths = [];
+        if ($request->method() === 'POST') {
+            $type = BodyParser::mediaType($request);
+            if ($type === 'application/x-www-form-urlencoded' || $type === 'multipart/form-data') {
+                $post = $request->parsedBody();
+                if ($type === 'multipart/form-data') {
+                    $files = UploadedFiles::toGlobal($request->files(), $paths);
+                }
+            }
+        }
+        $get = $request->query();
+        $cookie = self::cookies($request);
+        $_SERVER = $server;
+        $_GET = $get;
+        $_POST = $post;
+        $_COOKIE = $cookie;
+        $_FILES = $files;
+        $_REQUEST = self::request(['G' => $get, 'P' => $post, 'C' => $cookie]);
+        $_ENV = str_contains(strtoupper((string) ini_get('variables_order')), 'E') ? getenv() : [];
+        return $paths;
+    }
+
+    /** Empties them between requests, so no request's data lingers in the worker. */
+    public static function clear(): void
+    {
+        $_SERVER = $_GET = $_POST = $_COOKIE = $_FILES = $_REQUEST = $_ENV = [];
+    }
+
+    /**
+     * The Cookie header parsed as PHP parses it: pairs split on `;`, leading blanks of a name dropped, values
+     * raw-url-decoded (a `+` stays), a name without `=` gets '', the first value of a name wins, names
+     * mangled by PHP's variable rules.
+     *
+     * @return array<array-key, mixed>
+     */
+    private static function cookies(Request $request): array
+    {
+        $headers = $request->headerValues('cookie');
+        if ($headers === []) {
+            return [];
+        }
+        $seen = $query = [];
+        foreach (explode(';', implode('; ', $headers)) as $pair) {
+            $pair = ltrim($pair, " \t\n\r\v\f");
+            if ($pair === '' || $pair[0] === '=') {
+                continue;
+            }
+            $eq = strpos($pair, '=');
+            $name = $eq === false ? $pair : substr($pair, 0, $eq);
+            if (!str_ends_with($name, '[]')) {
+                if (isset($seen[$name])) {
+                    continue;
+                }
+                $seen[$name] = true;
+            }
+            $value = $eq === false ? '' : rawurldecode(substr($pair, $eq + 1));
+            $query[] = rawurlencode($name) . '=' . rawurlencode($value);
+        }
+        parse_str(implode('&', $query), $cookies);
+        return $cookies;
+    }
+
+    /**
+     * @param array{G: array<array-key, mixed>, P: array<array-key, mixed>, C: array<array-key, mixed>} $sources
+     * @return array<array-key, mixed>
+     */
+    private static function request(array $sources): array
+    {
+        $order = (string) ini_get('request_order');
+        if ($order === '') {
+            $order = (string) ini_get('variables_order');
+        }
+        $merged = [];
+        foreach (str_split(strtoupper($order)) as $letter) {
+            if (isset($sources[$letter]) && $sources[$letter] !== []) {
+                $merged = $merged === [] ? $sources[$letter] : array_replace_recursive($merged, $sources[$letter]);
+            }
+        }
+        return $merged;
+    }
+}

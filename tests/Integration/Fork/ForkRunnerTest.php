@@ -1,0 +1,281 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Integration\Fork;
+
+use Kiln\Tests\Support\HttpClient;
+use Kiln\Tests\Support\KilnProcess;
+use Kiln\Tests\Support\RawClient;
+use PHPUnit\Framework\TestCase;
+
+/** The fork tier through a real server: each request in a child of the worker's fork server. */
+final class ForkRunnerTest extends TestCase
+{
+    private const APP = __DIR__ . '/fixture/app.php';
+
+    private static ?KilnProcess $server = null;
+
+    public static function setUpBeforeClass(): void
+    {
+        self::$server = KilnProcess::start(self::APP, ['--workers=1'], ['KILN_TEST_FORK_MAX' => '2', 'KILN_TEST_FORK_TIMEOUT' => '1.5']);
+    }
+
+    public static function tearDownAfterClass(): void
+    {
+        self::$server?->stop();
+        self::$server = null;
+    }
+
+    public function testTheForkServerDoesNotHoldTheWorkersConnections(): void
+    {
+        $kept = RawClient::to($this->server());
+        $kept->send("GET /route HTTP/1.1\r\nHost: x\r\n\r\n");
+        self::assertNotNull($kept->readResponse());
+        self::assertSame(200, $this->get('/state.php')['status'], 'the fork server runs (started now if first)');
+        $kept->send("GET /route HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        self::assertNotNull($kept->readResponse());
+        self::assertTrue($kept->isClosedWithin(2.0), 'the close reaches the client: no other process holds the connection');
+        $kept->close();
+    }
+
+    public function testEveryRequestStartsFromAFreshState(): void
+    {
+        $first = $this->json('/state.php');
+        $second = $this->json('/state.php');
+        $fresh = ['constant' => false, 'function' => false, 'class' => false, 'global' => null, 'ini' => (string) \ini_get('precision'), 'counter' => 2, 'static' => 1];
+        self::assertSame($fresh, \array_diff_key($first, ['pid' => 0]));
+        self::assertSame($fresh, \array_diff_key($second, ['pid' => 0]), 'a define(), a function, a class, a static and a global of the first request are gone');
+        self::assertNotSame($first['pid'], $second['pid']);
+    }
+
+    public function testStatusHeadersCookiesAndTheRequestReachTheScript(): void
+    {
+        $body = 'x=1&y%5B%5D=2';
+        $client = RawClient::to($this->server());
+        $client->send("POST /headers.php?q=a+b HTTP/1.1\r\nHost: x\r\nCookie: c=3; d=4\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: " . \strlen($body) . "\r\n\r\n$body");
+        $response = $client->readResponse();
+        $client->close();
+        self::assertNotNull($response);
+        self::assertSame(201, $response['status']);
+        self::assertSame(['yes'], $response['headers']['x-fork']);
+        self::assertSame(['a=1', 'b=2; HttpOnly'], $response['headers']['set-cookie']);
+        self::assertSame(['text/plain; charset=utf-8'], $response['headers']['content-type']);
+        self::assertSame(
+            "method=POST get={\"q\":\"a b\"} post={\"x\":\"1\",\"y\":[\"2\"]} cookie={\"c\":\"3\",\"d\":\"4\"}\nscript=/headers.php cwd=www\n",
+            $response['body'],
+        );
+    }
+
+    public function testAHeadRequestRunsTheScriptToItsEndButSendsNoBody(): void
+    {
+        $file = \sys_get_temp_dir() . '/kiln-fork-head-' . \getmypid();
+        @\unlink($file);
+        $client = RawClient::to($this->server());
+        $client->send("HEAD /touch.php?$file HTTP/1.1\r\nHost: x\r\n\r\n");
+        $response = $client->readResponse(5.0, true);
+        $client->close();
+        self::assertNotNull($response);
+        self::assertSame(200, $response['status']);
+        self::assertSame('', $response['body']);
+        $deadline = \microtime(true) + 3.0;
+        while (!\is_file($file) && \microtime(true) < $deadline) {
+            \usleep(10_000);
+        }
+        self::assertSame('done', @\file_get_contents($file), 'the script ran past its output');
+        @\unlink($file);
+    }
+
+    public function testALocationHeaderIsARedirect(): void
+    {
+        $response = $this->get('/redirect.php');
+        self::assertSame(302, $response['status']);
+        self::assertSame('/elsewhere', $response['headers']['location']);
+    }
+
+    public function testExitEndsTheScriptAfterShutdownFunctionsAndKeepsItsOutput(): void
+    {
+        $response = $this->get('/exit.php');
+        self::assertSame(200, $response['status']);
+        self::assertSame('1', $response['headers']['x-before-exit']);
+        self::assertSame("before exit\nshutdown ran\n", $response['body']);
+    }
+
+    public function testAFatalErrorIsA500WithoutTheBufferedOutputAndIsLogged(): void
+    {
+        $response = $this->get('/fatal.php');
+        self::assertSame(500, $response['status']);
+        self::assertSame('', $response['body']);
+        $this->server()->waitForLog('/kiln_no_such_function/', 5.0);
+        self::assertSame('a route', $this->get('/route')['body']);
+    }
+
+    public function testAChildThatDiesWithoutAResponseIsA502(): void
+    {
+        self::assertSame(502, $this->get('/crash.php')['status']);
+        self::assertSame(200, $this->get('/state.php')['status'], 'the next request is served');
+    }
+
+    public function testALargeBodyIsStreamedWhole(): void
+    {
+        $response = $this->get('/big.php?n=200000', [], 20.0);
+        self::assertSame(200, $response['status']);
+        self::assertSame(2_000_000, \strlen($response['body']));
+        self::assertSame(\str_pad('199999', 9, ' ', \STR_PAD_LEFT) . "\n", \substr($response['body'], -10));
+    }
+
+    public function testAnUploadArrivesInFiles(): void
+    {
+        $boundary = 'kilnforkboundary';
+        $body = "--$boundary\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nhello\r\n"
+            . "--$boundary\r\nContent-Disposition: form-data; name=\"doc\"; filename=\"a.txt\"\r\nContent-Type: text/plain\r\n\r\nfile body\r\n"
+            . "--$boundary--\r\n";
+        $client = RawClient::to($this->server());
+        $client->send("POST /upload.php HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=$boundary\r\nContent-Length: " . \strlen($body) . "\r\n\r\n$body");
+        $response = $client->readResponse();
+        $client->close();
+        self::assertNotNull($response);
+        self::assertSame(['post' => ['title' => 'hello'], 'name' => 'a.txt', 'size' => 9, 'content' => 'file body'], \json_decode($response['body'], true));
+    }
+
+    public function testAScriptPastTheTimeLimitGets504AndItsChildIsKilled(): void
+    {
+        $file = \sys_get_temp_dir() . '/kiln-fork-hang-' . \getmypid() . '-' . \bin2hex(\random_bytes(4));
+        try {
+            $started = \microtime(true);
+            $response = $this->get('/hang.php?' . $file, [], 10.0);
+            self::assertSame(504, $response['status']);
+            self::assertGreaterThanOrEqual(1.4, \microtime(true) - $started);
+            $pid = (int) \file_get_contents($file);
+            self::assertGreaterThan(0, $pid);
+            $deadline = \microtime(true) + 3.0;
+            while (self::alive($pid) && \microtime(true) < $deadline) {
+                \usleep(20_000);
+            }
+            self::assertFalse(self::alive($pid), 'the child is gone');
+        } finally {
+            @\unlink($file);
+        }
+    }
+
+    public function testAFullSetOfChildrenAnswers503WithRetryAfter(): void
+    {
+        $this->waitForNoChildren();
+        $first = $this->open('/slow.php?s=1');
+        $second = $this->open('/slow.php?s=1');
+        $this->readUntil($first, 'started', 5.0);
+        $this->readUntil($second, 'started', 5.0);
+        $refused = $this->get('/state.php');
+        self::assertSame(503, $refused['status']);
+        self::assertSame('1', $refused['headers']['retry-after']);
+        $this->readUntil($first, "0\r\n\r\n", 5.0);
+        $this->readUntil($second, "0\r\n\r\n", 5.0);
+        \fclose($first);
+        \fclose($second);
+        self::assertSame(200, $this->get('/state.php')['status']);
+    }
+
+    public function testNoZombiesAreLeftBehind(): void
+    {
+        foreach (['/state.php', '/exit.php', '/fatal.php', '/crash.php'] as $target) {
+            $this->get($target);
+        }
+        $this->waitForNoChildren();
+    }
+
+    private function waitForNoChildren(): void
+    {
+        $server = (int) $this->get('/fork-server-pid')['body'];
+        self::assertGreaterThan(0, $server);
+        $deadline = \microtime(true) + 3.0;
+        while (($children = self::childrenOf($server)) !== [] && \microtime(true) < $deadline) {
+            \usleep(20_000);
+        }
+        self::assertSame([], $children, 'every child of the fork server has been reaped');
+    }
+
+    /** @return list<string> "pid state" of each child process */
+    private static function childrenOf(int $parent): array
+    {
+        $children = [];
+        foreach (\glob('/proc/[0-9]*/stat') ?: [] as $file) {
+            $stat = @\file_get_contents($file);
+            if ($stat === false) {
+                continue;
+            }
+            $fields = \explode(' ', \substr($stat, (int) \strrpos($stat, ')') + 2));
+            if ((int) ($fields[1] ?? 0) === $parent) {
+                $children[] = \basename(\dirname($file)) . ' ' . $fields[0];
+            }
+        }
+
+        return $children;
+    }
+
+    private static function alive(int $pid): bool
+    {
+        $stat = @\file_get_contents("/proc/$pid/stat");
+
+        return $stat !== false && \explode(' ', \substr($stat, (int) \strrpos($stat, ')') + 2))[0] !== 'Z';
+    }
+
+    /** @return array<string, mixed> */
+    private function json(string $target): array
+    {
+        $response = $this->get($target);
+        self::assertSame(200, $response['status'], $response['body']);
+        $data = \json_decode($response['body'], true, flags: \JSON_THROW_ON_ERROR);
+        self::assertIsArray($data);
+
+        return $data;
+    }
+
+    /**
+     * @param array<string, string> $headers
+     *
+     * @return array{status: int, headers: array<string, string>, body: string}
+     */
+    private function get(string $target, array $headers = [], float $timeout = 5.0): array
+    {
+        return HttpClient::get($this->server()->baseUrl() . $target, $headers, $timeout);
+    }
+
+    /** @return resource */
+    private function open(string $target): mixed
+    {
+        $server = $this->server();
+        $socket = \stream_socket_client("tcp://{$server->host()}:{$server->port()}", $errno, $error, 5.0);
+        self::assertIsResource($socket, $error);
+        \fwrite($socket, "GET $target HTTP/1.1\r\nHost: x\r\n\r\n");
+
+        return $socket;
+    }
+
+    /** @param resource $socket */
+    private function readUntil(mixed $socket, string $needle, float $timeout): string
+    {
+        $data = '';
+        $deadline = \microtime(true) + $timeout;
+        \stream_set_blocking($socket, false);
+        while (!\str_contains($data, $needle)) {
+            $left = $deadline - \microtime(true);
+            self::assertGreaterThan(0, $left, "timed out waiting for '$needle'; got: $data");
+            $r = [$socket];
+            $w = $e = null;
+            if (@\stream_select($r, $w, $e, 0, (int) (\min($left, 0.1) * 1e6)) > 0) {
+                $chunk = \fread($socket, 65536);
+                self::assertFalse($chunk === '' && \feof($socket), "closed before '$needle'; got: $data");
+                $data .= (string) $chunk;
+            }
+        }
+
+        return $data;
+    }
+
+    private function server(): KilnProcess
+    {
+        self::assertNotNull(self::$server);
+
+        return self::$server;
+    }
+}

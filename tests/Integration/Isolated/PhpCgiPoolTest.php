@@ -1,0 +1,156 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Integration\Isolated;
+
+use Kiln\Tests\Support\RawClient;
+
+/** What a script run in the pool sees, and what the client gets back. */
+final class PhpCgiPoolTest extends IsolatedTestCase
+{
+    public function testAHundredRequestsEachStartFromAFreshPhpStateInWarmReusedChildren(): void
+    {
+        $this->serve();
+        $pids = [];
+        for ($i = 0; $i < 100; $i++) {
+            $response = $this->get('/legacy/state.php');
+            self::assertSame(200, $response['status'], "request $i: {$response['body']}");
+            $state = json_decode($response['body'], true, 4, JSON_THROW_ON_ERROR);
+            self::assertIsArray($state);
+            self::assertSame(
+                ['fresh' => true, 'static' => 1, 'classStatic' => 1, 'global' => 1, 'precisionBefore' => '14', 'opcache' => true],
+                array_diff_key($state, ['pid' => 0]),
+                "request $i",
+            );
+            $pids[] = $state['pid'];
+        }
+        self::assertGreaterThan(1, max(array_count_values($pids)), 'children are reused, not started per request');
+        self::assertLessThanOrEqual(2, \count(array_unique($pids)), 'no child was replaced');
+        self::assertStringNotContainsString('Cannot redeclare', $this->server()->log());
+    }
+
+    public function testAChildServesPastPhpCgisOwnLimitOf500RequestsBecauseKilnRecyclesInstead(): void
+    {
+        $this->serve(['KILN_TEST_POOL_SIZE' => '1']);
+        $first = $this->get('/legacy/pid.php')['body'];
+        for ($i = 2; $i <= 520; $i++) {
+            $response = $this->get('/legacy/pid.php');
+            self::assertSame([200, $first], [$response['status'], $response['body']], "request $i");
+        }
+    }
+
+    public function testStatusHeadersCookiesAndTheScriptsLoggedErrorsComeThrough(): void
+    {
+        $server = $this->serve();
+        $client = RawClient::to($server);
+        $client->send("GET /legacy/headers.php?x=1 HTTP/1.1\r\nHost: test\r\nX-Request-Id: ignored\r\n\r\n");
+        $response = $client->readResponse(10.0);
+        self::assertNotNull($response);
+        self::assertSame(201, $response['status']);
+        self::assertSame(['headers'], $response['headers']['x-script'] ?? null);
+        self::assertSame(['a=1', 'b=2'], $response['headers']['set-cookie'] ?? null);
+        self::assertSame('made GET /legacy/headers.php x=1', $response['body']);
+        $server->waitForLog('~\[warning\] php-cgi \[[0-9a-f]+\] /legacy/headers\.php: a line for the error log~', 5.0);
+        $client->close();
+    }
+
+    public function testOutputReachesTheClientAsTheScriptFlushesItNotWhenTheScriptEnds(): void
+    {
+        $server = $this->serve();
+        $client = RawClient::to($server);
+        $started = microtime(true);
+        $client->send("GET /legacy/stream.php?s=1 HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
+        $socket = $client->socket();
+        $read = [$socket];
+        $write = $except = null;
+        self::assertSame(1, stream_select($read, $write, $except, 5));
+        $firstByte = microtime(true) - $started;
+        $raw = $client->readUntilClosed(10.0);
+        $total = microtime(true) - $started;
+        self::assertLessThan(0.5, $firstByte, 'the first line comes as soon as the script flushes it');
+        self::assertGreaterThanOrEqual(0.9, $total);
+        self::assertStringContainsString("done\n", $raw);
+        $client->close();
+    }
+
+    public function testARequestBodyIsTheScriptsInputWhetherSmallOrSpooledToDisk(): void
+    {
+        $server = $this->serve();
+        foreach (['a=1&b=two' => 'application/x-www-form-urlencoded', str_repeat("0123456789abcdef", 256 * 1024) => 'application/octet-stream'] as $body => $type) {
+            $client = RawClient::to($server);
+            $client->send("POST /legacy/post.php HTTP/1.1\r\nHost: test\r\nContent-Type: $type\r\nContent-Length: " . \strlen($body) . "\r\nConnection: close\r\n\r\n" . $body);
+            $response = $client->readResponse(20.0);
+            self::assertNotNull($response);
+            self::assertSame(200, $response['status'], $response['body']);
+            $got = json_decode($response['body'], true, 4, JSON_THROW_ON_ERROR);
+            self::assertIsArray($got);
+            self::assertSame([\strlen($body), md5($body)], [$got['input'], $got['md5']]);
+            if ($type !== 'application/octet-stream') {
+                self::assertSame(['a' => '1', 'b' => 'two'], $got['post']);
+            }
+            $client->close();
+        }
+    }
+
+    public function testChildrenGetOnlyAllowlistedEnvironmentTheIniOverridesAndNeverHttpProxy(): void
+    {
+        $server = $this->serve(['KILN_TEST_PASSED' => 'yes', 'KILN_TEST_SECRET' => 'no']);
+        $client = RawClient::to($server);
+        $client->send("GET /legacy/env.php HTTP/1.1\r\nHost: example.test:8080\r\nProxy: http://evil.test/\r\n\r\n");
+        $response = $client->readResponse(10.0);
+        self::assertNotNull($response);
+        self::assertSame(
+            ['passed' => 'yes', 'secret' => false, 'path' => false, 'memory_limit' => '77M', 'proxy' => null, 'host' => 'example.test:8080'],
+            json_decode($response['body'], true, 4, JSON_THROW_ON_ERROR),
+        );
+        $client->close();
+    }
+
+    public function testAHeadRequestGetsTheHeadersAndLeavesTheChildFree(): void
+    {
+        $server = $this->serve(['KILN_TEST_POOL_SIZE' => '1']);
+        $pid = $this->get('/legacy/pid.php')['body'];
+        $client = RawClient::to($server);
+        $client->send("HEAD /legacy/state.php HTTP/1.1\r\nHost: test\r\n\r\n");
+        $response = $client->readResponse(10.0, true);
+        self::assertNotNull($response);
+        self::assertSame(200, $response['status']);
+        self::assertSame(['application/json'], $response['headers']['content-type'] ?? null);
+        self::assertSame('', $response['body']);
+        $client->send("GET /legacy/pid.php HTTP/1.1\r\nHost: test\r\n\r\n");
+        $again = $client->readResponse(10.0);
+        self::assertSame([200, $pid], [$again['status'] ?? 0, $again['body'] ?? ''], 'the same child, at once');
+        $client->close();
+    }
+
+    public function testARunnerBuiltFromTheSiteConfigurationServesWithItsSettings(): void
+    {
+        $this->serve(['KILN_TEST_FROM_CONFIG' => '1', 'KILN_TEST_POOL_SIZE' => '1']);
+        $this->waitForChildren(2); // the fixture's own pool, and the one from the configuration
+        $env = json_decode($this->get('/legacy/env.php')['body'], true, 4, JSON_THROW_ON_ERROR);
+        self::assertIsArray($env);
+        self::assertSame('33M', $env['memory_limit']);
+    }
+
+    public function testEachChildListensOnItsOwnSocketInADirectoryOnlyTheServerMayEnter(): void
+    {
+        $server = $this->serve(['KILN_TEST_POOL_SIZE' => '3']);
+        $sockets = [];
+        foreach ($this->waitForChildren(3) as $pid) {
+            $args = self::commandLine($pid);
+            $at = array_search('-b', $args, true);
+            self::assertIsInt($at, implode(' ', $args));
+            $sockets[] = $socket = $args[$at + 1];
+            self::assertSame('socket', filetype($socket));
+            self::assertContains('opcache.enable=1', $args);
+            self::assertSame(0700, fileperms(\dirname($socket)) & 0777);
+            self::assertSame(rtrim(sys_get_temp_dir(), '/') . '/kiln-' . $server->pid(), substr(\dirname($socket), 0, -9));
+        }
+        self::assertCount(3, array_unique($sockets));
+        self::assertCount(1, array_unique(array_map('dirname', $sockets)));
+        self::assertSame(0, $server->stop());
+        clearstatcache();
+        self::assertDirectoryDoesNotExist(\dirname($sockets[0]), 'the socket directory goes with the server');
+    }
+}

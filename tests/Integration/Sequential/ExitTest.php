@@ -1,0 +1,76 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Integration\Sequential;
+
+use Kiln\Tests\Support\RawClient;
+
+/**
+ * exit() and die() end the worker process, as in PHP: the response the script produced is still sent,
+ * whole, the worker is replaced, and its other connections are closed gracefully.
+ */
+final class ExitTest extends SequentialTestCase
+{
+    public function testExitMidPageDeliversTheResponseTheScriptProducedAndTheWorkerIsReplaced(): void
+    {
+        $pid = $this->workerPid();
+        $response = $this->get('/exit.php');
+        self::assertSame(202, $response['status']);
+        self::assertSame(['yes'], $response['headers']['x-before-exit']);
+        self::assertSame('before exit; in an inner buffer;exit message', $response['body']);
+        self::assertSame(['close'], $response['headers']['connection']);
+        $replaced = $this->waitForReplacement($pid);
+        self::assertSame($replaced, $this->workerPid());
+        self::assertStringNotContainsString('before serving a request', $this->server()->log(), 'a worker that answered is not a crash');
+    }
+
+    public function testTheWorkersOtherKeepAliveConnectionIsClosedGracefully(): void
+    {
+        $server = $this->server();
+        $idle = RawClient::to($server);
+        $idle->send("GET /pid.php HTTP/1.1\r\nHost: test\r\n\r\n");
+        $first = $idle->readResponse();
+        self::assertNotNull($first);
+        self::assertSame(200, $first['status']);
+
+        $exiting = RawClient::to($server);
+        $exiting->send("GET /exit.php HTTP/1.1\r\nHost: test\r\n\r\n");
+        $response = $exiting->readResponse();
+        self::assertNotNull($response);
+        self::assertSame(202, $response['status']);
+        self::assertTrue($exiting->isClosedWithin(2.0));
+
+        // The idle keep-alive connection of the same worker: closed with FIN (an empty read), not reset.
+        $socket = $idle->socket();
+        $read = [$socket];
+        $write = $except = null;
+        self::assertSame(1, stream_select($read, $write, $except, 5), 'the idle connection was not closed');
+        error_clear_last();
+        $data = @fread($socket, 1024);
+        self::assertSame('', $data, 'expected an orderly close, got ' . var_export($data, true) . ' ' . (error_get_last()['message'] ?? ''));
+        self::assertTrue(feof($socket));
+        $this->waitForReplacement((int) $first['body']);
+    }
+
+    public function testShutdownFunctionsRunBeforeTheResponseLeavesAndTheirOutputIsPartOfIt(): void
+    {
+        $pid = $this->workerPid();
+        $response = $this->get('/shutdown.php');
+        self::assertSame(200, $response['status']);
+        self::assertSame('main body shutdown function ran', $response['body']);
+        self::assertSame(['ran'], $response['headers']['x-shutdown']);
+        $this->waitForReplacement($pid);
+    }
+
+    public function testManyExitsInARowKeepTheServerAnsweringWithoutBackoff(): void
+    {
+        for ($i = 0; $i < 5; $i++) {
+            $started = microtime(true);
+            self::assertSame(202, $this->get('/exit.php')['status']);
+            self::assertLessThan(2.0, microtime(true) - $started);
+        }
+        self::assertSame(200, $this->get('/pid.php')['status']);
+        self::assertStringNotContainsString('failure', $this->server()->log());
+    }
+}

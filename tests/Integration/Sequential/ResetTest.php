@@ -1,0 +1,53 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Integration\Sequential;
+
+/** What one script changes in the worker is set back before the next one runs. */
+final class ResetTest extends SequentialTestCase
+{
+    public function testIniSettingsErrorReportingTimezoneAndIncludePathAreRestored(): void
+    {
+        $first = self::json($this->get('/ini.php'));
+        $second = self::json($this->get('/ini.php'));
+        self::assertSame($first, $second, 'ini.php changed them all; the next request sees the originals');
+        self::assertSame('14', $second['precision']);
+    }
+
+    public function testRequireOnceRunsAFileThatDeclaresNothingOnEveryRequestAndAFileThatDeclaresOnce(): void
+    {
+        $first = self::json($this->get('/once.php'));
+        self::assertSame(['config' => 'kiln', 'helper' => 'helper', 'helpers_variable' => 'set'], $first);
+        $second = self::json($this->get('/once.php'));
+        self::assertSame('kiln', $second['config'], 'config.php sets $config again, as under php-fpm');
+        self::assertSame('helper', $second['helper'], 'helpers.php is not run twice (it would redeclare)');
+        self::assertNull($second['helpers_variable'], 'the documented limit: its top-level variables are not set again');
+    }
+
+    public function testErrorAndExceptionHandlersDoNotOutliveTheirRequest(): void
+    {
+        self::assertSame(['error' => true, 'exception' => true], self::json($this->get('/handlers.php')));
+        self::assertSame(['error' => true, 'exception' => true], self::json($this->get('/handlers.php')), 'the stacks were emptied');
+    }
+
+    public function testOutputBuffersLeftOpenAreFlushedIntoTheResponseAndUnwound(): void
+    {
+        self::assertSame('level 1;one;two;three;', $this->get('/buffers.php')['body']);
+        self::assertSame('level 1;one;two;three;', $this->get('/buffers.php')['body'], 'the next script starts at level 1 again');
+        self::assertSame(1, self::json($this->get('/dump.php'))['ob_level']);
+    }
+
+    public function testAScriptThatEndsEveryBufferKeepsItsLaterOutputAndTheNextRequestItsHeaders(): void
+    {
+        $response = $this->get('/clean-all.php');
+        self::assertSame(200, $response['status']);
+        self::assertSame('printed after ending every buffer;{"headers_sent":true,"level":0}', $response['body']);
+        self::assertSame(['kept'], $response['headers']['x-before-output']);
+        self::assertArrayNotHasKey('x-after-output', $response['headers'], 'as under php-fpm: headers are sent by then');
+        $next = $this->get('/headers.php');
+        self::assertSame(201, $next['status'], 'the next script can send headers');
+        self::assertFalse(self::json($next)['sent']);
+        self::assertArrayNotHasKey('x-before-output', $next['headers']);
+    }
+}

@@ -1,0 +1,95 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Unit\Cli;
+
+use Kiln\Cli\ServeOptions;
+use Kiln\Cli\UsageError;
+use Kiln\Site\Tier;
+use PHPUnit\Framework\Attributes\DataProvider;
+use PHPUnit\Framework\TestCase;
+
+/** The document-root options of `kiln serve` (--tier and each tier's settings) read into a SiteConfig. */
+final class ServeSiteOptionsTest extends TestCase
+{
+    private const APP = __DIR__ . '/../../Fixtures/server/app.php';
+
+    private const CGI_BIN = __DIR__ . '/../../Fixtures';
+
+    public function testEverySiteOptionIsRead(): void
+    {
+        $site = ServeOptions::parse([self::APP, '--tier=fork', '--time-limit=2.5', '--pool-size=3', '--pool-max-requests=500',
+            '--pool-queue=10', '--php-cgi=' . PHP_BINARY, '--php-ini=memory_limit=1G', '--php-ini', 'display_errors=0',
+            '--pass-env=HOME', '--pass-env=LANG', '--fastcgi=unix:run/fpm.sock', '--fastcgi-map=.py=127.0.0.1:9001',
+            '--fastcgi-map=pl=127.0.0.1:9002', '--cgi-bin=' . self::CGI_BIN, '--fork-max=4', '--front-controller=/app.php'], [], '/srv')->site;
+        self::assertSame(Tier::Fork, $site->tier);
+        self::assertSame(2.5, $site->timeLimit);
+        self::assertSame(3, $site->poolSize);
+        self::assertSame(500, $site->poolMaxRequests);
+        self::assertSame(10, $site->poolQueue);
+        self::assertSame(PHP_BINARY, $site->phpCgi);
+        self::assertSame(['memory_limit' => '1G', 'display_errors' => '0'], $site->phpIni);
+        self::assertSame(['HOME', 'LANG'], $site->passEnv);
+        self::assertSame('unix:/srv/run/fpm.sock', $site->fastcgi);
+        self::assertSame(['.py' => '127.0.0.1:9001', '.pl' => '127.0.0.1:9002'], $site->fastcgiMap);
+        self::assertSame(realpath(self::CGI_BIN), $site->cgiBin);
+        self::assertSame(4, $site->forkMax);
+        self::assertSame('/app.php', $site->frontController);
+    }
+
+    public function testEnvironmentFillsTheSiteOptions(): void
+    {
+        $env = ['KILN_TIER' => 'sequential', 'KILN_TIME_LIMIT' => '7', 'KILN_PHP_INI' => 'a=1,b=2', 'KILN_PASS_ENV' => 'HOME,LANG',
+            'KILN_FRONT_CONTROLLER' => 'off', 'PATH' => ''];
+        $site = ServeOptions::parse([self::APP, '--time-limit=9'], $env, '/')->site;
+        self::assertSame(Tier::Sequential, $site->tier);
+        self::assertSame(9.0, $site->timeLimit, 'the command line wins');
+        self::assertSame(['a' => '1', 'b' => '2'], $site->phpIni);
+        self::assertSame(['HOME', 'LANG'], $site->passEnv);
+        self::assertNull($site->frontController);
+    }
+
+    public function testAutoLooksForPhpCgiInThePathGiven(): void
+    {
+        self::assertSame(Tier::Sequential, ServeOptions::parse([self::APP], ['PATH' => '/nonexistent'], '/')->site->tier);
+        $withCgi = ServeOptions::parse([self::APP], ['PATH' => \dirname(PHP_BINARY)], '/')->site;
+        self::assertSame(is_executable(\dirname(PHP_BINARY) . '/php-cgi') ? Tier::Isolated : Tier::Sequential, $withCgi->tier);
+    }
+
+    public function testTheFrontControllerCanBeTurnedOff(): void
+    {
+        self::assertNull(ServeOptions::parse([self::APP, '--front-controller=off'], [], '/')->site->frontController);
+        self::assertSame('/index.php', ServeOptions::parse([self::APP], [], '/')->site->frontController);
+    }
+
+    /** @return iterable<string, array{list<string>, string}> */
+    public static function mistakes(): iterable
+    {
+        yield 'unknown tier' => [['--tier=turbo'], "--tier must be one of auto, sequential, isolated, fork, fastcgi, got 'turbo'"];
+        yield 'isolated without php-cgi' => [['--tier=isolated'], '--tier=isolated needs php-cgi, which is not in PATH'];
+        yield 'fastcgi without address' => [['--tier=fastcgi'], '--tier=fastcgi needs the upstream address'];
+        yield 'bad time limit' => [['--time-limit=soon'], "--time-limit must be a number of seconds, got 'soon'"];
+        yield 'bad pool size' => [['--pool-size=many'], "--pool-size must be a whole number, got 'many'"];
+        yield 'zero pool size' => [['--pool-size=0'], '--pool-size must be between 1 and 1024'];
+        yield 'bad php-cgi' => [['--php-cgi=/nonexistent/php-cgi'], '--php-cgi must be an executable file'];
+        yield 'ini without value' => [['--php-ini=memory_limit'], "--php-ini must be NAME=VALUE, got 'memory_limit'"];
+        yield 'ini without name' => [['--php-ini==1'], '--php-ini must be NAME=VALUE'];
+        yield 'bad env name' => [['--pass-env=1X'], '--pass-env must be an environment variable name'];
+        yield 'bad address' => [['--fastcgi=nowhere'], "--fastcgi must be HOST:PORT or unix:/path/to.sock, got 'nowhere'"];
+        yield 'map without address' => [['--fastcgi-map=.py'], "--fastcgi-map must be EXT=ADDR (.py=127.0.0.1:9001), got '.py'"];
+        yield 'map with a bad address' => [['--fastcgi-map=.py=9001'], '--fastcgi-map must be HOST:PORT'];
+        yield 'missing cgi-bin' => [['--cgi-bin=no/such/dir'], "--cgi-bin must be an existing directory, got 'no/such/dir'"];
+        yield 'bad fork max' => [['--fork-max=0'], '--fork-max must be between 1'];
+        yield 'relative front controller' => [['--front-controller=index.php'], '--front-controller must be a URL path'];
+    }
+
+    /** @param list<string> $args */
+    #[DataProvider('mistakes')]
+    public function testBadSiteOptionsAreUsageErrorsThatSayWhatToDo(array $args, string $message): void
+    {
+        $this->expectException(UsageError::class);
+        $this->expectExceptionMessage($message);
+        ServeOptions::parse([self::APP, ...$args], ['PATH' => '/nonexistent'], __DIR__);
+    }
+}

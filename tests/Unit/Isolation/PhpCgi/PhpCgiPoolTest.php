@@ -1,0 +1,204 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Unit\Isolation\PhpCgi;
+
+use Kiln\Isolation\PhpCgi\PhpCgiLease;
+use Kiln\Isolation\PhpCgi\PhpCgiOptions;
+use Kiln\Isolation\PhpCgi\PhpCgiPool;
+use Kiln\Isolation\PhpCgi\PoolBusy;
+use Kiln\Isolation\PhpCgi\PoolUnavailable;
+
+use function Kiln\Loop\async;
+use function Kiln\Loop\delay;
+
+use Kiln\Loop\Driver\SelectDriver;
+use Kiln\Loop\Loop;
+use Kiln\Server\SidecarHost;
+use Kiln\Server\SidecarListener;
+use Kiln\Server\SidecarSpec;
+use PHPUnit\Framework\TestCase;
+
+/** The worker's side of the pool against a scripted supervisor (no processes). */
+final class PhpCgiPoolTest extends TestCase
+{
+    /** @var list<array{string, int, bool, string}> */
+    private array $replaced = [];
+
+    private ?SidecarSpec $opened = null;
+
+    protected function setUp(): void
+    {
+        Loop::set(new SelectDriver());
+        Loop::setErrorHandler(null);
+        $this->replaced = [];
+        $this->opened = null;
+    }
+
+    public function testTheSpecRunsPhpCgiWithOpcacheIniOverridesAndOnlyAllowlistedEnvironment(): void
+    {
+        $pool = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', 3, phpIni: ['memory_limit' => '64M', 'error_log' => '/tmp/a b.log'], passEnv: ['APP_ENV', 'MISSING']));
+        $spec = $pool->spec();
+        self::assertSame(['/usr/bin/php-cgi', '-d', 'opcache.enable=1', '-d', 'memory_limit=64M', '-d', 'error_log="/tmp/a b.log"', '-b', '{socket}'], $spec->command);
+        self::assertSame(['APP_ENV' => 'prod', 'PHP_FCGI_CHILDREN' => '0', 'PHP_FCGI_MAX_REQUESTS' => '0'], $spec->env);
+        self::assertSame(3, $spec->count);
+    }
+
+    public function testARequestWaitsUntilAChildIsUpAndTheFirstAskOpensTheSet(): void
+    {
+        $pool = $this->pool(new PhpCgiOptions(size: 1));
+        $lease = async(fn() => $pool->acquire());
+        self::assertNotNull($this->opened, 'the first acquire() asks the supervisor');
+        self::assertSame(['waiting' => 1, 'starting' => 1, 'idle' => 0, 'busy' => 0, 'retiring' => 0, 'failed' => 0], $pool->stats());
+        Loop::delay(0.01, static fn() => $pool->sidecarUp(0, 101, '/tmp/s0'));
+        $got = $lease->await();
+        self::assertSame([0, 101, '/tmp/s0'], [$got->index, $got->pid, $got->socket]);
+    }
+
+    public function testWaitingRequestsGetFreedChildrenInArrivalOrder(): void
+    {
+        $pool = $this->pool(new PhpCgiOptions(size: 1));
+        $pool->sidecarUp(0, 101, '/s');
+        $first = $pool->acquire();
+        $order = [];
+        $a = async(function () use ($pool, &$order): PhpCgiLease {
+            $lease = $pool->acquire();
+            $order[] = 'a';
+            return $lease;
+        });
+        $b = async(function () use ($pool, &$order): PhpCgiLease {
+            $lease = $pool->acquire();
+            $order[] = 'b';
+            return $lease;
+        });
+        $pool->release($first);
+        $pool->release($a->await());
+        $b->await();
+        self::assertSame(['a', 'b'], $order);
+    }
+
+    public function testAChildIsReplacedOnceItServedMaxRequestsAndGetsNoMoreMeanwhile(): void
+    {
+        $pool = $this->pool(new PhpCgiOptions(size: 1, maxRequests: 2));
+        $pool->sidecarUp(0, 101, '/s1');
+        $pool->release($pool->acquire());
+        $pool->release($pool->acquire());
+        self::assertCount(1, $this->replaced);
+        self::assertSame(0, $this->replaced[0][1]);
+        self::assertFalse($this->replaced[0][2], 'recycled gently (SIGTERM): it is idle');
+        self::assertStringContainsString('served 2 requests', $this->replaced[0][3]);
+        $next = async(fn() => $pool->acquire());
+        delay(0.01);
+        self::assertFalse($next->isComplete(), 'no request goes to a retired child');
+        $pool->sidecarUp(0, 102, '/s2');
+        self::assertSame(102, $next->await()->pid);
+    }
+
+    public function testAChildARequestGaveUpOnIsKilledAndReplaced(): void
+    {
+        $pool = $this->pool(new PhpCgiOptions(size: 2));
+        $pool->sidecarUp(0, 101, '/s0');
+        $pool->sidecarUp(1, 102, '/s1');
+        $lease = $pool->acquire();
+        $pool->release($lease, false, 'timed out');
+        self::assertSame([[$this->opened?->name, 0, true, 'timed out (pid 101)']], $this->replaced);
+        self::assertSame(102, $pool->acquire()->pid, 'the other child serves meanwhile');
+    }
+
+    public function testAFullQueueRefusesAtOnce(): void
+    {
+        $pool = $this->pool(new PhpCgiOptions(size: 1, queue: 1));
+        $pool->sidecarUp(0, 101, '/s');
+        $pool->acquire();
+        $waiting = async(fn() => $pool->acquire());
+        $this->expectException(PoolBusy::class);
+        $this->expectExceptionMessage('--pool-queue');
+        try {
+            $pool->acquire();
+        } finally {
+            $waiting->ignore();
+        }
+    }
+
+    public function testARequestThatWaitsLongerThanTheTimeLimitIsRefused(): void
+    {
+        $pool = $this->pool(new PhpCgiOptions(size: 1, timeLimit: 0.05));
+        $pool->sidecarUp(0, 101, '/s');
+        $pool->acquire();
+        $started = microtime(true);
+        try {
+            async(fn() => $pool->acquire())->await();
+            self::fail('expected PoolBusy');
+        } catch (PoolBusy $e) {
+            self::assertStringContainsString('within 0.05 s', $e->getMessage());
+        }
+        self::assertGreaterThanOrEqual(0.04, microtime(true) - $started);
+        self::assertSame(0, $pool->stats()['waiting']);
+    }
+
+    public function testWhenEveryChildFailedToStartRequestsFailAtOnceAndComeBackWithTheFirstChildUp(): void
+    {
+        $pool = $this->pool(new PhpCgiOptions(size: 2));
+        $waiting = async(fn() => $pool->acquire());
+        $pool->sidecarDown(0, 0.1, 'cannot execute /nope');
+        self::assertFalse($waiting->isComplete(), 'one child may still start');
+        $pool->sidecarDown(1, 0.1, 'cannot execute /nope');
+        try {
+            $waiting->await();
+            self::fail('expected PoolUnavailable');
+        } catch (PoolUnavailable $e) {
+            self::assertStringContainsString('cannot execute /nope', $e->getMessage());
+        }
+        $this->expectExceptionObject(new PoolUnavailable('php-cgi cannot run: cannot execute /nope'));
+        try {
+            $pool->acquire();
+        } finally {
+            $pool->sidecarUp(1, 103, '/s');
+            self::assertSame(103, $pool->acquire()->pid);
+        }
+    }
+
+    public function testAChildThatDiesIsWaitedForWhenItsReplacementStartsAtOnce(): void
+    {
+        $pool = $this->pool(new PhpCgiOptions(size: 1));
+        $pool->sidecarUp(0, 101, '/s');
+        $lease = $pool->acquire();
+        $pool->sidecarDown(0, 0.0, 'killed by signal 9');
+        $next = async(fn() => $pool->acquire());
+        $pool->release($lease, false, 'connection lost');
+        self::assertSame([], $this->replaced, 'a release for a process that is gone changes nothing');
+        $pool->sidecarUp(0, 104, '/s2');
+        self::assertSame(104, $next->await()->pid);
+    }
+
+    private function pool(PhpCgiOptions $options): PhpCgiPool
+    {
+        $host = new class ($this) implements SidecarHost {
+            public function __construct(private readonly PhpCgiPoolTest $test) {}
+
+            public function open(SidecarSpec $spec, SidecarListener $listener): void
+            {
+                $this->test->opened($spec);
+            }
+
+            public function replace(string $name, int $index, int $pid, bool $kill, string $reason): void
+            {
+                $this->test->replaced($name, $index, $kill, "$reason (pid $pid)");
+            }
+        };
+        return new PhpCgiPool($options, $host, ['APP_ENV' => 'prod', 'SECRET' => 'x']);
+    }
+
+    /** @internal called by the fake host */
+    public function opened(SidecarSpec $spec): void
+    {
+        $this->opened = $spec;
+    }
+
+    /** @internal called by the fake host */
+    public function replaced(string $name, int $index, bool $kill, string $reason): void
+    {
+        $this->replaced[] = [$name, $index, $kill, $reason];
+    }
+}

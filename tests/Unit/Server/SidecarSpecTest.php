@@ -1,0 +1,57 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Unit\Server;
+
+use Kiln\Server\Message;
+use Kiln\Server\SidecarSpec;
+use PHPUnit\Framework\TestCase;
+
+final class SidecarSpecTest extends TestCase
+{
+    public function testASpecCrossesTheChannelAsOneLineAndComesBackTheSame(): void
+    {
+        $spec = new SidecarSpec('php-cgi-7', ['php-cgi', '-d', "error_log=/tmp/a b\nc", '-b', '{socket}'], ['A' => "x\ny", 'PHP_FCGI_CHILDREN' => '0'], 2);
+        $line = (new Message(Message::SIDECAR_OPEN, $spec->toJson()))->encode();
+        self::assertSame(1, substr_count($line, "\n"));
+        $message = Message::decode($line);
+        self::assertNotNull($message);
+        self::assertEquals($spec, SidecarSpec::fromJson($message->argument));
+    }
+
+    public function testTheSocketPathGoesWhereverTheCommandSaysSocket(): void
+    {
+        $spec = new SidecarSpec('s', ['/bin/prog', '--listen={socket}', '-b', '{socket}'], [], 1);
+        self::assertSame(['/bin/prog', '--listen=/tmp/x.sock', '-b', '/tmp/x.sock'], $spec->commandFor('/tmp/x.sock'));
+    }
+
+    public function testAnEmptyEnvironmentStaysAnObjectSoItDecodes(): void
+    {
+        $spec = new SidecarSpec('s', ['p', '{socket}'], [], 1);
+        self::assertEquals($spec, SidecarSpec::fromJson($spec->toJson()));
+    }
+
+    /** @return iterable<string, array{\Closure(): mixed, string}> */
+    public static function misuse(): iterable
+    {
+        yield 'name with a space' => [static fn() => new SidecarSpec('a b', ['p', '{socket}'], [], 1), 'must be 1-64'];
+        yield 'no socket' => [static fn() => new SidecarSpec('a', ['p'], [], 1), '{socket}'];
+        yield 'no process' => [static fn() => new SidecarSpec('a', ['p', '{socket}'], [], 0), '1 to 256'];
+        yield 'bad env name' => [static fn() => new SidecarSpec('a', ['p', '{socket}'], ['A=B' => 'c'], 1), 'environment'];
+        yield 'not JSON' => [static fn() => SidecarSpec::fromJson('{'), 'not JSON'];
+        yield 'missing fields' => [static fn() => SidecarSpec::fromJson('{"name":"a"}'), 'needs name'];
+        yield 'non-string argument' => [static fn() => SidecarSpec::fromJson('{"name":"a","command":[1],"env":{},"count":1}'), 'strings'];
+    }
+
+    /**
+     * @param \Closure(): mixed $make
+     * @dataProvider misuse
+     */
+    public function testMisuseIsRefusedWithAMessageThatSaysWhy(\Closure $make, string $message): void
+    {
+        $this->expectException(\ValueError::class);
+        $this->expectExceptionMessage($message);
+        $make();
+    }
+}
