@@ -7,7 +7,6 @@ namespace Kiln\Site\Cgi;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
-use Kiln\Http\Wire\RequestHead;
 use Kiln\Isolation\Cgi\CgiBusyException;
 use Kiln\Isolation\Cgi\CgiHead;
 use Kiln\Isolation\Cgi\CgiLauncher;
@@ -17,6 +16,7 @@ use Kiln\Isolation\Cgi\CgiResponseException;
 use Kiln\Isolation\Cgi\CgiStartException;
 use Kiln\Isolation\Cgi\CgiTimeoutException;
 use Kiln\Site\CgiParams;
+use Kiln\Site\Internal\LocalRedirect;
 use Kiln\Site\Script;
 use Kiln\Site\ScriptRunner;
 
@@ -29,14 +29,10 @@ use Kiln\Site\ScriptRunner;
  * Answers 503 + Retry-After when the launcher's slots are full, 504 when the script runs past the time
  * limit (the script and its process group are killed), 502 when it cannot start or writes a malformed
  * response. A local redirect (`Location: /path` without `Status`) is re-dispatched as a GET to
- * $redirects (at most MAX_REDIRECTS deep); without $redirects it goes to the client as a 302.
+ * $redirects (at most LocalRedirect::MAX deep); without $redirects it goes to the client as a 302.
  */
 final class CgiRunner implements ScriptRunner
 {
-    public const MAX_REDIRECTS = 10;
-
-    private const DEPTH = 'kiln.cgi.redirects';
-
     /** @var \Closure(string, string): void */
     private readonly \Closure $log;
 
@@ -112,36 +108,14 @@ final class CgiRunner implements ScriptRunner
 
     private function redirect(Request $request, CgiHead $head, string $name): Response
     {
+        \assert($this->redirects !== null);
         $location = (string) $head->location;
-        $previous = $request->attribute(self::DEPTH, 0);
-        $depth = (\is_int($previous) ? $previous : 0) + 1;
-        if ($depth > self::MAX_REDIRECTS || \preg_match('~^/[\x21-\x7E]*$~', $location) !== 1 || \str_contains($location, '#')) {
-            ($this->log)('error', "cgi $name: unusable local redirect to " . \json_encode($location) . " (depth $depth)");
-
+        $response = LocalRedirect::follow($request, $location, $this->redirects);
+        if ($response === null) {
+            ($this->log)('error', "cgi $name: unusable local redirect to " . \json_encode($location) . ' (not a local path, or more than ' . LocalRedirect::MAX . ' deep)');
             return CgiResponses::error(502);
         }
-        $old = $request->head();
-        $headers = $old->headers;
-        unset($headers['content-length'], $headers['content-type'], $headers['transfer-encoding']);
-        $q = \strpos($location, '?');
-        $head = new RequestHead(
-            'GET',
-            $location,
-            $old->version,
-            $headers,
-            $q === false ? $location : \substr($location, 0, $q),
-            $q === false ? '' : \substr($location, $q + 1),
-            $old->host,
-            RequestHead::BODY_NONE,
-            0,
-            $old->keepAlive,
-            false,
-        );
-        $next = new Request($head, '', null, $request->remoteAddress, $request->remotePort, $request->localAddress, $request->localPort);
-        $next->setAttribute(self::DEPTH, $depth);
-        \assert($this->redirects !== null);
-
-        return $this->redirects->handle($next);
+        return $response;
     }
 
     /** @return \Closure(string): void logs whole lines of the script's stderr */

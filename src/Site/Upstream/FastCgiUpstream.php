@@ -21,6 +21,7 @@ use Kiln\Loop\CancelledException;
 use Kiln\Loop\DeferredCancellation;
 use Kiln\Loop\Loop;
 use Kiln\Site\CgiParams;
+use Kiln\Site\Internal\LocalRedirect;
 use Kiln\Site\Script;
 use Kiln\Site\ScriptRunner;
 use Kiln\Site\SiteConfig;
@@ -41,12 +42,9 @@ use Kiln\Site\SiteConfig;
  */
 final class FastCgiUpstream implements ScriptRunner
 {
-    public const MAX_REDIRECTS = 10;
-
     /** Body bytes already received with the head that are taken at once, before streaming the rest. */
     private const PREFETCH = 65536;
 
-    private const DEPTH = 'kiln.fastcgi.redirects';
 
     /** @var \Closure(string, string): void */
     private readonly \Closure $log;
@@ -220,19 +218,14 @@ final class FastCgiUpstream implements ScriptRunner
 
     private function redirect(Request $request, CgiHead $head, string $label): Response
     {
+        \assert($this->redirects !== null);
         $location = (string) $head->location;
-        $previous = $request->attribute(self::DEPTH, 0);
-        $depth = (\is_int($previous) ? $previous : 0) + 1;
-        if ($depth > self::MAX_REDIRECTS || \preg_match('~^/[\x21-\x7E]*$~', $location) !== 1 || \str_contains($location, '#')) {
-            ($this->log)('error', "{$label}: unusable local redirect to " . \json_encode($location) . " (depth {$depth})");
-
+        $response = LocalRedirect::follow($request, $location, $this->redirects);
+        if ($response === null) {
+            ($this->log)('error', "{$label}: unusable local redirect to " . \json_encode($location) . ' (not a local path, or more than ' . LocalRedirect::MAX . ' deep)');
             return self::error(502);
         }
-        $next = LocalRedirect::request($request, $location);
-        $next->setAttribute(self::DEPTH, $depth);
-        \assert($this->redirects !== null);
-
-        return $this->redirects->handle($next);
+        return $response;
     }
 
     /** @return \Closure(string): void */
