@@ -21,9 +21,12 @@ use Kiln\Kiln;
  *   does; nginx 1.22 sends each and php-fpm keeps only the last.
  * - SERVER_NAME is the request's host (nginx: the `server_name` of the server block).
  * - no REMOTE_USER (nginx sends it empty without auth_basic).
+ * - PATH_TRANSLATED (document root + PATH_INFO) when there is a PATH_INFO, as RFC 3875 §4.1.6 and Apache give it;
+ *   nginx's stock fastcgi_params leave it out.
  * - when the connection's local port is unknown (Request::$localPort 0), SERVER_PORT is the Host's port,
  *   else 80 or 443.
- * As nginx: headers whose name holds anything but letters, digits and `-` (`X_Forwarded_For`) are dropped,
+ * As nginx: DOCUMENT_URI is the script's URL path (nginx's `$document_uri` after `try_files $fastcgi_script_name`,
+ * as Debian's fastcgi-php.conf has it), without the PATH_INFO; headers whose name holds anything but letters, digits and `-` (`X_Forwarded_For`) are dropped,
  * so they cannot pose as a header a proxy set; HTTP_CONTENT_TYPE and HTTP_CONTENT_LENGTH are sent beside
  * CONTENT_TYPE and CONTENT_LENGTH; and Proxy never becomes HTTP_PROXY (httpoxy, CVE-2016-5385).
  */
@@ -51,7 +54,7 @@ final class CgiParams
         }
         $params += [
             'DOCUMENT_ROOT' => $script->documentRoot,
-            'DOCUMENT_URI' => $script->scriptName . $script->pathInfo,
+            'DOCUMENT_URI' => $script->scriptName,
             'REQUEST_URI' => self::requestUri($request->target()),
             'QUERY_STRING' => $request->queryString(),
             'REQUEST_METHOD' => $request->method(),

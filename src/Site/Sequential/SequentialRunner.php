@@ -46,6 +46,8 @@ final class SequentialRunner implements ScriptRunner
 
     private readonly TimeLimit $timeLimit;
 
+    private readonly ScriptEnvironment $environment;
+
     /** @var \Closure(Request, Script): array<string, string> */
     private readonly \Closure $params;
 
@@ -80,6 +82,7 @@ final class SequentialRunner implements ScriptRunner
         ?\Closure $log = null,
     ) {
         $this->timeLimit = new TimeLimit($timeLimit);
+        $this->environment = new ScriptEnvironment();
         $this->params = $params ?? static fn(Request $request, Script $script): array => CgiParams::build($request, $script);
         $this->log = $log ?? WorkerLog::write(...);
     }
@@ -139,11 +142,13 @@ final class SequentialRunner implements ScriptRunner
     private function execute(Runtime $runtime, Request $request, Script $script): Response
     {
         $time = microtime(true);
+        $params = ($this->params)($request, $script);
         try {
-            $uploads = Superglobals::install(($this->params)($request, $script), $request, $time);
+            $uploads = Superglobals::install($params, $request, $time);
         } catch (BadRequestBody $e) {
             return self::plain($e->status(), $e->getMessage()); // nothing was set yet
         }
+        $this->environment->apply($params);
         foreach ($uploads as $path) {
             $runtime->uploads?->add($path);
         }
@@ -201,6 +206,7 @@ final class SequentialRunner implements ScriptRunner
         $runtime->state->end();
         $runtime->ini->reset();
         $runtime->uploads?->clear();
+        $this->environment->restore();
         return $response;
     }
 

@@ -44,7 +44,7 @@ final class PathRoutingTest extends TestCase
         self::assertSame(self::$base . '/root/index.php', $script['filename']);
         $params = $script['params'];
         self::assertSame('/index.php/foo/a%20b/?x=1', $params['REQUEST_URI']);
-        self::assertSame('/index.php/foo/a b/', $params['DOCUMENT_URI']);
+        self::assertSame('/index.php', $params['DOCUMENT_URI']);
         self::assertSame(self::$base . '/root/foo/a b/', $params['PATH_TRANSLATED']);
         self::assertSame('x=1', $params['QUERY_STRING']);
         self::assertSame((string) $this->server()->port(), $params['SERVER_PORT']);

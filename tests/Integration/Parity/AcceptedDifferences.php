@@ -32,6 +32,13 @@ final class AcceptedDifferences
             . 'policy). Dropped from $_SERVER; the CGI variables are compared in full.',
         'server-key-order' => 'The order of $_SERVER keys follows the order the server sent its variables in; $_SERVER is '
             . 'compared as a set of key => value pairs (every other array keeps its order).',
+        'path-translated' => 'PATH_TRANSLATED (document root + PATH_INFO) is sent when there is a PATH_INFO, as RFC 3875 '
+            . '§4.1.6 and Apache give it; nginx\'s stock fastcgi_params leave it out. Dropped from $_SERVER.',
+        'php-cgi-environment' => 'The isolated tier starts php-cgi with PHP_FCGI_CHILDREN=0 and PHP_FCGI_MAX_REQUESTS=0 (no forking, '
+            . 'no exit after 500 requests: Kiln recycles the child itself), and php-cgi copies its environment into '
+            . '$_SERVER. Those two keys are dropped from $_SERVER.',
+        'worker-files' => 'The sequential tier runs the script inside the warm worker, so get_included_files() lists the '
+            . 'worker\'s own files before the script\'s. Entries outside the document root are dropped from "included".',
         'path-info-empty' => 'PATH_INFO "" and no PATH_INFO are equivalent: nginx configs built on Debian\'s fastcgi-php.conf '
             . 'always send it (empty when there is none), Apache and the nginx wiki config only when there is one.',
     ];
@@ -55,6 +62,12 @@ final class AcceptedDifferences
         if (\is_array($json)) {
             if (\is_array($json['server'] ?? null)) {
                 $json['server'] = self::server($json['server'], $response['sent_at'], $response['received_at']);
+            }
+            if (\is_array($json['included'] ?? null)) {                        // worker-files
+                $json['included'] = array_values(array_filter(
+                    $json['included'],
+                    static fn(mixed $file): bool => !\is_string($file) || str_starts_with($file, $server->documentRoot . '/'),
+                ));
             }
             $body = $json;
         }
@@ -88,6 +101,8 @@ final class AcceptedDifferences
     private static function server(array $server, float $sentAt, float $receivedAt): array
     {
         unset($server['FCGI_ROLE']);                                              // fcgi-role
+        unset($server['PATH_TRANSLATED']);                                        // path-translated
+        unset($server['PHP_FCGI_CHILDREN'], $server['PHP_FCGI_MAX_REQUESTS']);    // php-cgi-environment
         foreach (array_keys($server) as $key) {
             if (preg_match(self::CGI_KEY, (string) $key) !== 1) {
                 unset($server[$key]);                                             // process-environment

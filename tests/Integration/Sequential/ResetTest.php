@@ -25,6 +25,18 @@ final class ResetTest extends SequentialTestCase
         self::assertNull($second['helpers_variable'], 'the documented limit: its top-level variables are not set again');
     }
 
+    public function testAScriptRequestedBeforeIsRunAgainByRequireOnceAndNotListedAsIncluded(): void
+    {
+        $direct = self::json($this->get('/once-direct.php'));
+        self::assertContains('once-direct.php', $direct['included']);
+        $caller = self::json($this->get('/once-caller.php'));
+        self::assertSame(1, $caller['ran'], 'require_once ran it: the earlier request did not leave it marked as included');
+        self::assertNotContains('once-direct.php', array_slice($caller['included'], 0, -2), 'only this request\'s files, in order');
+        self::assertSame(['once-caller.php', 'once-direct.php'], array_slice($caller['included'], -2));
+        $again = self::json($this->get('/once-direct.php'));
+        self::assertNotContains('once-caller.php', $again['included'], 'the previous request\'s script is gone from get_included_files()');
+    }
+
     public function testErrorAndExceptionHandlersDoNotOutliveTheirRequest(): void
     {
         self::assertSame(['error' => true, 'exception' => true], self::json($this->get('/handlers.php')));

@@ -27,7 +27,7 @@ final class CgiParamsTest extends TestCase
             'PATH_INFO' => '/a b/c',
             'PATH_TRANSLATED' => '/srv/www/a b/c',
             'DOCUMENT_ROOT' => '/srv/www',
-            'DOCUMENT_URI' => '/dump.php/a b/c',
+            'DOCUMENT_URI' => '/dump.php',
             'REQUEST_URI' => '/dump.php/a%20b/c?x=1&y=%20',
             'QUERY_STRING' => 'x=1&y=%20',
             'REQUEST_METHOD' => 'POST',

@@ -10,6 +10,7 @@ use Kiln\Http\Body\FormNames;
 use Kiln\Http\Cookie;
 use Kiln\Http\Multipart\MultipartParser;
 use Kiln\Http\UploadedFile;
+use Kiln\Site\Sequential\ScriptEnvironment;
 
 /**
  * @internal In a forked child: the superglobals a web SAPI would have built from the CGI meta-variables
@@ -33,6 +34,7 @@ final class ChildGlobals
         $server['REQUEST_TIME'] = (int) $now;
         $_SERVER = $server;
         $_ENV = [];
+        (new ScriptEnvironment())->apply($params); // getenv() sees the request's variables, as under a web SAPI
         \parse_str($params['QUERY_STRING'] ?? '', $get);
         $_GET = $get;
         $cookies = [];

@@ -14,9 +14,8 @@ use Kiln\Site\Sequential\Declarations;
  * request, the files first included during it that declare nothing are removed from it. A file that
  * declares a function, class or constant stays: running it again would redeclare.
  *
- * Per request: two reads of the table's count; the file list only when it grew. The script itself and
- * Kiln's include.php are left in the table (they are run with include, which does not look at it), so a
- * page that require_once's nothing costs nothing more.
+ * Per request: one removal (the script, when it declares nothing) and two reads of the table's count; the
+ * file list only when the request included more files. Kiln's include.php is left in the table.
  * find() checks the offset: the count follows get_included_files(), an include adds one, a removal takes it
  * away again.
  *
@@ -62,12 +61,17 @@ final class IncludedFiles
     }
 
     /**
-     * After a request that started with $before files included: lets the pure new ones run again.
+     * After a request that started with $before files included: lets the pure new ones run again, the script
+     * itself included, so that a later request's require_once of it runs it and get_included_files() starts
+     * empty, as under php-fpm.
      *
-     * @param string $script the script the request ran (kept)
+     * @param string $script the script the request ran
      */
     public function settle(int $before, string $script): void
     {
+        if (!Declarations::inFile($script)) {
+            $this->forget([$script]);
+        }
         if ($this->count() <= $before) {
             return;
         }

@@ -42,7 +42,6 @@ foreach ($_FILES as $field => $info) {
 }
 
 $input = (string) file_get_contents('php://input');
-$root = (string) realpath((string) ($_SERVER['DOCUMENT_ROOT'] ?? __DIR__));
 $getenv = [];
 foreach (['REQUEST_METHOD', 'QUERY_STRING', 'REMOTE_ADDR', 'SCRIPT_NAME', 'HTTP_HOST'] as $name) {
     $getenv[$name] = getenv($name);
@@ -61,5 +60,5 @@ echo json_encode([
     'headers_sent' => headers_sent(),
     'http_response_code' => http_response_code(),
     'session' => ['name' => session_name(), 'id' => session_id(), 'status' => session_status(), 'visits' => $_SESSION['visits']],
-    'included' => array_map(static fn(string $f): string => str_starts_with($f, $root) ? substr($f, strlen($root)) : $f, get_included_files()),
+    'included' => get_included_files(),
 ], JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_INVALID_UTF8_SUBSTITUTE) . "\n";
