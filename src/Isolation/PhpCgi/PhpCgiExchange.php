@@ -48,11 +48,33 @@ final class PhpCgiExchange
      */
     public function read(): ?string
     {
+        return $this->next(true);
+    }
+
+    /**
+     * As read(), but never waits: '' when the next chunk has not arrived yet. A small script's output and
+     * its END_REQUEST come in one write, so after the head this tells whether the whole answer is here.
+     *
+     * @throws FastCgiException for a broken exchange; the child is then killed and replaced
+     */
+    public function poll(): ?string
+    {
+        return $this->next(false);
+    }
+
+    /** The pid of the child running it (for logs). */
+    public function pid(): int
+    {
+        return $this->lease->pid;
+    }
+
+    private function next(bool $wait): ?string
+    {
         if ($this->finished) {
             return null;
         }
         try {
-            $chunk = $this->response->read();
+            $chunk = $wait ? $this->response->read() : $this->response->poll();
         } catch (FastCgiTimeout $e) {
             $this->settle(false, "still running at the time limit of {$this->pool->options->timeLimit} s");
             throw $e;
@@ -64,12 +86,6 @@ final class PhpCgiExchange
             $this->settle(true);
         }
         return $chunk;
-    }
-
-    /** The pid of the child running it (for logs). */
-    public function pid(): int
-    {
-        return $this->lease->pid;
     }
 
     /** Gives the request up without waiting; the child comes back (or is replaced) once it settles. Never suspends. */

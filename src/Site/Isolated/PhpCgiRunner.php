@@ -24,8 +24,9 @@ use Kiln\Site\SiteConfig;
  * The `isolated` tier: each script runs in a warm php-cgi child of this worker's pool (PHP's own CGI SAPI,
  * so every request starts from a fresh PHP state: constants, functions, classes, statics, globals, ini).
  *
- * The params are CgiParams::build(), the request body is STDIN, and the CGI response is parsed; its body
- * streams to the client as php-cgi writes it. STDERR lines (PHP's logged errors) go to the error log with
+ * The params are CgiParams::build(), the request body is STDIN, and the CGI response is parsed. A response
+ * that is complete by the time its head is read (most are) is sent whole, with a Content-Length; a longer
+ * or slower one streams to the client as php-cgi writes it. STDERR lines (PHP's logged errors) go to the error log with
  * the request id. Answers: 503 + Retry-After when every child is busy and the queue is full (or the wait
  * passed the time limit), 502 when php-cgi cannot start or the exchange breaks, 504 past the time limit
  * (the child is killed and replaced). When the client goes away mid-response, the request is given up
@@ -34,6 +35,9 @@ use Kiln\Site\SiteConfig;
  */
 final class PhpCgiRunner implements ScriptRunner
 {
+    /** Bytes of a response already arrived that are held to send it whole; past this it streams. */
+    private const WHOLE_LIMIT = 1 << 20;
+
     /** @var \Closure(string, string): void */
     private readonly \Closure $log;
 
@@ -109,6 +113,7 @@ final class PhpCgiRunner implements ScriptRunner
             $log('error', "$tag: 502: {$e->getMessage()}");
             return self::error(502);
         }
+        $body = $parser->body();
         if ($request->method() === 'HEAD') {
             // No body goes out, so none is read: wait for the end here, and the child is free at once.
             try {
@@ -117,12 +122,44 @@ final class PhpCgiRunner implements ScriptRunner
             } catch (FastCgiException $e) {
                 $log('error', "$tag: {$e->getMessage()}");
             }
+            $body = $this->stream($exchange, $body, $tag);
+        } else {
+            try {
+                $body = $this->body($exchange, $body, $tag);
+            } catch (FastCgiException $e) {
+                $log('error', "$tag: 502: {$e->getMessage()}");
+                return self::error(502);
+            }
         }
-        $response = new Response($head->status, [], $this->stream($exchange, $parser->body(), $tag));
+        $response = new Response($head->status, [], $body);
         foreach ($head->forwardedHeaders() as [$name, $value]) {
             $response->addHeader($name, $value);
         }
         return $response;
+    }
+
+    /**
+     * The body: a string when END_REQUEST is here already (nearly every small script: php-cgi writes its
+     * output and END_REQUEST at once), so it goes out in one write with a Content-Length; else a stream.
+     * Only what has arrived is read, never waited for, so a script that flushes early output still streams.
+     *
+     * @return string|\Generator<int, string>
+     *
+     * @throws FastCgiException
+     */
+    private function body(PhpCgiExchange $exchange, string $first, string $tag): string|\Generator
+    {
+        while (\strlen($first) < self::WHOLE_LIMIT) {
+            $chunk = $exchange->poll();
+            if ($chunk === null) {
+                return $first;
+            }
+            if ($chunk === '') {
+                break;
+            }
+            $first .= $chunk;
+        }
+        return $this->stream($exchange, $first, $tag);
     }
 
     /**

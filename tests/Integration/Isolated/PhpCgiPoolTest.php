@@ -74,6 +74,24 @@ final class PhpCgiPoolTest extends IsolatedTestCase
         $client->close();
     }
 
+    public function testAnAnswerCompleteWhenItsHeadArrivesGoesOutWholeWithAContentLength(): void
+    {
+        $server = $this->serve();
+        $client = RawClient::to($server);
+        $client->send("GET /legacy/hello.php HTTP/1.1\r\nHost: test\r\n\r\n");
+        $response = $client->readResponse(10.0);
+        self::assertNotNull($response);
+        self::assertSame([200, 'Hello from php-cgi'], [$response['status'], $response['body']]);
+        self::assertSame(['18'], $response['headers']['content-length'] ?? null);
+        self::assertArrayNotHasKey('transfer-encoding', $response['headers']);
+        $client->send("GET /legacy/stream.php?s=0.2 HTTP/1.1\r\nHost: test\r\n\r\n");
+        $streamed = $client->readResponse(10.0);
+        self::assertNotNull($streamed);
+        self::assertSame(['chunked'], $streamed['headers']['transfer-encoding'] ?? null, 'a script that flushes early still streams');
+        self::assertStringEndsWith("done\n", $streamed['body']);
+        $client->close();
+    }
+
     public function testARequestBodyIsTheScriptsInputWhetherSmallOrSpooledToDisk(): void
     {
         $server = $this->serve();
