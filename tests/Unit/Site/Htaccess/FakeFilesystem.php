@@ -24,6 +24,9 @@ final class FakeFilesystem implements Filesystem
     /** @var list<string> */
     public array $executables = [];
 
+    /** @var list<string> files read() fails on */
+    public array $unreadable = [];
+
     /** Calls that would be a stat() or a read(). */
     public int $calls = 0;
 
@@ -93,6 +96,6 @@ final class FakeFilesystem implements Filesystem
     public function read(string $path): ?string
     {
         $this->calls++;
-        return $this->files[$path] ?? null;
+        return \in_array($path, $this->unreadable, true) ? null : ($this->files[$path] ?? null);
     }
 }
