@@ -7,8 +7,9 @@ namespace Kiln\Site\Htaccess;
 /**
  * Runs one round of a directory's rewrite rules as mod_rewrite does in per-directory context: the
  * directory's URL prefix is stripped from the path before a pattern is tried; a relative substitution gets
- * RewriteBase (else the directory's URL path) put in front; `-` keeps the path; `$N` are the rule's groups,
- * `%N` the last matched condition's; [L]/[END] end the round; F, G and R end the request.
+ * RewriteBase (else the directory's URL path) put in front; `-` keeps the path (and ignores [R]); `$N`
+ * are the rule's groups, `%N` the last matched condition's; [L]/[END] end the round; F, G and R end the
+ * request.
  */
 final class Rewriter
 {
@@ -74,9 +75,7 @@ final class Rewriter
                     return new RewriteResult(null, $query, $this->location($location, $query, $vars, $rule->noEscape), $rule->redirect ?? 302);
                 }
                 $path = $this->prefix($set, $new);
-            } elseif ($rule->redirect !== null) {
-                return new RewriteResult(null, $query, $this->location($path ?? $uri, $query, $vars, $rule->noEscape), $rule->redirect);
-            }
+            } // `-` with [R] redirects nowhere: Apache ignores the flag (no substitution, nothing to send).
             if ($rule->end) {
                 return new RewriteResult($path, $query, end: true, type: $type);
             }

@@ -49,7 +49,7 @@ final class RewriteTest extends TestCase
         yield 'redirect to another host' => ['RewriteRule ^(.*)$ https://www.example.org/$1 [R=301,L]', '/p?q', 'redirect 301 https://www.example.org/p?q'];
         yield 'absolute URL to another host redirects without R' => ['RewriteRule ^(.*)$ http://other.test/$1', '/p', 'redirect 302 http://other.test/p'];
         yield 'absolute URL to this host is internal' => ['RewriteRule ^a$ http://example.com/app.php', '/a', 'serve /app.php'];
-        yield 'dash with R redirects to the same path' => ["RewriteCond %{HTTPS} off\nRewriteRule ^ - [R=301]", '/x?y', 'redirect 301 http://example.com/x?y'];
+        yield 'dash with R does not redirect, as Apache' => ["RewriteCond %{HTTPS} off\nRewriteRule ^ - [R=301]", '/x?y', 'serve /x?y'];
         yield 'back-references from the condition' => ["RewriteCond %{HTTP_HOST} ^(example)\.com$\nRewriteRule ^(.*)$ http://%1.org/$1 [R=301,L]", '/p', 'redirect 301 http://example.org/p'];
         yield 'regex condition not matching' => ["RewriteCond %{QUERY_STRING} ^id=(\d+)$\nRewriteRule ^item$ app.php?item=%1 [L]", '/item?id=x', 'serve /item?id=x'];
         yield 'regex condition matching' => ["RewriteCond %{QUERY_STRING} ^id=(\d+)$\nRewriteRule ^item$ app.php?item=%1 [L]", '/item?id=42', 'serve /app.php?item=42'];
