@@ -169,8 +169,13 @@ final class Parser
             if ($parent !== null && $parent['files'] !== null) {
                 $this->warn($number, "<$shown>", 'nested in another files section (Apache refuses this); both must match');
             }
+            if ($name === 'files' && $arg === '~' && ($words[2] ?? '') === '') {
+                $this->warn($number, "<$shown>", 'needs a regex after ~; its contents are ignored');
+                $frame['active'] = false;
+                return $frame;
+            }
             try {
-                $frame['files'] = $name === 'filesmatch' || $arg === '~' ? FilesMatcher::regex($name === 'files' ? ($words[2] ?? '') : $arg) : FilesMatcher::wildcard($arg);
+                $frame['files'] = $name === 'filesmatch' || $arg === '~' ? FilesMatcher::regex($name === 'files' ? $words[2] ?? '' : $arg) : FilesMatcher::wildcard($arg);
             } catch (\InvalidArgumentException $e) {
                 $this->warn($number, "<$shown>", $e->getMessage() . '; its contents are ignored');
                 $frame['active'] = false;

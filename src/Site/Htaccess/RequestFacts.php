@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Kiln\Site\Htaccess;
 
+use Kiln\Http\Request;
+
 /**
  * What rules may look at in a request, as plain values: `%{…}` variables of RewriteCond, the client
  * address of `Require ip` and `Allow from`, the method of `<Limit>`.
@@ -28,6 +30,28 @@ final class RequestFacts
         /** The request target as sent (for `%{THE_REQUEST}`); '' means path?query. */
         public readonly string $target = '',
     ) {}
+
+    /** The facts of a Kiln request: the only place this namespace reads Kiln's HTTP classes. */
+    public static function fromRequest(Request $request): self
+    {
+        $headers = [];
+        foreach ($request->headers() as $name => $values) {
+            $headers[$name] = implode($name === 'cookie' ? '; ' : ', ', $values);
+        }
+        return new self(
+            $request->method(),
+            $request->path(),
+            $request->queryString(),
+            $headers,
+            $request->clientIp(),
+            $request->scheme() === 'https',
+            'HTTP/' . $request->protocolVersion(),
+            $request->remotePort,
+            $request->localAddress,
+            $request->localPort,
+            $request->target(),
+        );
+    }
 
     public function header(string $name): string
     {
