@@ -38,6 +38,9 @@ final class ResponseDirectives
                     return [];
                 case 'addtype':
                     self::count($args, 2, PHP_INT_MAX);
+                    if (preg_match('~^application/x-httpd-(php|ea-php)~i', $args[0]) === 1) {
+                        throw new \InvalidArgumentException("'{$args[0]}' names a PHP handler, not a type: Kiln runs only its script extensions as PHP and never sends such a type");
+                    }
                     foreach (\array_slice($args, 1) as $extension) {
                         $s->types[strtolower(ltrim($extension, '.'))] = $args[0];
                     }

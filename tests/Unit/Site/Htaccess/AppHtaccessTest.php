@@ -62,6 +62,34 @@ final class AppHtaccessTest extends TestCase
         self::assertSame('serve /nope/', Fixtures::describe($rules->forRequest(Fixtures::request('/nope/'))), 'outside the blog its rules do not apply');
     }
 
+    /** A page-cache plugin's block above WordPress's: the rule's own groups used inside its conditions. */
+    private const PAGE_CACHE = <<<'TXT'
+        <IfModule mod_rewrite.c>
+        RewriteEngine On
+        RewriteBase /
+        RewriteCond %{REQUEST_METHOD} !POST
+        RewriteCond %{QUERY_STRING} ^$
+        RewriteCond %{HTTP:Cookie} !^.*(comment_author_|wordpress_logged_in|wp-postpass_).*$
+        RewriteCond %{HTTPS} !on
+        RewriteCond %{DOCUMENT_ROOT}/wp-content/cache/page/%{SERVER_NAME}/$1/index.html -f
+        RewriteRule ^(.*) "/wp-content/cache/page/%{SERVER_NAME}/$1/index.html" [L]
+        </IfModule>
+
+        TXT;
+
+    public function testAPageCacheServesCachedCopiesAndFallsBackToWordpress(): void
+    {
+        $rules = Fixtures::rules(self::WP_FILES + [
+            '.htaccess' => self::PAGE_CACHE . Fixtures::WORDPRESS,
+            'wp-content/cache/page/example.com/hello/index.html' => '<h1>cached</h1>',
+        ]);
+        self::assertSame('serve /wp-content/cache/page/example.com/hello/index.html', Fixtures::describe($rules->forRequest(Fixtures::request('/hello/'))));
+        self::assertSame('serve /index.php?s=x', Fixtures::describe($rules->forRequest(Fixtures::request('/hello/?s=x'))), 'a query skips the cache');
+        self::assertSame('serve /index.php', Fixtures::describe($rules->forRequest(Fixtures::request('/hello/', headers: ['cookie' => 'wordpress_logged_in_1=a']))));
+        self::assertSame('serve /index.php', Fixtures::describe($rules->forRequest(Fixtures::request('/other/'))), 'not cached yet');
+        self::assertSame([], $rules->takeWarnings());
+    }
+
     private const WIKI_FILES = [
         'doku.php' => '<?php',
         'index.php' => '<?php',

@@ -50,6 +50,8 @@ final class ConfigBuilderTest extends TestCase
         yield 'Options ExecCGI' => ['Options +ExecCGI', ["1: Options: option '+ExecCGI' is not supported; ignored"]];
         yield 'php_admin_value' => ['php_admin_value open_basedir /srv', ['1: php_admin_value: Apache refuses php_admin_* in .htaccess; Kiln applies it as php_value']];
         yield 'php_flag junk' => ['php_flag display_errors loud', ["1: php_flag: needs on or off, got 'loud'; ignored"]];
+        yield 'AddType of a PHP handler' => ['AddType application/x-httpd-php .html', ["1: AddType: 'application/x-httpd-php' names a PHP handler, not a type: Kiln runs only its script extensions as PHP and never sends such a type; ignored"]];
+        yield 'SetEnvIf (mod_setenvif is not loaded)' => ['SetEnvIf Authorization "(.*)" HTTP_AUTHORIZATION=$1', ['1: SetEnvIf: directive not supported; ignored']];
         yield 'SetEnv without name' => ['SetEnv', ['1: SetEnv: takes 1 to 2 arguments, got 0; ignored']];
     }
 

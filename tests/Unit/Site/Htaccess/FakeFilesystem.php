@@ -59,43 +59,56 @@ final class FakeFilesystem implements Filesystem
 
     public function isFile(string $path): bool
     {
+        $path = self::clean($path);
         $this->calls++;
         return isset($this->files[$path]);
     }
 
     public function isDirectory(string $path): bool
     {
+        $path = self::clean($path);
         $this->calls++;
         return isset($this->directories[rtrim($path, '/')]);
     }
 
     public function isLink(string $path): bool
     {
+        $path = self::clean($path);
         $this->calls++;
         return \in_array($path, $this->links, true);
     }
 
     public function isExecutable(string $path): bool
     {
+        $path = self::clean($path);
         $this->calls++;
         return \in_array($path, $this->executables, true);
     }
 
     public function size(string $path): ?int
     {
+        $path = self::clean($path);
         $this->calls++;
         return isset($this->files[$path]) ? \strlen($this->files[$path]) : null;
     }
 
     public function stamp(string $path): ?string
     {
+        $path = self::clean($path);
         $this->calls++;
         return isset($this->files[$path]) ? (string) $this->versions[$path] : null;
     }
 
     public function read(string $path): ?string
     {
+        $path = self::clean($path);
         $this->calls++;
         return \in_array($path, $this->unreadable, true) ? null : ($this->files[$path] ?? null);
+    }
+
+    /** As a real file system: repeated slashes are one. */
+    private static function clean(string $path): string
+    {
+        return (string) preg_replace('~/{2,}~', '/', $path);
     }
 }
