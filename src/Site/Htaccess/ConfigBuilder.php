@@ -62,7 +62,7 @@ final class ConfigBuilder
         if ($conditions !== []) {
             $builder->warn($conditions[0][1], 'RewriteCond with no RewriteRule after it; ignored');
         }
-        return new DirectoryConfig($settings, array_values($files), $rewrite, $builder->warnings);
+        return new DirectoryConfig($settings, array_values($files), $rewrite, $builder->warnings, $parsed->directives === []);
     }
 
     /** @param list<array{RewriteCondition, Directive}> $conditions pending conditions, taken by the next rule */

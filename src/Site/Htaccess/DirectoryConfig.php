@@ -17,10 +17,12 @@ final class DirectoryConfig
         /** Null when the file has no rewrite directive (the parent's set applies whole). */
         public readonly ?RewriteSet $rewrite,
         public readonly array $warnings,
+        /** Nothing in it: merging it changes nothing (most directories). */
+        public readonly bool $blank = false,
     ) {}
 
     public static function empty(): self
     {
-        return new self(new Settings(), [], null, []);
+        return new self(new Settings(), [], null, [], true);
     }
 }

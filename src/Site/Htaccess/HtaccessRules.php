@@ -147,9 +147,17 @@ final class HtaccessRules
     /** @param list<DirectoryConfig> $configs */
     private static function settings(array $configs, string $filename): Settings
     {
-        $settings = $configs[0]->settings;
-        foreach (\array_slice($configs, 1) as $config) {
-            $settings = $settings->merge($config->settings);
+        $settings = null;
+        $files = false;
+        foreach ($configs as $config) {
+            if (!$config->blank) {
+                $settings = $settings === null ? $config->settings : $settings->merge($config->settings);
+                $files = $files || $config->files !== [];
+            }
+        }
+        $settings ??= $configs[0]->settings;
+        if (!$files) {
+            return $settings;
         }
         $baseName = substr($filename, (int) strrpos($filename, '/') + 1);
         foreach ($configs as $config) {
