@@ -140,6 +140,20 @@ final class ApacheParityTest extends TestCase
             'access/partial/f.txt' => 'f',
             'access/local/.htaccess' => "Require local\n",
             'access/local/f.txt' => 'f',
+            'mix/a/.htaccess' => "Require all granted\nDeny from all\n",
+            'mix/a/f.txt' => 'f',
+            'mix/b/.htaccess' => "Require all denied\n",
+            'mix/b/c/.htaccess' => "Order allow,deny\nAllow from all\n",
+            'mix/b/c/f.txt' => 'f',
+            'mix/d/.htaccess' => "Order deny,allow\nDeny from all\n",
+            'mix/d/e/.htaccess' => "Require all granted\n",
+            'mix/d/e/f.txt' => 'f',
+            'mix/g/.htaccess' => "Require all denied\n",
+            'mix/g/h/.htaccess' => "Require all granted\n",
+            'mix/g/h/f.txt' => 'f',
+            'mix/i/.htaccess' => "<Files f.txt>\nOrder allow,deny\nDeny from all\n</Files>\n",
+            'mix/i/j/.htaccess' => "Order allow,deny\nAllow from all\n",
+            'mix/i/j/f.txt' => 'f',
             'more/.htaccess' => self::MORE,
             'more/t.php' => self::SCRIPT,
             'more/sub/index.html' => 'sub index',
@@ -173,6 +187,7 @@ final class ApacheParityTest extends TestCase
             '/more/chain', '/more/skip', '/more/b/a&b', '/more/nob/a&b', '/more/dash?z=1', '/more/go?x=1&go=home',
             '/more/host', '/more/uri', '/more/req?x=1', '/more/sub', '/more/sub/', '/more/off/x', '/more/off/f.txt',
             '/more/before/f.txt', '/more/t.php',
+            '/mix/a/f.txt', '/mix/b/c/f.txt', '/mix/d/e/f.txt', '/mix/g/h/f.txt', '/mix/i/j/f.txt',
         ];
     }
 
