@@ -6,20 +6,40 @@ namespace Kiln\Site\Sequential;
 
 /**
  * getenv() for a script in the worker, as under a web SAPI: php-fpm and php-cgi answer getenv('REQUEST_METHOD')
- * (and every other CGI meta-variable) from the request, the CLI only from the process environment. So the
- * request's variables are put into the worker's environment while its script runs and taken out after,
- * and a name the worker had before is given its own value back.
+ * (and every other CGI meta-variable) from the request through the SAPI's getenv hook, the CLI only from the
+ * process environment, since its `sapi_module.getenv` is NULL.
  *
- * Only the variables this request set are touched, so the cost is one putenv() per variable and request.
+ * Kiln sets that hook (through FFI, once per process) to a function that answers from the request's variables
+ * while a script runs and defers to the process environment otherwise, as php-fpm does; it costs nothing
+ * until a script calls getenv(). `getenv($name, true)` still reads the process environment only, as PHP
+ * documents. Where the hook cannot be set, the variables are put into the process environment for the
+ * script's run instead (putenv() per variable: correct, but slower).
  */
 final class ScriptEnvironment
 {
-    /** @var array<string, string|false> name => the worker's own value (false: it had none) */
+    /** Index of getenv among the function pointers of sapi_module_struct (after name, pretty_name). */
+    private const GETENV = 9;
+
+    /** @var array<string, string>|null the running script's variables, read by the hook */
+    private static ?array $current = null;
+
+    /** The hook's last answer: PHP copies it at once, so it is freed on the next call. */
+    private static ?\FFI\CData $answer = null;
+
+    private static ?\FFI $ffi = null;
+
+    private static ?bool $hooked = null;
+
+    /** @var array<string, string|false> name => the worker's own value, for the putenv() fallback */
     private array $saved = [];
 
     /** @param array<string, string> $variables the request's CGI meta-variables */
     public function apply(array $variables): void
     {
+        if (self::$hooked ??= self::hook()) {
+            self::$current = $variables;
+            return;
+        }
         foreach ($variables as $name => $value) {
             if (!isset($this->saved[$name])) {
                 $this->saved[$name] = getenv($name, true);
@@ -31,9 +51,65 @@ final class ScriptEnvironment
     /** Gives the worker its environment back. */
     public function restore(): void
     {
+        self::$current = null;
         foreach ($this->saved as $name => $value) {
             putenv($value === false ? $name : "$name=$value");
         }
         $this->saved = [];
+    }
+
+    /** Whether the SAPI getenv hook is in place in this process (set on the first apply()). */
+    public static function hooked(): bool
+    {
+        return self::$hooked ??= self::hook();
+    }
+
+    private static function hook(): bool
+    {
+        if (\PHP_SAPI !== 'cli' || HeaderHook::unsupportedReason() !== null) {
+            return false;
+        }
+        try {
+            $ffi = \FFI::cdef('typedef struct { void *fn[' . self::GETENV . ']; char *(*getenv)(const char *name, size_t len); '
+                . 'void *rest[14]; } sapi_module_struct; extern sapi_module_struct sapi_module;');
+            $module = $ffi->sapi_module; // @phpstan-ignore property.notFound (FFI global)
+            \assert($module instanceof \FFI\CData);
+            $functions = $module->fn; // @phpstan-ignore property.notFound (FFI struct)
+            \assert($functions instanceof \FFI\CData);
+            $name = $functions[0];
+            $chars = $name instanceof \FFI\CData ? $ffi->cast('char*', $name) : null;
+            if (!$chars instanceof \FFI\CData || \FFI::string($chars) !== 'cli' || $module->getenv !== null) { // @phpstan-ignore property.notFound
+                return false;
+            }
+            self::$ffi = $ffi;
+            $module->getenv = self::lookup(...);
+            return true;
+        } catch (\FFI\Exception) {
+            return false;
+        }
+    }
+
+    /**
+     * The hook: the running script's variable, or NULL (PHP then reads the process environment). FFI hands a
+     * `const char *` argument over as a PHP string. It must not throw: PHP aborts on an exception in an FFI callback.
+     */
+    private static function lookup(string|\FFI\CData $name, int $length): ?\FFI\CData
+    {
+        if (self::$answer !== null) {
+            \FFI::free(self::$answer);
+            self::$answer = null;
+        }
+        if (self::$current === null) {
+            return null;
+        }
+        $value = self::$current[\is_string($name) ? substr($name, 0, $length) : \FFI::string($name, max(0, $length))] ?? null;
+        if ($value === null || self::$ffi === null) {
+            return null;
+        }
+        $buffer = self::$ffi->new('char[' . (\strlen($value) + 1) . ']', false);
+        \assert($buffer instanceof \FFI\CData);
+        \FFI::memcpy($buffer, $value . "\0", \strlen($value) + 1);
+        self::$answer = $buffer;
+        return self::$ffi->cast('char*', $buffer);
     }
 }
