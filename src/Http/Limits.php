@@ -32,6 +32,11 @@ final class Limits
         /** Seconds a pending write may make no progress before the connection is dropped. */
         public readonly float $writeTimeout = 30.0,
         /**
+         * Seconds at most that a connection the server closes (after a 413, a 400, its last response) keeps
+         * reading and discarding what the client still sends, so the client can read the response.
+         */
+        public readonly float $lingerTimeout = 5.0,
+        /**
          * Most open client connections per worker; past it a new connection gets a 503 and is closed.
          * Above the select driver's capacity (960) the epoll driver is used (needs ext-ffi).
          */

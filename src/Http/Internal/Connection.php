@@ -284,7 +284,14 @@ final class Connection
         if ($this->state === ConnectionState::Closed || $this->state === ConnectionState::Detached) {
             return;
         }
+        // A connection the server ends itself lingers, so a client still sending reads its response; one the
+        // client ended, or one whose writes failed, is closed at once.
+        $linger = $this->state === ConnectionState::Closing && !$this->peerClosed && $this->output->pending() === 0;
         $this->release(ConnectionState::Closed);
+        if ($linger) {
+            LingeringClose::start($this->socket, $this->limits->lingerTimeout);
+            return;
+        }
         @fclose($this->socket);
     }
 

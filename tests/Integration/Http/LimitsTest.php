@@ -52,6 +52,36 @@ final class LimitsTest extends ServerTestCase
         $this->assertStillServing();
     }
 
+    public function testAClientStillUploadingPastTheBodyLimitCanSendItAllAndReadThe413(): void
+    {
+        $client = $this->client();
+        $socket = $client->socket();
+        $size = 16 * 1024 * 1024; // far more than the socket buffers hold: the server must keep reading
+        $client->send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: $size\r\n\r\n");
+        stream_set_blocking($socket, false);
+        $block = str_repeat('u', 65536);
+        $sent = 0;
+        $deadline = microtime(true) + 4.0; // inside --limit-linger-timeout (5 s)
+        while ($sent < $size && microtime(true) < $deadline) {
+            $written = @fwrite($socket, $block);
+            self::assertNotFalse($written, "the server reset the connection after $sent bytes of the body");
+            $sent += $written;
+            if ($written === 0) {
+                $read = [];
+                $write = [$socket];
+                $except = null;
+                stream_select($read, $write, $except, 0, 20_000);
+            }
+        }
+        self::assertSame($size, $sent, 'the whole body could be sent while the server discarded it');
+        stream_set_blocking($socket, true);
+        $response = $client->readResponse();
+        self::assertNotNull($response);
+        self::assertSame(413, $response['status']);
+        self::assertTrue($client->isClosedWithin(3.0));
+        $this->assertStillServing();
+    }
+
     public function testAtTheLimitIsAccepted(): void
     {
         $path = '/target?' . str_repeat('q', 1024 - \strlen('GET /target? HTTP/1.1') - 2);
