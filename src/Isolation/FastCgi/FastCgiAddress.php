@@ -10,13 +10,18 @@ namespace Kiln\Isolation\FastCgi;
  */
 final class FastCgiAddress
 {
+    /** toString(), made once: it keys the connection pool on every request. */
+    private readonly string $canonical;
+
     private function __construct(
         /** Host name or address (IPv6 without brackets); null for a unix socket. */
         public readonly ?string $host,
         public readonly int $port,
         /** Path of the unix socket; null for TCP. */
         public readonly ?string $path,
-    ) {}
+    ) {
+        $this->canonical = $path !== null ? 'unix:' . $path : $this->authority();
+    }
 
     /** @throws \ValueError with a message that shows the accepted forms */
     public static function parse(string $address): self
@@ -80,7 +85,7 @@ final class FastCgiAddress
     /** The canonical text form, accepted by parse(): `127.0.0.1:9000`, `[::1]:9000`, `unix:/run/php.sock`. */
     public function toString(): string
     {
-        return $this->path !== null ? 'unix:' . $this->path : $this->authority();
+        return $this->canonical;
     }
 
     public function __toString(): string

@@ -79,7 +79,8 @@ final class FastCgiClient
             $connection->startRequest();
             try {
                 RequestWriter::send($connection, $params, $body, $this->options->keepConnections, $deadline, $cancellation);
-                $connection->fill($deadline, $cancellation);
+                // The responder cannot have answered a request it was just sent: wait before the first read.
+                $connection->fill($deadline, $cancellation, readFirst: false);
             } catch (ConnectionLost $e) {
                 $this->pool->discard($connection);
                 $retry = !$fresh && $connection->requests > 1 && $connection->received === 0
@@ -114,10 +115,13 @@ final class FastCgiClient
         }
     }
 
-    /** Closes the idle kept connections (e.g. at shutdown); busy ones close when their requests end. */
-    public function closeIdleConnections(): void
+    /**
+     * Closes the idle kept connections (e.g. at shutdown), or only those to $address (e.g. a responder about
+     * to be stopped); busy ones close when their requests end.
+     */
+    public function closeIdleConnections(?FastCgiAddress $address = null): void
     {
-        $this->pool->closeIdle();
+        $this->pool->closeIdle($address?->toString());
     }
 
     /** Connections open to $address now, busy or idle. */

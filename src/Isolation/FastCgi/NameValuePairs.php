@@ -24,7 +24,10 @@ final class NameValuePairs
             if ($name === '') {
                 throw new \ValueError('A FastCGI name-value pair needs a non-empty name');
             }
-            $out .= self::length(\strlen($name)) . self::length(\strlen($value)) . $name . $value;
+            // Lengths under 128 (nearly all) are one byte; inlined, as this runs for every param of every request.
+            $n = \strlen($name);
+            $v = \strlen($value);
+            $out .= ($n < 128 ? \chr($n) : self::length($n)) . ($v < 128 ? \chr($v) : self::length($v)) . $name . $value;
         }
 
         return $out;

@@ -13,6 +13,9 @@ namespace Kiln\Isolation\FastCgi;
 final class RecordDecoder
 {
     private const HEADER = 8;
+    private const STDOUT = RecordType::Stdout->value;
+    private const STDERR = RecordType::Stderr->value;
+    private const END_REQUEST = RecordType::EndRequest->value;
     /** Consumed bytes are cut off the buffer once this many have accumulated (not after every record). */
     private const COMPACT = 65536;
 
@@ -48,14 +51,21 @@ final class RecordDecoder
         if ($available < self::HEADER) {
             return null;
         }
-        /** @var array{version: int, type: int, id: int, length: int, padding: int} $header */
-        $header = \unpack('Cversion/Ctype/nid/nlength/Cpadding', $this->buffer, $this->offset);
-        $this->check($header['version'], $header['type'], $header['id'], $header['length']);
-        $total = self::HEADER + $header['length'] + $header['padding'];
+        $buffer = $this->buffer;
+        $at = $this->offset;
+        $type = \ord($buffer[$at + 1]);
+        $id = \ord($buffer[$at + 2]) << 8 | \ord($buffer[$at + 3]);
+        $length = \ord($buffer[$at + 4]) << 8 | \ord($buffer[$at + 5]);
+        // STDOUT, STDERR and END_REQUEST of a request (nearly every record a responder sends) are checked here.
+        if (($type !== self::STDOUT && $type !== self::STDERR && ($type !== self::END_REQUEST || $length !== 8))
+            || $id === 0 || $buffer[$at] !== "\x01") {
+            $this->check(\ord($buffer[$at]), $type, $id, $length);
+        }
+        $total = self::HEADER + $length + \ord($buffer[$at + 6]);
         if ($available < $total) {
             return null;
         }
-        $content = $header['length'] === 0 ? '' : \substr($this->buffer, $this->offset + self::HEADER, $header['length']);
+        $content = $length === 0 ? '' : \substr($buffer, $at + self::HEADER, $length);
         $this->offset += $total;
         if ($this->offset === \strlen($this->buffer)) {
             $this->buffer = '';
@@ -65,7 +75,7 @@ final class RecordDecoder
             $this->offset = 0;
         }
 
-        return new Record($header['type'], $header['id'], $content);
+        return new Record($type, $id, $content);
     }
 
     /** Bytes fed but not yet returned as records. */

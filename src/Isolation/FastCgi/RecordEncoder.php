@@ -24,7 +24,7 @@ final class RecordEncoder
         $padding = -$length & 7;
 
         return \pack('CCnnCx', self::VERSION, $type, $requestId, $length, $padding)
-            . $content . ($padding === 0 ? '' : \str_repeat("\0", $padding));
+            . $content . ($padding === 0 ? '' : \substr("\0\0\0\0\0\0\0", 0, $padding));
     }
 
     /**

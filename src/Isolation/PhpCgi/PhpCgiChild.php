@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Kiln\Isolation\PhpCgi;
 
+use Kiln\Isolation\FastCgi\FastCgiAddress;
+
 /** One member of a worker's php-cgi slice: its index is stable, its process (pid, socket) changes on replacement. */
 final class PhpCgiChild
 {
@@ -12,6 +14,8 @@ final class PhpCgiChild
     public ?int $pid = null;
 
     public string $socket = '';
+
+    public ?FastCgiAddress $address = null;
 
     /** Requests sent to the current process. */
     public int $served = 0;

@@ -33,6 +33,10 @@ final class PhpCgiClient
             keepConnections: true,
             abortGrace: min(PhpCgiExchange::ABORT_GRACE, $limit ?? INF),
         ));
+        $fastcgi = $this->fastcgi;
+        $pool->onRetire(static function (FastCgiAddress $address) use ($fastcgi): void {
+            $fastcgi->closeIdleConnections($address);
+        });
     }
 
     /** With a pool of its own, asked for now: in a booting worker the ask goes out once the worker serves. */
@@ -54,7 +58,7 @@ final class PhpCgiClient
     {
         for ($attempt = 1; ; $attempt++) {
             $lease = $this->pool->acquire();
-            $address = FastCgiAddress::unix($lease->socket);
+            $address = $lease->address;
             try {
                 $response = $this->fastcgi->request($address, $params, $body, $onStderr);
             } catch (FastCgiUnavailable $e) {

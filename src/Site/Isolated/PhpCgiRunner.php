@@ -16,6 +16,7 @@ use Kiln\Isolation\PhpCgi\PhpCgiOptions;
 use Kiln\Isolation\PhpCgi\PoolBusy;
 use Kiln\Isolation\PhpCgi\PoolUnavailable;
 use Kiln\Site\CgiParams;
+use Kiln\Site\Isolated\Internal\LogTag;
 use Kiln\Site\Script;
 use Kiln\Site\ScriptRunner;
 use Kiln\Site\SiteConfig;
@@ -35,6 +36,12 @@ use Kiln\Site\SiteConfig;
  */
 final class PhpCgiRunner implements ScriptRunner
 {
+    /**
+     * PHP spells it `Content-type`; nginx and Apache put `Content-Type` on the wire, and the Response takes
+     * that spelling without checking the name again.
+     */
+    private const SPELLING = ['Content-type' => 'Content-Type'];
+
     /** Bytes of a response already arrived that are held to send it whole; past this it streams. */
     private const WHOLE_LIMIT = 1 << 20;
 
@@ -77,8 +84,7 @@ final class PhpCgiRunner implements ScriptRunner
     {
         $params = CgiParams::build($request, $script);
         unset($params['HTTP_PROXY']); // httpoxy: never, whatever built the params
-        $id = $request->attribute('request_id');
-        $tag = 'php-cgi [' . (\is_string($id) && $id !== '' ? $id : bin2hex(random_bytes(6))) . "] {$script->scriptName}";
+        $tag = new LogTag($request, $script);
         $log = $this->log;
         $body = $request->isBodySpooled() ? $request->bodyStream() : $request->body();
         try {
@@ -133,7 +139,7 @@ final class PhpCgiRunner implements ScriptRunner
         }
         $response = new Response($head->status, [], $body);
         foreach ($head->forwardedHeaders() as [$name, $value]) {
-            $response->addHeader($name, $value);
+            $response->addHeader(self::SPELLING[$name] ?? $name, $value);
         }
         return $response;
     }
@@ -147,7 +153,7 @@ final class PhpCgiRunner implements ScriptRunner
      *
      * @throws FastCgiException
      */
-    private function body(PhpCgiExchange $exchange, string $first, string $tag): string|\Generator
+    private function body(PhpCgiExchange $exchange, string $first, LogTag $tag): string|\Generator
     {
         while (\strlen($first) < self::WHOLE_LIMIT) {
             $chunk = $exchange->poll();
@@ -168,7 +174,7 @@ final class PhpCgiRunner implements ScriptRunner
      *
      * @return \Generator<int, string>
      */
-    private function stream(PhpCgiExchange $exchange, string $first, string $tag): \Generator
+    private function stream(PhpCgiExchange $exchange, string $first, LogTag $tag): \Generator
     {
         try {
             if ($first !== '') {

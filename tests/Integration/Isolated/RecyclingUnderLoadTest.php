@@ -29,8 +29,10 @@ final class RecyclingUnderLoadTest extends IsolatedTestCase
         self::assertMatchesRegularExpression('~^Failed requests:\s+0$~m', $report);
         self::assertDoesNotMatchRegularExpression('~^Non-2xx responses:~m', $report);
         self::assertMatchesRegularExpression('~^Document Length:\s+18 bytes$~m', $report);
-        $recycled = substr_count($server->log(), 'is replaced: served 500 requests');
-        self::assertGreaterThanOrEqual(36, $recycled, "20000 requests over 4 children of 500 each: ~40 recycles\n$report");
+        // One child of a slice at a time: one that reaches 500 while the other is replaced serves a few more.
+        $recycled = preg_match_all('~is replaced: served [5-9]\d\d+ requests \(--pool-max-requests=500\)~', $server->log());
+        self::assertGreaterThanOrEqual(20, $recycled, "20000 requests over 4 children of 500 or a few more each: 30-40 recycles\n$report");
+        self::assertLessThanOrEqual(40, $recycled, $report);
         self::assertStringNotContainsString('[error]', $server->log());
         self::waitUntil(fn(): bool => \count($this->phpCgiPids()) === 4, 5.0, 'four children, none left over');
     }

@@ -86,21 +86,19 @@ final class Connection
     }
 
     /**
-     * Feeds the decoder with the next bytes, suspending until some arrive.
+     * Feeds the decoder with the next bytes, suspending until some arrive. $readFirst false waits before
+     * the first read (right after a request went out, a read would only find nothing).
      *
      * @throws ConnectionLost at end of stream or on a read error
      * @throws CancelledException|\Kiln\Isolation\FastCgi\FastCgiTimeout
      */
-    public function fill(Deadline $deadline, ?Cancellation $cancellation): void
+    public function fill(Deadline $deadline, ?Cancellation $cancellation, bool $readFirst = true): void
     {
-        while (true) {
-            $bytes = $this->readNow();
-            if ($bytes !== '') {
-                return;
-            }
-            if (!Await::stream($this->stream, false, $deadline->next(), $cancellation)) {
-                throw $deadline->timeout('no response');
-            }
+        if (!$readFirst) {
+            $this->await($deadline, $cancellation);
+        }
+        while ($this->readNow() === '') {
+            $this->await($deadline, $cancellation);
         }
     }
 
@@ -132,12 +130,20 @@ final class Connection
     /** An idle connection is usable if the responder neither closed it nor sent anything unasked. */
     public function isUsable(): bool
     {
-        if ($this->isClosed() || $this->decoder->buffered() > 0) {
+        if (!\is_resource($this->stream) || $this->decoder->buffered() > 0) {
             return false;
         }
-        $bytes = @\fread($this->stream, 1);
 
-        return $bytes === '' && !\feof($this->stream);
+        // One peek: false is "nothing to read yet" (EAGAIN); '' is the end of the stream; bytes were unasked for.
+        return @\stream_socket_recvfrom($this->stream, 1, \STREAM_PEEK) === false;
+    }
+
+    /** @throws CancelledException|\Kiln\Isolation\FastCgi\FastCgiTimeout */
+    private function await(Deadline $deadline, ?Cancellation $cancellation): void
+    {
+        if (!Await::stream($this->stream, false, $deadline->next(), $cancellation)) {
+            throw $deadline->timeout('no response');
+        }
     }
 
     /** @return resource */

@@ -15,7 +15,7 @@ use Kiln\Loop\Loop;
  * - Every acquired connection MUST end in exactly one release() (END_REQUEST read, nothing else buffered)
  *   or discard() (anything else); a second call is ignored.
  * - Idle connections are closed after $idleTimeout seconds (give or take half of it), by one sweep timer
- *   per pool that does not keep the loop alive; close() stops it.
+ *   per pool that does not keep the loop alive; close() stops it. An address with nothing open is forgotten.
  *
  * @internal
  */
@@ -108,15 +108,19 @@ final class ConnectionPool
     {
         $connection->close();
         if ($this->unbusy($connection)) {
-            $this->open[$connection->key]--;
-            $this->wakeOne($connection->key);
+            $key = $connection->key;
+            $this->open[$key]--;
+            $this->wakeOne($key);
+            if ($this->open[$key] === 0 && ($this->idle[$key] ?? []) === [] && ($this->waiting[$key] ?? []) === []) {
+                unset($this->open[$key], $this->idle[$key], $this->waiting[$key]); // e.g. a replaced php-cgi child's socket
+            }
         }
     }
 
-    /** Closes every idle connection (busy ones close or come back when their requests end). */
-    public function closeIdle(): void
+    /** Closes every idle connection, or those to $key (busy ones close or come back when their requests end). */
+    public function closeIdle(?string $key = null): void
     {
-        foreach (\array_keys($this->idle) as $key) {
+        foreach ($key === null ? \array_keys($this->idle) : [$key] as $key) {
             while (($this->idle[$key] ?? []) !== []) {
                 $this->discard($this->takeIdle($key, last: false));
             }

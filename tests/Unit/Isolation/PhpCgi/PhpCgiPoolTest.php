@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Unit\Isolation\PhpCgi;
 
+use Kiln\Isolation\FastCgi\FastCgiAddress;
 use Kiln\Isolation\PhpCgi\PhpCgiLease;
 use Kiln\Isolation\PhpCgi\PhpCgiOptions;
 use Kiln\Isolation\PhpCgi\PhpCgiPool;
@@ -93,6 +94,38 @@ final class PhpCgiPoolTest extends TestCase
         self::assertFalse($next->isComplete(), 'no request goes to a retired child');
         $pool->sidecarUp(0, 102, '/s2');
         self::assertSame(102, $next->await()->pid);
+    }
+
+    public function testChildrenThatReachMaxRequestsTogetherAreReplacedOneAtATime(): void
+    {
+        $pool = $this->pool(new PhpCgiOptions(size: 2, maxRequests: 2));
+        $pool->sidecarUp(0, 101, '/s0');
+        $pool->sidecarUp(1, 102, '/s1');
+        for ($i = 0; $i < 2; $i++) {
+            $a = $pool->acquire();
+            $b = $pool->acquire();
+            $pool->release($a);
+            $pool->release($b);
+        }
+        self::assertSame([[$this->opened?->name, 0, false, 'served 2 requests (--pool-max-requests=2) (pid 101)']], $this->replaced);
+        self::assertSame(102, $pool->acquire()->pid, 'the other one serves on while the first is replaced');
+        $pool->sidecarUp(0, 103, '/s2');
+        self::assertSame(103, $pool->acquire()->pid);
+        self::assertCount(1, $this->replaced, 'still serving its request');
+    }
+
+    public function testAChildsKeptConnectionIsLetGoBeforeItIsReplacedAndOnceItDied(): void
+    {
+        $pool = $this->pool(new PhpCgiOptions(size: 2, maxRequests: 1));
+        $events = [];
+        $pool->onRetire(function (FastCgiAddress $address) use (&$events): void {
+            $events[] = "let go {$address->path} after " . \count($this->replaced) . ' replace(s)';
+        });
+        $pool->sidecarUp(0, 101, '/s0');
+        $pool->sidecarUp(1, 102, '/s1');
+        $pool->release($pool->acquire());
+        $pool->sidecarDown(1, 0.0, 'killed by signal 9');
+        self::assertSame(['let go /s0 after 0 replace(s)', 'let go /s1 after 1 replace(s)'], $events);
     }
 
     public function testAChildARequestGaveUpOnIsKilledAndReplaced(): void
