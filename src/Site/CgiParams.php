@@ -25,6 +25,9 @@ use Kiln\Kiln;
  *   nginx's stock fastcgi_params leave it out.
  * - when the connection's local port is unknown (Request::$localPort 0), SERVER_PORT is the Host's port,
  *   else 80 or 443.
+ * As Apache: the Script's env (SetEnv, RewriteRule [E=], REDIRECT_* of .htaccess files) is added beneath the
+ * variables built here, none of which it replaces but REDIRECT_STATUS (an ErrorDocument script gets the
+ * error's status there); QUERY_STRING is the Script's when a rewrite changed it, REQUEST_URI stays as sent.
  * As nginx: DOCUMENT_URI is the script's URL path (nginx's `$document_uri` after `try_files $fastcgi_script_name`,
  * as Debian's fastcgi-php.conf has it), without the PATH_INFO; headers whose name holds anything but letters, digits and `-` (`X_Forwarded_For`) are dropped,
  * so they cannot pose as a header a proxy set; HTTP_CONTENT_TYPE and HTTP_CONTENT_LENGTH are sent beside
@@ -56,7 +59,7 @@ final class CgiParams
             'DOCUMENT_ROOT' => $script->documentRoot,
             'DOCUMENT_URI' => $script->scriptName,
             'REQUEST_URI' => self::requestUri($request->target()),
-            'QUERY_STRING' => $request->queryString(),
+            'QUERY_STRING' => $script->queryString ?? $request->queryString(),
             'REQUEST_METHOD' => $request->method(),
             'CONTENT_TYPE' => $request->header('content-type') ?? '',
             'CONTENT_LENGTH' => $request->head()->hasBody() ? (string) $request->bodySize() : ($request->header('content-length') ?? ''),
@@ -73,7 +76,7 @@ final class CgiParams
         if ($scheme === 'https') {
             $params['HTTPS'] = 'on';
         }
-        $params['REDIRECT_STATUS'] = '200';
+        $params['REDIRECT_STATUS'] = $script->env['REDIRECT_STATUS'] ?? '200';
         foreach ($request->headers() as $name => $values) {
             if ($name === 'proxy' || strspn($name, self::NAME_BYTES) !== \strlen($name)) {
                 continue;
@@ -84,6 +87,7 @@ final class CgiParams
         if ($authority !== null) {
             $params['HTTP_HOST'] = $authority;
         }
+        $params += $script->env;
         foreach ($extra as $name => $value) {
             $params[$name] = $value;
         }

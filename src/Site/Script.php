@@ -6,10 +6,17 @@ namespace Kiln\Site;
 
 /**
  * A PHP (or CGI) script a request resolved to under a document root, with the names CGI gives its parts:
- * `/blog/index.php/2024/hello?x=1` → scriptName `/blog/index.php`, pathInfo `/2024/hello`.
+ * `/blog/index.php/2024/hello?x=1` → scriptName `/blog/index.php`, pathInfo `/2024/hello`; and what the
+ * document root's `.htaccess` files add for this request (a rewritten query, variables, php.ini values).
  */
 final class Script
 {
+    /**
+     * @param array<string, string> $env added to the CGI variables, never replacing one CgiParams builds
+     *                                   (but REDIRECT_STATUS): SetEnv, RewriteRule [E=], REDIRECT_*
+     * @param array<string, string> $phpIni php.ini values for this request (`php_value`); the runner applies
+     *                                      them if its tier can
+     */
     public function __construct(
         /** Absolute, symlink-free path of the script file; always under the document root (or the cgi-bin directory). */
         public readonly string $filename,
@@ -19,5 +26,20 @@ final class Script
         public readonly string $pathInfo,
         /** Absolute, symlink-free document root, no trailing slash (`DOCUMENT_ROOT`). */
         public readonly string $documentRoot,
+        /** `QUERY_STRING` (raw) when a rewrite changed it; null: the request's own. */
+        public readonly ?string $queryString = null,
+        public readonly array $env = [],
+        public readonly array $phpIni = [],
     ) {}
+
+    /**
+     * The same script with a query string, variables and php.ini values for this request.
+     *
+     * @param array<string, string> $env
+     * @param array<string, string> $phpIni
+     */
+    public function with(?string $queryString, array $env, array $phpIni): self
+    {
+        return new self($this->filename, $this->scriptName, $this->pathInfo, $this->documentRoot, $queryString, $env, $phpIni);
+    }
 }

@@ -13,7 +13,7 @@ use Kiln\Http\Request;
  *
  * - `$_SERVER`: the CGI meta-variables given (CgiParams::build()), then PHP_SELF, REQUEST_TIME_FLOAT and
  *   REQUEST_TIME, as php-fpm adds them; no argv/argc (register_argc_argv is a CLI affair);
- * - `$_GET` from the query string, `$_COOKIE` from the Cookie header as PHP parses it (see cookies());
+ * - `$_GET` from the QUERY_STRING given (an .htaccess rewrite may have changed it), `$_COOKIE` from the Cookie header as PHP parses it (see cookies());
  * - `$_POST` and `$_FILES` for a POST with an urlencoded or multipart/form-data body only, as PHP;
  * - `$_REQUEST` merged from them by `request_order` (else `variables_order`), `$_ENV` only when
  *   `variables_order` holds E (the worker's environment).
@@ -44,7 +44,7 @@ final class Superglobals
                 }
             }
         }
-        $get = $request->query();
+        $get = self::query($server['QUERY_STRING'] ?? $request->queryString(), $request);
         $cookie = self::cookies($request);
         $_SERVER = $server;
         $_GET = $get;
@@ -60,6 +60,21 @@ final class Superglobals
     public static function clear(): void
     {
         $_SERVER = $_GET = $_POST = $_COOKIE = $_FILES = $_REQUEST = $_ENV = [];
+    }
+
+    /**
+     * `$_GET`: the request's own parsed query when QUERY_STRING is the request's, else QUERY_STRING parsed.
+     *
+     * @return array<array-key, mixed>
+     */
+    private static function query(string|int|float $queryString, Request $request): array
+    {
+        $queryString = (string) $queryString;
+        if ($queryString === $request->queryString()) {
+            return $request->query();
+        }
+        parse_str($queryString, $get);
+        return $get;
     }
 
     /**

@@ -37,6 +37,7 @@ use Kiln\Site\SiteConfig;
  * not arrive within $timeLimit seconds (the request is then aborted) or the responder stays silent longer
  * than the client's read timeout. The time limit covers the head only, so a long page or an event stream
  * keeps flowing; the responder's own limits (php-fpm request_terminate_timeout) bound the rest.
+ * The script's php.ini values (.htaccess `php_value`) go as `PHP_VALUE`.
  * A local redirect (`Location: /path` without `Status`, RFC 3875 §6.2.2) is re-dispatched as a GET to
  * $redirects; without one it goes to the client as a 302, as nginx does.
  */
@@ -118,7 +119,7 @@ final class FastCgiUpstream implements ScriptRunner
         try {
             $fcgi = $this->client->request(
                 $address,
-                CgiParams::build($request, $script),
+                CgiParams::build($request, $script, self::phpValue($script)),
                 $request->isBodySpooled() ? $request->bodyStream() : $request->body(),
                 $this->stderrLogger($label),
                 $limit->getCancellation(),
@@ -236,6 +237,27 @@ final class FastCgiUpstream implements ScriptRunner
         return static function (string $line) use ($log, $label): void {
             $log('warning', "{$label} stderr: {$line}");
         };
+    }
+
+    /**
+     * The script's php.ini values (`php_value` in .htaccess) as php-fpm takes them: `PHP_VALUE`, one
+     * `name=value` a line.
+     *
+     * @return array<string, string>
+     */
+    private static function phpValue(Script $script): array
+    {
+        if ($script->phpIni === []) {
+            return [];
+        }
+        $lines = '';
+        foreach ($script->phpIni as $name => $value) {
+            // php-fpm reads these with the php.ini parser: quote what it would take apart (`;`, `"`, `{`, …).
+            $safe = \preg_match('~^[A-Za-z0-9_./:+\-]*$~', $value) === 1;
+            $lines .= $safe ? "{$name}={$value}\n" : $name . '="' . \addcslashes($value, '"\\') . "\"\n";
+        }
+
+        return ['PHP_VALUE' => $lines];
     }
 
     private static function requestId(Request $request): string

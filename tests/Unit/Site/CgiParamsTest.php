@@ -167,6 +167,23 @@ final class CgiParamsTest extends TestCase
         self::assertSame('PHP_VALUE', array_key_last($params));
     }
 
+    public function testARewrittenQueryAndHtaccessVariablesReachTheScriptButNeverReplaceTheCgiOnes(): void
+    {
+        $script = new Script('/srv/www/index.php', '/index.php', '', '/srv/www', 'id=3&x=1', [
+            'SITE' => 'kiln', 'REQUEST_URI' => '/forged', 'HTTP_HOST' => 'forged', 'REDIRECT_URL' => '/item/3',
+        ]);
+        $params = CgiParams::build(self::request("GET /item/3?x=1 HTTP/1.1\r\nHost: a\r\n\r\n"), $script);
+        self::assertSame('id=3&x=1', $params['QUERY_STRING']);
+        self::assertSame('/item/3?x=1', $params['REQUEST_URI'], 'REQUEST_URI stays the one the client sent, as Apache');
+        self::assertSame(['kiln', '/item/3', 'a', '200'], [$params['SITE'], $params['REDIRECT_URL'], $params['HTTP_HOST'], $params['REDIRECT_STATUS']]);
+    }
+
+    public function testAnErrorDocumentScriptGetsTheErrorsStatusAsRedirectStatus(): void
+    {
+        $script = new Script('/srv/www/404.php', '/404.php', '', '/srv/www', env: ['REDIRECT_STATUS' => '404']);
+        self::assertSame('404', CgiParams::build(self::request("GET /gone HTTP/1.1\r\nHost: a\r\n\r\n"), $script)['REDIRECT_STATUS']);
+    }
+
     private static function script(): Script
     {
         return new Script('/srv/www/index.php', '/index.php', '', '/srv/www');
