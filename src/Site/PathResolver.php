@@ -61,8 +61,13 @@ final class PathResolver
         return $this->root;
     }
 
-    /** @param string $query the raw query string, kept by a redirect */
-    public function resolve(string $path, string $query = ''): Script|StaticFile|Redirect|Refusal
+    /**
+     * @param string $query the raw query string, kept by a redirect
+     * @param ?list<string> $indexFiles this request's index files instead of the constructor's (`DirectoryIndex`
+     *                                  of an .htaccess file); [] for none. Names only: one with a `/` or a
+     *                                  leading dot is skipped
+     */
+    public function resolve(string $path, string $query = '', ?array $indexFiles = null): Script|StaticFile|Redirect|Refusal
     {
         if ($path === '' || $path[0] !== '/') {
             return new Refusal(400, 'path must start with /');
@@ -100,11 +105,14 @@ final class PathResolver
         if ($this->cgiBin !== null && ($segments[0] ?? '') === 'cgi-bin') {
             return $this->cgi($this->cgiBin, $segments, $slash);
         }
-        return $this->walk($segments, $slash, $query);
+        return $this->walk($segments, $slash, $query, $indexFiles ?? $this->indexFiles);
     }
 
-    /** @param list<string> $segments */
-    private function walk(array $segments, bool $slash, string $query): Script|StaticFile|Redirect|Refusal
+    /**
+     * @param list<string> $segments
+     * @param list<string> $indexFiles
+     */
+    private function walk(array $segments, bool $slash, string $query, array $indexFiles): Script|StaticFile|Redirect|Refusal
     {
         $count = \count($segments);
         if ($count > 0 && !$slash && is_file($full = $this->root . '/' . implode('/', $segments))) {
@@ -128,7 +136,7 @@ final class PathResolver
             }
             return $this->fallback();
         }
-        return $this->directory($dir, $segments, $slash, $query);
+        return $this->directory($dir, $segments, $slash, $query, $indexFiles);
     }
 
     /**
@@ -154,8 +162,11 @@ final class PathResolver
         return new StaticFile($real);
     }
 
-    /** @param list<string> $segments */
-    private function directory(string $dir, array $segments, bool $slash, string $query): Script|StaticFile|Redirect|Refusal
+    /**
+     * @param list<string> $segments
+     * @param list<string> $indexFiles
+     */
+    private function directory(string $dir, array $segments, bool $slash, string $query, array $indexFiles): Script|StaticFile|Redirect|Refusal
     {
         $real = realpath($dir);
         if ($real === false || ($real !== $this->root && !str_starts_with($real, $this->root . '/'))) {
@@ -165,8 +176,8 @@ final class PathResolver
             $location = '/' . implode('/', array_map('rawurlencode', $segments)) . '/';
             return new Redirect($query === '' ? $location : $location . '?' . $query);
         }
-        foreach ($this->indexFiles as $index) {
-            if (is_file($dir . '/' . $index)) {
+        foreach ($indexFiles as $index) {
+            if ($index !== '' && $index[0] !== '.' && strpbrk($index, "/\0") === false && is_file($dir . '/' . $index)) {
                 return $this->file($dir . '/' . $index, [...$segments, $index], [], false);
             }
         }

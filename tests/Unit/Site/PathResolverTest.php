@@ -172,6 +172,15 @@ final class PathResolverTest extends TestCase
         self::assertSame('file both-index/index.html', $this->describe($resolver->resolve('/both-index/')));
     }
 
+    public function testOneRequestCanTryOtherIndexFilesOrNone(): void
+    {
+        $resolver = new PathResolver(self::$base . '/root');
+        self::assertSame('file both-index/index.html', $this->describe($resolver->resolve('/both-index/', '', ['index.html'])));
+        self::assertSame('refuse 403', $this->describe($resolver->resolve('/both-index/', '', [])));
+        self::assertSame('refuse 403', $this->describe($resolver->resolve('/docs/', '', ['../index.php', '.hidden', "index.html\0"])), 'names only');
+        self::assertSame('script both-index/index.php /both-index/index.php', $this->describe($resolver->resolve('/both-index/')), 'the default again');
+    }
+
     public function testMappedExtensionsAreScriptsToo(): void
     {
         $resolver = new PathResolver(self::$base . '/root', scriptExtensions: ['.php', '.py']);
