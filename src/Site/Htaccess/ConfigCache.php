@@ -21,6 +21,9 @@ final class ConfigCache
 
     private readonly DirectoryConfig $empty;
 
+    /** The earliest check time of the entries answered since takeOldest() (INF: none). */
+    private float $oldest = INF;
+
     /** @var \Closure(): float */
     private readonly \Closure $clock;
 
@@ -46,6 +49,9 @@ final class ConfigCache
         $now = ($this->clock)();
         $entry = $this->entries[$path] ?? null;
         if ($entry !== null && $now - $entry['checked'] < $this->recheck && $now >= $entry['checked']) {
+            if ($entry['checked'] < $this->oldest) {
+                $this->oldest = $entry['checked'];
+            }
             return $entry['directory'] ? $entry['config'] : null;
         }
         $directory = $this->files->isDirectory($path);
@@ -54,12 +60,34 @@ final class ConfigCache
             $entry = ['checked' => $now, 'directory' => $directory, 'stamp' => $stamp, 'config' => $this->load($path . '/' . $this->fileName, $stamp, $urlDirectory)];
         }
         $entry['checked'] = $now;
+        $this->oldest = min($this->oldest, $now);
         unset($this->entries[$path]);
         $this->entries[$path] = $entry;
         if (\count($this->entries) > $this->maxEntries) {
             unset($this->entries[array_key_first($this->entries)]);
         }
         return $directory ? $entry['config'] : null;
+    }
+
+    /**
+     * When the oldest of the entries answered since the last call was checked (INF: none answered): an
+     * answer built from them is as fresh as that, and must be rebuilt once $recheck seconds have passed.
+     */
+    public function takeOldest(): float
+    {
+        $oldest = $this->oldest;
+        $this->oldest = INF;
+        return $oldest;
+    }
+
+    public function recheck(): float
+    {
+        return $this->recheck;
+    }
+
+    public function hasWarnings(): bool
+    {
+        return $this->warnings !== [];
     }
 
     /**

@@ -15,11 +15,22 @@ namespace Kiln\Site\Htaccess;
  */
 final class HtaccessRules
 {
+    /** Paths remembered by untouched(); the oldest dropped first. */
+    private const MAX_UNTOUCHED = 10_000;
+
     private readonly string $root;
 
     private readonly ConfigCache $cache;
 
     private readonly Rewriter $rewriter;
+
+    /** @var ?\Closure(): float null: microtime(true), called directly (untouched() runs for every request) */
+    private readonly ?\Closure $clock;
+
+    private readonly float $recheck;
+
+    /** @var array<string, float> raw path => when the oldest directory entry its answer rests on was checked */
+    private array $untouched = [];
 
     /** @param ?\Closure(): float $clock for the once-a-second re-check of each file (tests pass a fake) */
     public function __construct(
@@ -33,8 +44,50 @@ final class HtaccessRules
             throw new \ValueError("Document root must be an absolute path, got '$root'");
         }
         $this->root = rtrim($root, '/');
+        $this->clock = $clock;
         $this->cache = new ConfigCache($files, $clock, $fileName);
         $this->rewriter = new Rewriter($files);
+        $this->recheck = $this->cache->recheck();
+    }
+
+    /**
+     * Whether no .htaccess file applies to this path: every directory on it has none, or an empty one.
+     * Then forRequest() and forTarget() would change nothing, and the document root can serve the path as
+     * without .htaccess support. Remembered per path for as long as the directory checks it rests on stay
+     * fresh, so the common case costs one look-up. False for a malformed path (forRequest() leaves it to
+     * the document root) and when a file just parsed has warnings (forRequest() then reports them).
+     *
+     * @param bool $encoded $path is raw, as on the request line (else decoded, as a Script's scriptName)
+     */
+    public function untouched(string $path, bool $encoded = true): bool
+    {
+        $now = $this->clock === null ? microtime(true) : ($this->clock)();
+        $key = $encoded ? $path : "\0$path";
+        $checked = $this->untouched[$key] ?? null;
+        if ($checked !== null && $now - $checked < $this->recheck && $now >= $checked) {
+            return true;
+        }
+        unset($this->untouched[$key]);
+        $normal = self::normalize($path, $encoded);
+        if ($normal === null) {
+            return false;
+        }
+        $this->cache->takeOldest();
+        [$configs] = $this->map($normal);
+        $oldest = $this->cache->takeOldest();
+        if ($this->cache->hasWarnings()) {
+            return false;
+        }
+        foreach ($configs as $config) {
+            if (!$config->blank) {
+                return false;
+            }
+        }
+        if (\count($this->untouched) >= self::MAX_UNTOUCHED) {
+            unset($this->untouched[array_key_first($this->untouched)]);
+        }
+        $this->untouched[$key] = $oldest;
+        return true;
     }
 
     public function forRequest(RequestFacts $request): Outcome
