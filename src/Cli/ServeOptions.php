@@ -18,7 +18,7 @@ final class ServeOptions
         'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener', 'jit',
         'tier', 'time-limit', 'pool-size', 'pool-max-requests', 'pool-queue', 'php-cgi', 'php-ini', 'pass-env',
         'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller'];
-    public const FLAGS = ['daemon'];
+    public const FLAGS = ['daemon', 'no-htaccess'];
     public const LIMIT_PREFIX = 'limit-';
 
     private function __construct(
@@ -107,6 +107,7 @@ final class ServeOptions
                 frontController: \in_array($frontController, ['off', 'none', ''], true) ? null : ($frontController ?? '/index.php'),
                 searchPath: $env['PATH'] ?? (string) getenv('PATH'),
                 cwd: $cwd,
+                htaccess: !$options->flag('no-htaccess'),
             );
         } catch (\ValueError $e) {
             throw new UsageError($e->getMessage(), 0, $e);

@@ -4,27 +4,53 @@ declare(strict_types=1);
 
 namespace Kiln\Site;
 
+use Kiln\Http\HttpException;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
 use Kiln\Http\StaticFiles;
 use Kiln\Http\Wire\ResponseEncoder;
+use Kiln\Server\WorkerLog;
+use Kiln\Site\Htaccess\HtaccessRules;
+use Kiln\Site\Htaccess\Outcome;
+use Kiln\Site\Htaccess\RequestFacts;
+use Kiln\Site\Htaccess\ResponseEditor;
+use Kiln\Site\Htaccess\Settings;
+use Kiln\Site\Htaccess\Verdict;
+use Kiln\Site\Isolated\PhpCgiRunner;
 
 /**
  * Serves a document root as Apache or nginx+php-fpm would: PathResolver decides what a path is; static
  * files go to StaticFiles, scripts to the runner the TierMap picks for them, and directory redirects and
  * refusals are answered here as short plain-text responses.
+ *
+ * With HtaccessRules, Apache's `.htaccess` files of the root decide first (docs/htaccess.md): access, then
+ * rewriting, and the settings they give apply to what is served: the directory index, the script's query
+ * string, variables and php.ini values, the response's headers, type and expiry, and the `ErrorDocument`
+ * of a refusal Kiln makes. Their warnings go to the log, each once per parse of its file.
  */
 final class DocumentRoot implements RequestHandler
 {
+    /** @var \Closure(string, string): void */
+    private readonly \Closure $log;
+
+    /** @var array<string, true> php.ini names already reported as not applied by the isolated tier */
+    private array $ignoredIni = [];
+
+    /** @param (\Closure(string $level, string $message): void)|null $log where .htaccess warnings go; default the worker's error log */
     public function __construct(
         private readonly PathResolver $resolver,
         private readonly TierMap $tiers,
         private readonly StaticFiles $files,
-    ) {}
+        private readonly ?HtaccessRules $htaccess = null,
+        ?\Closure $log = null,
+    ) {
+        $this->log = $log ?? WorkerLog::write(...);
+    }
 
     /**
-     * A document root run as `kiln serve` runs one: the site's tiers, index files and front controller.
+     * A document root run as `kiln serve` runs one: the site's tiers, index files, front controller, and
+     * its .htaccess files unless the site turned them off (`--no-htaccess`).
      *
      * @param array<string, Tier> $prefixes URL path prefix => the tier for scripts under it
      */
@@ -32,14 +58,27 @@ final class DocumentRoot implements RequestHandler
     {
         $resolver = new PathResolver($root, $site->frontController, scriptExtensions: $site->scriptExtensions(), cgiBin: $site->cgiBin);
         $redirects = new Internal\LateHandler();
-        $documentRoot = new self($resolver, (new RunnerFactory($site, $redirects))->tierMap($prefixes), new StaticFiles($resolver->root()));
+        $htaccess = $site->htaccess ? new HtaccessRules($resolver->root()) : null;
+        $documentRoot = new self($resolver, (new RunnerFactory($site, $redirects))->tierMap($prefixes), new StaticFiles($resolver->root()), $htaccess);
         $redirects->bind($documentRoot);
         return $documentRoot;
     }
 
     public function handle(Request $request): Response
     {
+        $rules = $this->htaccess;
+        if ($rules !== null && !$rules->untouched($request->path())) {
+            return $this->withHtaccess($request, $rules);
+        }
         $outcome = $this->resolver->resolve($request->path(), $request->queryString());
+        if ($rules !== null) {
+            // No .htaccess on the path (the common case, one look-up): as without them, unless the file
+            // served sits where one applies (the front controller in another directory).
+            $target = $outcome instanceof Script || $outcome instanceof StaticFile ? self::target($outcome, $request->path()) : null;
+            if ($target !== null && !self::besideThePath($target, $request->path()) && !$rules->untouched($target, false)) {
+                return $this->withHtaccess($request, $rules);
+            }
+        }
         if ($outcome instanceof Script) {
             return $this->tiers->runnerFor($outcome->scriptName)->run($request, $outcome);
         }
@@ -47,11 +86,175 @@ final class DocumentRoot implements RequestHandler
             return $this->files->serveFile($request, $outcome->realPath);
         }
         if ($outcome instanceof Redirect) {
-            $response = self::text($outcome->status, $outcome->location);
-            $response->setHeader('Location', $outcome->location);
-            return $response;
+            return self::redirect($outcome->status, $outcome->location);
         }
         return self::text($outcome->status);
+    }
+
+    private function withHtaccess(Request $request, HtaccessRules $rules): Response
+    {
+        $facts = RequestFacts::fromRequest($request);
+        $outcome = $rules->forRequest($facts);
+        $this->logWarnings($rules);
+        if ($outcome->verdict === Verdict::Redirect) {
+            $response = self::redirect($outcome->status, (string) $outcome->location);
+            ResponseEditor::apply($outcome->settings, $response, true, $outcome->env);
+            return $response;
+        }
+        if ($outcome->verdict === Verdict::Refuse) {
+            return $this->error($request, $outcome->status, $outcome);
+        }
+        [$query, $type] = [$outcome->query, $outcome->type];
+        $resolved = $this->resolver->resolve($outcome->path, $query, $outcome->settings->directoryIndex);
+        $target = $resolved instanceof Script || $resolved instanceof StaticFile ? self::target($resolved, $outcome->path) : null;
+        if ($target !== null) {
+            // Another file than the path names (a directory index, page → page.php, the front controller):
+            // its own access rules and settings, as Apache's internal redirect or subrequest gives them.
+            $outcome = $rules->forTarget($facts, $target, $outcome->env);
+            $this->logWarnings($rules);
+            if ($outcome->verdict === Verdict::Refuse) {
+                return $this->error($request, 403, $outcome);
+            }
+        }
+        $settings = $outcome->settings;
+        if ($resolved instanceof Script) {
+            if ($outcome->env !== [] || $settings->phpIni !== [] || $query !== $request->queryString()) {
+                $resolved = $resolved->with($query, $outcome->env, $settings->phpIni);
+            }
+            $response = $this->run($request, $resolved);
+            ResponseEditor::apply($settings, $response, false, $outcome->env);
+            return $response;
+        }
+        if ($resolved instanceof StaticFile) {
+            $response = $this->files->serveFile($request, $resolved->realPath);
+            $modified = $settings->expiresActive === true ? (@filemtime($resolved->realPath) ?: null) : null;
+            ResponseEditor::apply($settings, $response, $response->status() >= 400, $outcome->env, $resolved->realPath, $type, $modified);
+            return $response;
+        }
+        if ($resolved instanceof Redirect) {
+            $response = self::redirect($resolved->status, $resolved->location);
+            ResponseEditor::apply($settings, $response, true, $outcome->env);
+            return $response;
+        }
+        return $this->error($request, $resolved->status, $outcome);
+    }
+
+    /**
+     * The URL path of what is served when it is not the one .htaccess rules saw (decoded), else null.
+     */
+    private static function target(Script|StaticFile $resolved, string $path): ?string
+    {
+        $decoded = rawurldecode($path);
+        if ($resolved instanceof Script) {
+            return $resolved->scriptName . $resolved->pathInfo === $decoded ? null : $resolved->scriptName;
+        }
+        // A static file is another one only as a directory's index.
+        return str_ends_with($decoded, '/') ? $decoded . basename($resolved->realPath) : null;
+    }
+
+    /**
+     * Whether $target (decoded) is a file in the directory $path (raw) names or sits in (`/page` →
+     * `/page.php`, `/blog/` → `/blog/index.php`): then the .htaccess files on $path are all that apply to it.
+     */
+    private static function besideThePath(string $target, string $path): bool
+    {
+        $directory = substr($path, 0, (int) strrpos($path, '/') + 1);
+        return str_starts_with($target, $directory) && !str_contains(substr($target, \strlen($directory)), '/')
+            && !str_contains($directory, '%') && !str_contains($directory, '/.');
+    }
+
+    private function run(Request $request, Script $script): Response
+    {
+        $runner = $this->tiers->runnerFor($script->scriptName);
+        if ($script->phpIni !== [] && $runner instanceof PhpCgiRunner) {
+            foreach ($script->phpIni as $name => $value) {
+                if (!isset($this->ignoredIni[$name])) {
+                    $this->ignoredIni[$name] = true;
+                    ($this->log)('warning', ".htaccess php_value $name ($script->scriptName): not applied by the isolated tier "
+                        . '(php-cgi ignores PHP_VALUE); set it with --php-ini, or run these scripts on the sequential or fastcgi tier');
+                }
+            }
+        }
+        return $runner->run($request, $script);
+    }
+
+    /**
+     * A refusal Kiln makes (403, 404, a rule's [F] or [G] …), with the `ErrorDocument` for its status: a
+     * local path is served keeping the status (a script gets REDIRECT_STATUS and REDIRECT_URL), a URL is
+     * a 302 to it, anything else is the body. Only `Header always` applies to it.
+     */
+    private function error(Request $request, int $status, Outcome $outcome): Response
+    {
+        $document = $outcome->settings->errorDocument($status);
+        $response = null;
+        if ($document !== null && str_starts_with($document, '/')) {
+            $response = $this->errorPage($request, $status, $document, $outcome->env);
+        } elseif ($document !== null && preg_match('~^https?://~i', $document) === 1) {
+            $response = self::redirect(302, $document);
+        } elseif ($document !== null) {
+            $response = new Response($status, ['Content-Type' => 'text/html; charset=utf-8'], $document);
+        }
+        $response ??= self::text($status);
+        ResponseEditor::apply($outcome->settings, $response, true, $outcome->env);
+        return $response;
+    }
+
+    /**
+     * The `ErrorDocument /path` of a status, or null when it cannot be served (missing, refused, not a
+     * file or script itself): then Kiln's own text is sent, as Apache adds its own when the document fails.
+     *
+     * @param array<string, string> $env
+     */
+    private function errorPage(Request $request, int $status, string $document, array $env): ?Response
+    {
+        \assert($this->htaccess !== null);
+        [$path, $query] = explode('?', $document, 2) + [1 => ''];
+        $resolved = $this->resolver->resolve($path, $query);
+        $decoded = rawurldecode($path);
+        if ($resolved instanceof StaticFile && !str_ends_with($decoded, '/')) {
+            $name = $decoded;
+        } elseif ($resolved instanceof Script && $resolved->scriptName . $resolved->pathInfo === $decoded) {
+            $name = $resolved->scriptName;
+        } else {
+            return null;
+        }
+        $target = $this->htaccess->forTarget(RequestFacts::fromRequest($request), $name, $env);
+        $this->logWarnings($this->htaccess);
+        if ($target->verdict !== Verdict::Proceed) {
+            return null;
+        }
+        if ($resolved instanceof StaticFile) {
+            try {
+                $response = Response::file($resolved->realPath, $target->settings->contentTypeFor(basename($resolved->realPath)));
+            } catch (HttpException) {
+                return null;
+            }
+            $response->setStatus($status);
+            return $response;
+        }
+        $redirect = ['REDIRECT_STATUS' => (string) $status, 'REDIRECT_URL' => rawurldecode($request->path())];
+        if ($request->queryString() !== '') {
+            $redirect['REDIRECT_QUERY_STRING'] = $request->queryString();
+        }
+        $response = $this->run($request, $resolved->with($query, $redirect + $target->env, $target->settings->phpIni));
+        if ($response->status() === 200) {
+            $response->setStatus($status);
+        }
+        return $response;
+    }
+
+    private function logWarnings(HtaccessRules $rules): void
+    {
+        foreach ($rules->takeWarnings() as $warning) {
+            ($this->log)('warning', (string) $warning);
+        }
+    }
+
+    private static function redirect(int $status, string $location): Response
+    {
+        $response = self::text($status, $location);
+        $response->setHeader('Location', $location);
+        return $response;
     }
 
     private static function text(int $status, string $detail = ''): Response

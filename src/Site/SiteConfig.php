@@ -47,6 +47,8 @@ final class SiteConfig
         public readonly int $forkMax,
         /** URL path of the script for paths no file matches; null: 404 instead. */
         public readonly ?string $frontController,
+        /** Whether the document root reads Apache `.htaccess` files (`--no-htaccess` turns it off). */
+        public readonly bool $htaccess = true,
     ) {}
 
     /**
@@ -73,6 +75,7 @@ final class SiteConfig
         ?string $frontController = '/index.php',
         ?string $searchPath = null,
         string $cwd = '/',
+        bool $htaccess = true,
     ): self {
         $cwd = rtrim($cwd, '/');
         $searchPath ??= (string) getenv('PATH');
@@ -142,6 +145,7 @@ final class SiteConfig
             $cgiBin,
             $forkMax,
             $frontController,
+            $htaccess,
         );
     }
 
@@ -174,6 +178,7 @@ final class SiteConfig
             $this->cgiBin,
             $this->forkMax,
             $this->frontController,
+            $this->htaccess,
         );
     }
 

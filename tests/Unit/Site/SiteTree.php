@@ -32,7 +32,7 @@ final class SiteTree
         'root/view.phtml' => "<?php \$password = 'hunter2';\n",
         'root/tool.py' => "print('tool')\n",
         'root/.env' => "PASSWORD=hunter2\n",
-        'root/.htaccess' => "Deny from all\n",
+        'root/.htaccess' => "# a dotfile: never served (and nothing in it for Kiln to apply)\n",
         'root/.git/config' => "[core]\n",
         'root/.well-known/acme.txt' => "acme\n",
         'root/.well-known/.hidden' => "hidden\n",
