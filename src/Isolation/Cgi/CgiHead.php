@@ -14,6 +14,10 @@ final class CgiHead
     /** Hop-by-hop fields a gateway must not forward as the script wrote them (RFC 9110 §7.6.1). */
     public const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
 
+    /** HOP_BY_HOP and Content-Length, as keys: what forwardedHeaders() leaves out. */
+    private const NOT_FORWARDED = ['content-length' => true, 'connection' => true, 'keep-alive' => true, 'proxy-connection' => true,
+        'te' => true, 'trailer' => true, 'transfer-encoding' => true, 'upgrade' => true];
+
     /**
      * @param list<array{0: string, 1: string}> $headers [name, value] pairs
      */
@@ -67,8 +71,7 @@ final class CgiHead
     {
         $out = [];
         foreach ($this->headers as $field) {
-            $lower = \strtolower($field[0]);
-            if ($lower !== 'content-length' && !\in_array($lower, self::HOP_BY_HOP, true)) {
+            if (!isset(self::NOT_FORWARDED[\strtolower($field[0])])) {
                 $out[] = $field;
             }
         }

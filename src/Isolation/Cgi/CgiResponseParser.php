@@ -32,7 +32,12 @@ final class CgiResponseParser
 {
     public const DEFAULT_MAX_HEADER_BYTES = 65536;
 
-    private const TOKEN = '/^[!#$%&\'*+\-.^_`|~0-9A-Za-z]+$/';
+    /** The bytes of a token (RFC 9110 §5.6.2): a field name is made of these only. */
+    private const TOKEN = "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+    /** Control characters a field value must not hold (HTAB is allowed). */
+    private const CONTROL = "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0A\x0B\x0C\x0D\x0E\x0F"
+        . "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1A\x1B\x1C\x1D\x1E\x1F\x7F";
 
     private string $buffer = '';
 
@@ -214,11 +219,11 @@ final class CgiResponseParser
             throw new CgiResponseException('Malformed CGI header line: ' . self::show($line));
         }
         $name = \substr($line, 0, $colon);
-        if (\preg_match(self::TOKEN, $name) !== 1) {
+        if ($name === '' || \strspn($name, self::TOKEN) !== \strlen($name)) {
             throw new CgiResponseException('Malformed CGI header name: ' . self::show($name));
         }
         $value = \trim(\substr($line, $colon + 1), " \t");
-        if (\preg_match('/[\x00-\x08\x0A-\x1F\x7F]/', $value) === 1) {
+        if (\strcspn($value, self::CONTROL) !== \strlen($value)) {
             throw new CgiResponseException("Control character in the CGI header $name");
         }
 

@@ -44,7 +44,7 @@ final class FastCgiClient
 
     public function __construct(private readonly FastCgiOptions $options = new FastCgiOptions())
     {
-        $this->pool = new ConnectionPool($options->maxConnections, $options->idleTimeout);
+        $this->pool = new ConnectionPool($options->maxConnections, $options->idleTimeout, $options->checkIdleConnections);
     }
 
     /** A client dropped lets its idle connections go at once (each may hold a worker of the responder). */

@@ -31,6 +31,12 @@ final class FastCgiOptions
         public readonly float $abortGrace = 2.0,
         /** Longest STDERR line handed to the callback; longer lines come in pieces. */
         public readonly int $maxStderrLine = 8192,
+        /**
+         * Peek at an idle kept connection before it is reused, to replace one the responder closed meanwhile
+         * without sending anything on it. Turn off only where the caller learns by other means that a
+         * responder went away (a pool that owns its responders, as the php-cgi pool does).
+         */
+        public readonly bool $checkIdleConnections = true,
     ) {
         $limits = ['connectTimeout' => $connectTimeout, 'readTimeout' => $readTimeout, 'idleTimeout' => $idleTimeout, 'abortGrace' => $abortGrace];
         if ($requestTimeout !== null) {

@@ -32,6 +32,9 @@ final class PhpCgiClient
             maxConnections: 1,
             keepConnections: true,
             abortGrace: min(PhpCgiExchange::ABORT_GRACE, $limit ?? INF),
+            // The supervisor says when a child ends, and the pool then closes its connection (onRetire);
+            // a request that still finds one dead before a byte of it was taken is retried.
+            checkIdleConnections: false,
         ));
         $fastcgi = $this->fastcgi;
         $pool->onRetire(static function (FastCgiAddress $address) use ($fastcgi): void {

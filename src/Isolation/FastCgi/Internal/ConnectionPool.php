@@ -10,7 +10,8 @@ use Kiln\Loop\Loop;
 /**
  * Kept connections per responder address, at most $max open per address.
  *
- * - acquire() hands out the most recently used idle connection that still looks usable, else opens one,
+ * - acquire() hands out the most recently used idle connection that still looks usable (or, without
+ *   $checkIdle, the most recently used one), else opens one,
  *   else waits (at most one read timeout) for a release() or discard() of that address.
  * - Every acquired connection MUST end in exactly one release() (END_REQUEST read, nothing else buffered)
  *   or discard() (anything else); a second call is ignored.
@@ -36,6 +37,7 @@ final class ConnectionPool
     public function __construct(
         private readonly int $max,
         private readonly float $idleTimeout,
+        private readonly bool $checkIdle = true,
     ) {}
 
     /**
@@ -47,7 +49,7 @@ final class ConnectionPool
         while (true) {
             while (!$fresh && ($this->idle[$key] ?? []) !== []) {
                 $connection = $this->takeIdle($key, last: true);
-                if ($connection->isUsable()) {
+                if (!$this->checkIdle || $connection->isUsable()) {
                     return $connection;
                 }
                 $this->discard($connection); // closed by the responder while idle: open another
