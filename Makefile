@@ -28,3 +28,10 @@ deps-run:
 
 bench: deps-run
 	bench/run
+
+# Real applications from Debian's packages (WordPress, DokuWiki, ...) walked on Kiln's tiers and on Apache mod_php
+# in the same run; installs what is missing first and rewrites docs/apps.md from the results. Not part of `test`.
+.PHONY: test-apps
+test-apps: deps
+	@scripts/install-apps.sh
+	KILN_APPS_MATRIX=docs/apps.md $(PHP) vendor/bin/phpunit -c tests/Apps/phpunit.xml

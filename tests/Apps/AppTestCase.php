@@ -1,0 +1,114 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Apps;
+
+use Kiln\Tests\Apps\Support\Browser;
+use Kiln\Tests\Apps\Support\MariaDb;
+use Kiln\Tests\Apps\Support\Matrix;
+use Kiln\Tests\Apps\Support\Run;
+use Kiln\Tests\Apps\Support\SiteCopy;
+use Kiln\Tests\Apps\Support\Stack;
+use Kiln\Tests\Support\ApacheProcess;
+use PHPUnit\Framework\Attributes\DataProvider;
+use PHPUnit\Framework\TestCase;
+
+/**
+ * One real application walked through the same user flow on Apache mod_php (the reference, once per class) and on
+ * each Kiln stack, each with its own copy of the app and its own database. A stack the app is known not to run on
+ * is listed in knownFailures() with the reason: its test passes only while that stays true, so the list (and
+ * docs/apps.md, generated from the same runs) cannot go stale silently.
+ */
+abstract class AppTestCase extends TestCase
+{
+    private static ?MariaDb $db = null;
+
+    /** @var array<string, Run> app → the Apache run */
+    private static array $reference = [];
+
+    /** @var array<string, string> "app stack" → the server log of that run */
+    private static array $logs = [];
+
+    abstract protected static function app(): string;
+
+    abstract protected static function isAppInstalled(): bool;
+
+    abstract protected function prepare(MariaDb $db, string $stack): SiteCopy;
+
+    abstract protected function walk(Run $run, Browser $user, Browser $visitor, MariaDb $db, string $stack): void;
+
+    /** @return array<string, string> stack → why the flow fails there (checked: the test fails when it passes) */
+    protected static function knownFailures(): array
+    {
+        return [];
+    }
+
+    /** @return iterable<string, array{string}> */
+    public static function kilnStacks(): iterable
+    {
+        foreach (Stack::ALL as $stack) {
+            if ($stack !== Stack::APACHE) {
+                yield $stack => [$stack];
+            }
+        }
+    }
+
+    public function testFlowPassesOnApacheModPhp(): void
+    {
+        $run = $this->reference();
+        self::assertTrue($run->passed(), $this->explain($run));
+    }
+
+    #[DataProvider('kilnStacks')]
+    public function testFlowOnKilnPassesAndMatchesApache(string $stack): void
+    {
+        $reference = $this->reference();
+        $run = $this->runOn($stack);
+        $known = static::knownFailures()[$stack] ?? null;
+        if ($known !== null) {
+            $differences = $run->differencesFrom($reference);
+            self::assertFalse($run->passed() && $reference->passed() && $differences === [], static::app()
+                . " now runs on $stack as on Apache: remove it from knownFailures() (\"$known\")");
+            return;
+        }
+        self::assertTrue($reference->passed(), 'the reference run on Apache failed, nothing to compare with: ' . $reference->reason());
+        self::assertTrue($run->passed(), $this->explain($run));
+        self::assertSame([], $run->differencesFrom($reference), $this->explain($run) . "\n\n" . $reference->transcript());
+    }
+
+    private function reference(): Run
+    {
+        return self::$reference[static::app()] ??= $this->runOn(Stack::APACHE);
+    }
+
+    private function runOn(string $stack): Run
+    {
+        if (!static::isAppInstalled() || !MariaDb::isInstalled() || !ApacheProcess::isInstalled()) {
+            self::markTestSkipped(static::app() . ', MariaDB or Apache mod_php is not installed: run scripts/install-apps.sh');
+        }
+        self::$db ??= MariaDb::start();
+        $copy = $this->prepare(self::$db, $stack);
+        $run = new Run(static::app(), $stack);
+        $started = microtime(true);
+        $server = null;
+        try {
+            $server = Stack::start($stack, $copy->root());
+            $this->walk($run, new Browser($server->baseUrl()), new Browser($server->baseUrl()), self::$db, $stack);
+        } catch (\Throwable $e) {
+            $run->fail($e);
+        } finally {
+            $run->finish(microtime(true) - $started);
+            self::$logs[static::app() . " $stack"] = $server?->diagnostics() ?? '';
+            $server?->stop();
+            $copy->remove();
+        }
+        Matrix::record($run);
+        return $run;
+    }
+
+    private function explain(Run $run): string
+    {
+        return $run->transcript() . "\n\nserver log (tail):\n" . substr(self::$logs["{$run->app} {$run->stack}"] ?? '', -3000);
+    }
+}

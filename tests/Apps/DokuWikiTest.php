@@ -1,0 +1,39 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Apps;
+
+use Kiln\Tests\Apps\Support\Browser;
+use Kiln\Tests\Apps\Support\DokuWiki;
+use Kiln\Tests\Apps\Support\MariaDb;
+use Kiln\Tests\Apps\Support\Run;
+use Kiln\Tests\Apps\Support\SiteCopy;
+
+final class DokuWikiTest extends AppTestCase
+{
+    protected static function app(): string
+    {
+        return 'DokuWiki';
+    }
+
+    protected static function isAppInstalled(): bool
+    {
+        return DokuWiki::isInstalled();
+    }
+
+    protected static function knownFailures(): array
+    {
+        return ['kiln-sequential' => 'the sequential tier answers a POST redirect (header(\'Location: ...\')) with 303, mod_php and php-fpm with 302'];
+    }
+
+    protected function prepare(MariaDb $db, string $stack): SiteCopy
+    {
+        return DokuWiki::prepare();
+    }
+
+    protected function walk(Run $run, Browser $user, Browser $visitor, MariaDb $db, string $stack): void
+    {
+        DokuWiki::flow($run, $user, $visitor);
+    }
+}

@@ -1,0 +1,105 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Apps\Support;
+
+use Kiln\Tests\Support\ApacheProcess;
+use Kiln\Tests\Support\KilnProcess;
+use Kiln\Tests\Support\PhpFpmProcess;
+
+/**
+ * One server stack serving an application's document root: Kiln on one tier, Kiln in front of php-fpm, or the
+ * reference, Apache 2.4 + mod_php with `AllowOverride All` and what Debian's apache2.conf adds (`.ht*` denied).
+ * Started with start(), stopped by PID through the process helpers of tests/Support.
+ */
+final class Stack
+{
+    public const APACHE = 'apache-mod_php';
+    public const ISOLATED = 'kiln-isolated';
+    public const SEQUENTIAL = 'kiln-sequential';
+    public const FORK = 'kiln-fork';
+    public const FPM = 'kiln-fastcgi-php-fpm';
+
+    /** The matrix columns, in order. */
+    public const ALL = [self::APACHE, self::ISOLATED, self::SEQUENTIAL, self::FORK, self::FPM];
+
+    private ?KilnProcess $kiln = null;
+    private ?ApacheProcess $apache = null;
+    private ?PhpFpmProcess $fpm = null;
+
+    private function __construct(public readonly string $name) {}
+
+    public static function start(string $name, string $documentRoot): self
+    {
+        $stack = new self($name);
+        $kilnArgs = ['--workers=2', '--time-limit=60', '--access-log=-', '--log-level=info'];
+        switch ($name) {
+            case self::APACHE:
+                $stack->apache = ApacheProcess::start($documentRoot, 4, self::apacheExtra((string) realpath($documentRoot)));
+                break;
+            case self::FPM:
+                $stack->fpm = PhpFpmProcess::start(children: 4);
+                $stack->kiln = KilnProcess::start($documentRoot, [...$kilnArgs, '--tier=fastcgi', '--fastcgi=' . $stack->fpm->address()], timeout: 20.0);
+                break;
+            case self::ISOLATED:
+            case self::SEQUENTIAL:
+            case self::FORK:
+                $stack->kiln = KilnProcess::start($documentRoot, [...$kilnArgs, '--tier=' . substr($name, 5)], timeout: 20.0);
+                break;
+            default:
+                throw new \ValueError("unknown stack $name; one of " . implode(', ', self::ALL));
+        }
+        return $stack;
+    }
+
+    /** What Debian's apache2.conf and the apps' Debian snippets add to the generic test vhost. */
+    private static function apacheExtra(string $root): string
+    {
+        $m = ApacheProcess::MODULES;
+        $modules = '';
+        foreach (['alias', 'access_compat', 'authz_host', 'env', 'setenvif', 'headers', 'expires', 'filter', 'deflate'] as $module) {
+            $modules .= "LoadModule {$module}_module $m/mod_$module.so\n";
+        }
+        return <<<CONF
+            $modules
+            <Directory "$root">
+                Options FollowSymLinks
+                AllowOverride All
+            </Directory>
+            <FilesMatch "^\\.ht">
+                Require all denied
+            </FilesMatch>
+            CONF;
+    }
+
+    public function baseUrl(): string
+    {
+        return $this->apache?->baseUrl() ?? $this->kiln?->baseUrl() ?? throw new \Error('stack not started');
+    }
+
+    public function isKiln(): bool
+    {
+        return $this->kiln !== null;
+    }
+
+    /** The server's own log, for failure messages. */
+    public function diagnostics(): string
+    {
+        $log = $this->apache?->diagnostics() ?? substr((string) $this->kiln?->log(), -4000);
+        return $log . ($this->fpm !== null ? "\n" . $this->fpm->diagnostics() : '');
+    }
+
+    public function stop(): void
+    {
+        $this->kiln?->stop();
+        $this->apache?->stop();
+        $this->fpm?->stop();
+        $this->kiln = $this->apache = $this->fpm = null;
+    }
+
+    public function __destruct()
+    {
+        $this->stop();
+    }
+}

@@ -1,0 +1,39 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Apps;
+
+use Kiln\Tests\Apps\Support\Browser;
+use Kiln\Tests\Apps\Support\MariaDb;
+use Kiln\Tests\Apps\Support\Run;
+use Kiln\Tests\Apps\Support\SiteCopy;
+use Kiln\Tests\Apps\Support\WordPress;
+
+final class WordPressTest extends AppTestCase
+{
+    protected static function app(): string
+    {
+        return 'WordPress';
+    }
+
+    protected static function isAppInstalled(): bool
+    {
+        return WordPress::isInstalled();
+    }
+
+    protected static function knownFailures(): array
+    {
+        return ['kiln-fork' => 'the fork tier: is_uploaded_file() is false for the request\'s own upload, so the media upload fails'];
+    }
+
+    protected function prepare(MariaDb $db, string $stack): SiteCopy
+    {
+        return WordPress::prepare($db, $stack);
+    }
+
+    protected function walk(Run $run, Browser $user, Browser $visitor, MariaDb $db, string $stack): void
+    {
+        WordPress::flow($run, $user, $visitor, $db, $stack);
+    }
+}
