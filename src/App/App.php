@@ -58,6 +58,10 @@ final class App implements RequestHandler
         $this->router = new Router($this->routes);
         $this->invoker = new HandlerInvoker();
         $this->errors = new ErrorHandler($debug);
+        // The dispatcher keeps what it made of each route: a route added later gets a new one.
+        $this->routes->watch(function (): void {
+            $this->entry = null;
+        });
     }
 
     public function get(string $path, mixed $handler): Route

@@ -6,8 +6,7 @@ namespace Kiln\App\Handler;
 
 use Kiln\App\App;
 use Kiln\App\Context;
-use Kiln\App\Handler\Internal\Parameter;
-use Kiln\App\Handler\Internal\ParameterSource;
+use Kiln\App\Handler\Internal\PreparedHandler;
 use Kiln\App\Handler\Internal\Resolved;
 use Kiln\App\Handler\Internal\Resolver;
 use Kiln\App\Handler\Internal\Signature;
@@ -66,8 +65,9 @@ final class HandlerInvoker
     }
 
     /**
-     * What the handler echoes is captured from its start to its return (per Fiber, see OutputCapture) and
-     * sent before its returned body; if it throws, the echoed output is discarded with it.
+     * Calls a handler once: prepare() then PreparedHandler::call(). What the handler echoes is captured from
+     * its start to its return (per Fiber, see OutputCapture) and sent before its returned body; if it throws,
+     * the echoed output is discarded with it.
      *
      * @param array<string, string> $params route parameters
      * @param ?Context $context null: one is made only if the handler takes a Context (most do not)
@@ -75,43 +75,28 @@ final class HandlerInvoker
      */
     public function invoke(mixed $handler, Request $request, array $params, ?Context $context, App $app): Response
     {
-        if ($handler instanceof \Closure) {
-            $signature = $this->closures[$handler] ??= Resolver::resolve($handler)->signature;
-            $target = $handler;
-        } else {
-            [$signature, $target] = $this->callable($handler, Resolver::key($handler));
-        }
-        $response = $signature->wantsResponse ? new Response() : null;
-        $outer = $this->output->begin();
-        try {
-            $result = match ($signature->shape) {
-                Signature::SHAPE_NONE => $target(),
-                Signature::SHAPE_REQUEST => $target($request),
-                default => $target(...$this->arguments($signature, $request, $params, $context, $app, $response)),
-            };
-        } finally {
-            $echoed = $this->output->end($outer);
-        }
-        if ($response === null || $result === $response || !self::filled($response)) {
-            // A string, the commonest result, converted here: ResultConverter::convert() would do the same.
-            return \is_string($result)
-                ? new Response(200, ['Content-Type' => 'text/html; charset=utf-8'], $echoed . $result)
-                : ResultConverter::convert($result, $echoed);
-        }
-        return self::merge($response, $result, $echoed);
+        return $this->prepare($handler)->call($request, $params, $context, $app);
     }
 
     /**
-     * @return array{Signature, callable}
+     * The handler ready to be called request after request: resolved (from the cache resolve() fills), its
+     * worker-wide instance made if it is an instance method. Keep it to call one handler often (the App's
+     * dispatcher keeps one per route).
      */
-    private function callable(mixed $handler, string $key): array
+    public function prepare(mixed $handler): PreparedHandler
     {
+        if ($handler instanceof \Closure) {
+            return new PreparedHandler($this->closures[$handler] ??= Resolver::resolve($handler)->signature, $handler, $this->output);
+        }
+        $key = Resolver::key($handler);
         $resolved = $this->resolved[$key] ??= Resolver::resolve($handler);
         if ($resolved->instanceOf === null) {
             \assert(\is_callable($handler));
-            return [$resolved->signature, $handler];
+            $target = \Closure::fromCallable($handler);
+        } else {
+            $target = $this->targets[$key] ??= $this->bind($resolved);
         }
-        return [$resolved->signature, $this->targets[$key] ??= $this->bind($resolved)];
+        return new PreparedHandler($resolved->signature, $target, $this->output);
     }
 
     private function bind(Resolved $resolved): \Closure
@@ -120,76 +105,5 @@ final class HandlerInvoker
         $instance = $this->instances[$class] ??= new $class();
         $method = $resolved->method;
         return $instance->$method(...);
-    }
-
-    /**
-     * @param array<string, string> $params
-     * @return list<mixed>
-     */
-    private function arguments(Signature $signature, Request $request, array $params, ?Context $context, App $app, ?Response $response): array
-    {
-        $arguments = [];
-        foreach ($signature->parameters as $parameter) {
-            $arguments[] = match ($parameter->source) {
-                ParameterSource::Route => self::routeArgument($signature, $parameter, $params),
-                ParameterSource::Request => $request,
-                ParameterSource::Context => $context ??= new Context($request, $params),
-                ParameterSource::App => $app,
-                ParameterSource::Response => $response,
-                ParameterSource::Default => $parameter->default,
-            };
-        }
-        return $arguments;
-    }
-
-    /** @param array<string, string> $params */
-    private static function routeArgument(Signature $signature, Parameter $parameter, array $params): mixed
-    {
-        $value = $params[$parameter->name] ?? null;
-        if ($value === null) {
-            if ($parameter->optional) {
-                return $parameter->default;
-            }
-            throw new \Error("Handler $signature->name needs route parameter \$$parameter->name, but the route did "
-                . "not match one: add {{$parameter->name}} to the route pattern, or give \$$parameter->name a "
-                . 'default value or a nullable type');
-        }
-        foreach ($parameter->types as $type) { // usually one
-            $coerced = $type->coerce($value);
-            if ($coerced !== null) {
-                return $coerced;
-            }
-        }
-        throw HttpError::notFound();
-    }
-
-    /** Whether the handler wrote into the injected Response (it starts as 200, no headers, empty body). */
-    private static function filled(Response $response): bool
-    {
-        return $response->status() !== 200 || $response->body() !== '' || $response->headers() !== []
-            || $response->upgrade() !== null;
-    }
-
-    /**
-     * The handler filled the injected Response and returned something else: the returned value makes the
-     * body; the injected status (unless an int was returned) and headers apply on top. A returned Response
-     * keeps its own status and headers, taking only the injected headers it does not set.
-     */
-    private static function merge(Response $injected, mixed $result, string $echoed): Response
-    {
-        if ($result === null) {
-            return ResultConverter::convert($injected, $echoed);
-        }
-        $response = ResultConverter::convert($result, $echoed);
-        $returnedResponse = $result instanceof Response;
-        if (!$returnedResponse && !\is_int($result) && $injected->status() !== 200) {
-            $response->setStatus($injected->status());
-        }
-        foreach ($injected->headers() as $name => $values) {
-            if (!$returnedResponse || !$response->hasHeader($name)) {
-                $response->setHeader($name, $values);
-            }
-        }
-        return $response;
     }
 }

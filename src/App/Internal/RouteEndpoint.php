@@ -5,23 +5,22 @@ declare(strict_types=1);
 namespace Kiln\App\Internal;
 
 use Kiln\App\App;
-use Kiln\App\Handler\HandlerInvoker;
-use Kiln\App\Routing\Route;
+use Kiln\App\Handler\Internal\PreparedHandler;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
 
 /**
- * The end of a route's chain: calls the route's handler with injection and converts what it returned.
+ * The end of a route's middleware chain: calls the route's handler with injection and converts what it
+ * returned. (A route without middleware of its own has no chain: the dispatcher calls the handler itself.)
  *
  * @internal
  */
 final class RouteEndpoint implements RequestHandler
 {
     public function __construct(
-        private readonly Route $route,
+        private readonly PreparedHandler $handler,
         private readonly App $app,
-        private readonly HandlerInvoker $invoker,
     ) {}
 
     /** The handler's Context, if it takes one, is made by the invoker: most handlers do not. */
@@ -29,6 +28,6 @@ final class RouteEndpoint implements RequestHandler
     {
         /** @var array<string, string> $params */
         $params = $request->attribute(App::ROUTE_PARAMS, []);
-        return $this->invoker->invoke($this->route->handler, $request, $params, null, $this->app);
+        return $this->handler->call($request, $params, null, $this->app);
     }
 }

@@ -31,7 +31,7 @@ final class Router
     /** Null until the first match, and again after a route is added (compiled on the next match). */
     private ?MethodTables $tables = null;
 
-    /** @internal read by the App's dispatcher before it calls match() */
+    /** @internal read by the App's dispatcher, which keeps its own targets for the matches kept here */
     public readonly StaticMatches $static;
 
     /**

@@ -41,6 +41,37 @@ final class AppTest extends TestCase
         self::assertSame(['global-1', 'global-2', 'group', 'route', 'handler', 'route<', 'group<', 'global-2<', 'global-1<'], $this->trace);
     }
 
+    public function testARouteServedAgainGetsTheSameParamsAndMiddlewareAsOnItsFirstRequest(): void
+    {
+        $app = new App();
+        $app->get('/page', fn(Request $request) => $request->attribute(App::ROUTE_PARAMS))->defaults(['lang' => 'en']);
+        $app->get('/guarded', function (): string {
+            $this->trace[] = 'handler';
+            return 'guarded';
+        })->middleware($this->tag('route'));
+        $app->get('/users/{id:\d+}', fn(Request $request) => $request->attribute(App::ROUTE_PARAMS));
+
+        foreach ([1, 2] as $_) {
+            self::assertSame('{"lang":"en"}', $app->handle(self::request('GET', '/page'))->body());
+            self::assertSame('guarded', $app->handle(self::request('GET', '/guarded'))->body());
+            self::assertSame('{"id":"7"}', $app->handle(self::request('GET', '/users/7'))->body());
+        }
+        self::assertSame('{"id":"8"}', $app->handle(self::request('GET', '/users/8'))->body());
+        self::assertSame(['route', 'handler', 'route<', 'route', 'handler', 'route<'], $this->trace);
+    }
+
+    public function testARouteAddedAfterRequestsWereServedIsServedToo(): void
+    {
+        $app = new App();
+        $app->get('/first', fn() => 'first');
+        self::assertSame('first', $app->handle(self::request('GET', '/first'))->body());
+        self::assertSame(404, $app->handle(self::request('GET', '/later'))->status());
+
+        $app->get('/later', fn() => 'later');
+        self::assertSame('later', $app->handle(self::request('GET', '/later'))->body());
+        self::assertSame('first', $app->handle(self::request('GET', '/first'))->body());
+    }
+
     public function testMiddlewareCanShortCircuit(): void
     {
         $app = new App();
