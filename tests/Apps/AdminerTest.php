@@ -1,0 +1,39 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Apps;
+
+use Kiln\Tests\Apps\Support\Adminer;
+use Kiln\Tests\Apps\Support\Browser;
+use Kiln\Tests\Apps\Support\MariaDb;
+use Kiln\Tests\Apps\Support\Run;
+use Kiln\Tests\Apps\Support\SiteCopy;
+
+final class AdminerTest extends AppTestCase
+{
+    protected static function app(): string
+    {
+        return 'Adminer';
+    }
+
+    protected static function isAppInstalled(): bool
+    {
+        return Adminer::isInstalled();
+    }
+
+    protected static function knownFailures(): array
+    {
+        return ['kiln-sequential' => 'Debian\'s conf.php declares adminer_object() at top level: a worker\'s second request to it is a fatal "Cannot redeclare" (500); the sequential tier cannot undeclare functions'];
+    }
+
+    protected function prepare(MariaDb $db, string $stack): SiteCopy
+    {
+        return Adminer::prepare($db, $stack);
+    }
+
+    protected function walk(Run $run, Browser $user, Browser $visitor, MariaDb $db, string $stack): void
+    {
+        Adminer::flow($run, $user, $db, $stack);
+    }
+}
