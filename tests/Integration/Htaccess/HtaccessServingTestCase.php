@@ -155,8 +155,14 @@ abstract class HtaccessServingTestCase extends TestCase
         return KilnProcess::start(self::$root, ['--tier=' . static::tier(), '--workers=1', '--pool-size=1', '--front-controller=off', ...$args], $env);
     }
 
+    protected static function server(): KilnProcess
+    {
+        self::assertNotNull(self::$server);
+        return self::$server;
+    }
+
     /** @return array{status: int, headers: array<string, string>, body: string} */
-    private function get(string $target): array
+    protected function get(string $target): array
     {
         self::assertNotNull(self::$server);
         return HttpClient::get(self::$server->baseUrl() . $target, [], 10.0);
@@ -202,6 +208,8 @@ abstract class HtaccessServingTestCase extends TestCase
             '404.php' => '<?php echo "custom {$_SERVER["REDIRECT_STATUS"]} for {$_SERVER["REDIRECT_URL"]} ({$_SERVER["REDIRECT_QUERY_STRING"]})";',
             'legacy/.htaccess' => "RewriteEngine Off\nAddHandler cgi-script .cgi\n",
             'legacy/page.txt' => "legacy\n",
+            'ini/.htaccess' => "php_value precision 5\n",
+            'ini/show.php' => '<?php echo ini_get("precision");',
         ];
     }
 }

@@ -1,0 +1,38 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Integration\Htaccess;
+
+use Kiln\Tests\Support\HttpClient;
+use Kiln\Tests\Support\KilnProcess;
+use Kiln\Tests\Support\PeerProcess;
+use Kiln\Tests\Support\PhpFpmProcess;
+use PHPUnit\Framework\TestCase;
+
+/** `php_value` and `SetEnv` of an .htaccess file reach a real php-fpm behind `--tier=fastcgi`. */
+final class PhpFpmHtaccessTest extends TestCase
+{
+    public function testPhpValueGoesToPhpFpmAsPhpValueAndSetEnvAsAParam(): void
+    {
+        if (!is_executable(PhpFpmProcess::BINARY)) {
+            self::markTestSkipped('php-fpm8.2 is not installed (apt-get install php8.2-fpm)');
+        }
+        $root = PeerProcess::tempDir('kiln-htaccess-fpm');
+        $fpm = null;
+        $kiln = null;
+        try {
+            mkdir("$root/ini");
+            file_put_contents("$root/ini/.htaccess", "php_value precision 5\nphp_value error_log \"/tmp/kiln fpm;test.log\"\nSetEnv SITE kiln\n");
+            file_put_contents("$root/ini/show.php", '<?php echo ini_get("precision"), "|", ini_get("error_log"), "|", $_SERVER["SITE"] ?? "";');
+            $fpm = PhpFpmProcess::start(children: 1);
+            $kiln = KilnProcess::start($root, ['--tier=fastcgi', '--fastcgi=' . $fpm->address(), '--workers=1']);
+            $response = HttpClient::get($kiln->baseUrl() . '/ini/show.php');
+            self::assertSame([200, '5|/tmp/kiln fpm;test.log|kiln'], [$response['status'], $response['body']], $kiln->log() . $fpm->diagnostics());
+        } finally {
+            $kiln?->stop();
+            $fpm?->stop();
+            PeerProcess::removeDir($root);
+        }
+    }
+}
