@@ -7,6 +7,7 @@ declare(strict_types=1);
  * machine is busy (it takes about a minute per app under valgrind).
  *
  *   php bench/micro/instructions.php [app|bare|PATH ...] [N]        default: bare app, N = 2000
+ *   php bench/micro/instructions.php bare bench/micro/one-route.php app    the three stages: engine, App, + RequestId
  *
  * Runs bench/micro/hotpath.php for N and 2N requests (opcache on, JIT off: the JIT's output is not stable
  * enough to count) and prints (count(2N) - count(N)) / N, which leaves out start-up. Only the server
