@@ -21,8 +21,8 @@ final class PhpCgiOptions
         public readonly int $size = 2,
         /** Requests a child serves before it is replaced (always below php-cgi's own limit, which is off). */
         public readonly int $maxRequests = 10_000,
-        /** Requests that may wait for a free child; past that, 503. */
-        public readonly int $queue = 64,
+        /** Requests that may wait for a free child; past that, 503. As many as a worker has connections by default (docs/design/007). */
+        public readonly int $queue = 512,
         /** Seconds a request may wait for a child, and then run, each; 0: no limit. */
         public readonly float $timeLimit = 30.0,
         public readonly array $phpIni = [],
