@@ -51,7 +51,8 @@ final class Dispatcher implements RequestHandler
         if ($target !== null) {
             $request->setAttribute(App::ROUTE_PARAMS, $target->params);
             // The route's chain, or with no route middleware the handler itself, given the params just set.
-            return $target->chain?->handle($request) ?? $target->handler->call($request, $target->params, null, $this->app);
+            return $target->chain?->handle($request)
+                ?? $target->handler->call($request, $target->params, null, $this->app);
         }
         $match = $this->router->match($head->method, $head->path);
         $route = $match->route; // set exactly when the status is FOUND
@@ -59,12 +60,15 @@ final class Dispatcher implements RequestHandler
             return $this->unmatched($match, $request);
         }
         $target = $this->targets[\spl_object_id($route)] ??= $this->target($route);
-        if ($route->parsed->staticPath !== null && ($this->router->static->byMethod[$head->method][$head->path] ?? null) === $match) {
+        $kept = $route->parsed->staticPath !== null
+            && ($this->router->static->byMethod[$head->method][$head->path] ?? null) === $match;
+        if ($kept) {
             // The Router keeps this match: keep the target with its params, for the next request.
             $target = $this->static[$head->method][$head->path] = $target->withParams($match->params);
         }
         $request->setAttribute(App::ROUTE_PARAMS, $match->params);
-        return $target->chain?->handle($request) ?? $target->handler->call($request, $match->params, null, $this->app);
+        return $target->chain?->handle($request)
+            ?? $target->handler->call($request, $match->params, null, $this->app);
     }
 
     private function target(Route $route): RouteTarget

@@ -132,7 +132,8 @@ final class RouteCollector
     /**
      * Calls $changed after each route added from now on.
      *
-     * @internal for Router, so matching needs no check per request that it compiled every route
+     * @internal for Router and App, so matching and dispatch need no check per request that they saw every
+     *           route
      * @param \Closure(): void $changed
      */
     public function watch(\Closure $changed): void
