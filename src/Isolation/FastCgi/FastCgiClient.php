@@ -71,7 +71,6 @@ final class FastCgiClient
         }
         $deadline = new Deadline($address->toString(), $this->options->readTimeout, $this->options->requestTimeout);
         $start = \is_resource($body) ? @\ftell($body) : false;
-        $idempotent = \in_array(\strtoupper($params['REQUEST_METHOD'] ?? ''), self::IDEMPOTENT, true);
         $connect = fn(): Connection => Connector::connect($address, \min($this->options->connectTimeout, $deadline->next()), $cancellation);
         $fresh = false;
         while (true) {
@@ -84,7 +83,7 @@ final class FastCgiClient
             } catch (ConnectionLost $e) {
                 $this->pool->discard($connection);
                 $retry = !$fresh && $connection->requests > 1 && $connection->received === 0
-                    && ($connection->written === 0 || $idempotent)
+                    && ($connection->written === 0 || \in_array(\strtoupper($params['REQUEST_METHOD'] ?? ''), self::IDEMPOTENT, true))
                     && (\is_string($body) || ($start !== false && \is_resource($body) && @\fseek($body, $start) === 0));
                 if ($retry) {
                     $fresh = true;
