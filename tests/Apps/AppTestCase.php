@@ -103,7 +103,7 @@ abstract class AppTestCase extends TestCase
             $server?->stop();
             $copy->remove();
         }
-        Matrix::record($run);
+        Matrix::record($run, static::knownFailures()[$stack] ?? null);
         return $run;
     }
 

@@ -83,7 +83,7 @@ final class Browser
         $deadline = microtime(true) + $this->timeout;
         while (!feof($socket)) {
             $chunk = fread($socket, 65536);
-            if ($chunk === false || (stream_get_meta_data($socket)['timed_out'] ?? false) || microtime(true) > $deadline) {
+            if ($chunk === false || stream_get_meta_data($socket)['timed_out'] || microtime(true) > $deadline) {
                 fclose($socket);
                 throw new \RuntimeException("$method $url: timed out after {$this->timeout}s reading the response");
             }

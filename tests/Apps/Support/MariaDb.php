@@ -89,6 +89,9 @@ final class MariaDb
     {
         mysqli_report(MYSQLI_REPORT_ERROR | MYSQLI_REPORT_STRICT);
         $mysqli = mysqli_init();
+        if ($mysqli === false) {
+            throw new \mysqli_sql_exception('mysqli_init() failed');
+        }
         $mysqli->options(MYSQLI_OPT_CONNECT_TIMEOUT, 2);
         $mysqli->real_connect('127.0.0.1', 'root', '', null, $this->port);
         return $mysqli;
@@ -110,7 +113,7 @@ final class MariaDb
         $db->close();
     }
 
-    /** @return list<array<string, mixed>> */
+    /** @return list<array<mixed>> */
     public function query(string $database, string $sql): array
     {
         $db = $this->root();

@@ -24,9 +24,15 @@ final class Matrix
         'phpMyAdmin' => 'Debian `phpmyadmin` 5.2.1: log in to MariaDB (cookie auth), open a database, run SQL, log out',
     ];
 
-    public static function record(Run $run): void
+    /** @var array<string, string> "app stack" → the cause the test class knows for a failure there */
+    private static array $causes = [];
+
+    public static function record(Run $run, ?string $knownCause = null): void
     {
         self::$runs[$run->app][$run->stack] = $run;
+        if ($knownCause !== null) {
+            self::$causes["{$run->app} {$run->stack}"] = $knownCause;
+        }
         $file = getenv('KILN_APPS_MATRIX');
         if (\is_string($file) && $file !== '') {
             file_put_contents($file, self::render());
@@ -69,6 +75,9 @@ final class Matrix
                 }
                 if ($differences !== []) {
                     $notes[] = "- **$app on $stack** differs from Apache: " . self::escape(implode('; ', $differences));
+                }
+                if (isset(self::$causes["$app $stack"]) && (!$run->passed() || $differences !== [])) {
+                    $notes[] = "  - known cause: " . self::escape(self::$causes["$app $stack"]);
                 }
                 $cells[] = $cell;
             }

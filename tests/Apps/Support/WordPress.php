@@ -97,8 +97,8 @@ final class WordPress
             'got ' . \strlen($image->body) . ' bytes of ' . $image->header('content-type') . ', sent ' . \strlen($png),
         );
         $post = $run->expect('publish a post with category and image (REST)', $admin->post('/?rest_route=/wp/v2/posts', [
-            'title' => self::TITLE, 'status' => 'publish', 'categories' => [(string) ($category['id'] ?? 0)],
-            'featured_media' => (string) ($media['id'] ?? 0),
+            'title' => self::TITLE, 'status' => 'publish', 'categories' => [self::text($category['id'] ?? 0)],
+            'featured_media' => self::text($media['id'] ?? 0),
             'content' => "<!-- wp:paragraph --><p>Kiln body text.</p><!-- /wp:paragraph --><!-- wp:image --><figure class=\"wp-block-image\"><img src=\"$imageUrl\" alt=\"\"/></figure><!-- /wp:image -->",
         ], [], $rest), 201, ['"slug":"' . self::SLUG . '"'])->json();
         $form = $run->expect('permalink settings form', $admin->get('/wp-admin/options-permalink.php'), 200, ['permalink_structure']);
@@ -108,7 +108,7 @@ final class WordPress
             'submit' => 'Save Changes']), 302, ['Location: options-permalink.php?settings-updated=true']);
         $run->expect('permalink settings saved (rules flushed)', $admin->get('/wp-admin/options-permalink.php?settings-updated=true'), 200, ['Permalink structure updated']);
         $stored = $db->query('wp_' . preg_replace('/\W/', '_', $stack), "SELECT option_value FROM wp_options WHERE option_name = 'permalink_structure'");
-        $structure = (string) ($stored[0]['option_value'] ?? '(none)');
+        $structure = self::text($stored[0]['option_value'] ?? '(none)');
         $run->assert('permalink structure stored as /%postname%/', $structure === '/%postname%/', "WordPress stored \"$structure\"");
         $slug = '/' . self::SLUG . '/';
         $run->expect(
@@ -119,7 +119,7 @@ final class WordPress
         );
         $run->expect('visitor posts a comment', $visitor->post('/wp-comments-post.php', ['comment' => 'Nice post, Kiln!',
             'author' => 'Visitor', 'email' => 'visitor@example.com', 'url' => '', 'submit' => 'Post Comment',
-            'comment_post_ID' => (string) ($post['id'] ?? 0), 'comment_parent' => '0']), 302, ['Location: #comment-']);
+            'comment_post_ID' => self::text($post['id'] ?? 0), 'comment_parent' => '0']), 302, ['Location: #comment-']);
         $run->expect('comment awaits moderation in wp-admin', $admin->get('/wp-admin/edit-comments.php'), 200, ['Nice post, Kiln!', 'Visitor']);
         $feed = $run->expect('RSS feed /feed/', $visitor->get('/feed/'), 200, ['<rss', self::TITLE]);
         $run->assert('RSS feed content type', str_contains($feed->header('content-type'), 'rss+xml'), 'Content-Type: ' . $feed->header('content-type'));
@@ -140,6 +140,11 @@ final class WordPress
         foreach (['/wp-config.php~', '/wp-config.php.bak', '/wp-config.php.orig', '/.git/config'] as $path) {
             $run->refused("refuses $path", $visitor->get($path), $secrets, false);
         }
+    }
+
+    private static function text(mixed $value): string
+    {
+        return \is_scalar($value) ? (string) $value : '';
     }
 
     /** A small real PNG (GD), so that WordPress reads its size and makes no thumbnails fail. */
