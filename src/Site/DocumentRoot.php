@@ -37,6 +37,9 @@ final class DocumentRoot implements RequestHandler
     /** @var array<string, true> php.ini names already reported as not applied by the isolated tier */
     private array $ignoredIni = [];
 
+    /** The front controller when it is not in the root (whose .htaccess is on every path), else null. */
+    private readonly ?string $asideFrontController;
+
     /** @param (\Closure(string $level, string $message): void)|null $log where .htaccess warnings go; default the worker's error log */
     public function __construct(
         private readonly PathResolver $resolver,
@@ -46,6 +49,8 @@ final class DocumentRoot implements RequestHandler
         ?\Closure $log = null,
     ) {
         $this->log = $log ?? WorkerLog::write(...);
+        $frontController = $resolver->frontController();
+        $this->asideFrontController = $frontController !== null && substr_count($frontController, '/') > 1 ? $frontController : null;
     }
 
     /**
@@ -67,19 +72,18 @@ final class DocumentRoot implements RequestHandler
     public function handle(Request $request): Response
     {
         $rules = $this->htaccess;
-        if ($rules !== null && !$rules->untouched($request->path())) {
+        $path = $request->path();
+        if ($rules !== null && !$rules->untouched($path)) {
             return $this->withHtaccess($request, $rules);
         }
-        $outcome = $this->resolver->resolve($request->path(), $request->queryString());
-        if ($rules !== null) {
-            // No .htaccess on the path (the common case, one look-up): as without them, unless the file
-            // served sits where one applies (the front controller in another directory).
-            $target = $outcome instanceof Script || $outcome instanceof StaticFile ? self::target($outcome, $request->path()) : null;
-            if ($target !== null && !self::besideThePath($target, $request->path()) && !$rules->untouched($target, false)) {
+        $outcome = $this->resolver->resolve($path, $request->queryString());
+        if ($outcome instanceof Script) {
+            // No .htaccess on the path (the common case: one look-up). What is served beside it (an index,
+            // page.php) shares its directories; a front controller in a subdirectory may not.
+            if ($this->asideFrontController !== null && $rules !== null && $outcome->scriptName === $this->asideFrontController
+                && !$rules->untouched($outcome->scriptName, false)) {
                 return $this->withHtaccess($request, $rules);
             }
-        }
-        if ($outcome instanceof Script) {
             return $this->tiers->runnerFor($outcome->scriptName)->run($request, $outcome);
         }
         if ($outcome instanceof StaticFile) {
@@ -150,17 +154,6 @@ final class DocumentRoot implements RequestHandler
         }
         // A static file is another one only as a directory's index.
         return str_ends_with($decoded, '/') ? $decoded . basename($resolved->realPath) : null;
-    }
-
-    /**
-     * Whether $target (decoded) is a file in the directory $path (raw) names or sits in (`/page` →
-     * `/page.php`, `/blog/` → `/blog/index.php`): then the .htaccess files on $path are all that apply to it.
-     */
-    private static function besideThePath(string $target, string $path): bool
-    {
-        $directory = substr($path, 0, (int) strrpos($path, '/') + 1);
-        return str_starts_with($target, $directory) && !str_contains(substr($target, \strlen($directory)), '/')
-            && !str_contains($directory, '%') && !str_contains($directory, '/.');
     }
 
     private function run(Request $request, Script $script): Response

@@ -61,6 +61,12 @@ final class PathResolver
         return $this->root;
     }
 
+    /** URL path of the script that gets every path no file matches, null when none. */
+    public function frontController(): ?string
+    {
+        return $this->frontController;
+    }
+
     /**
      * @param string $query the raw query string, kept by a redirect
      * @param ?list<string> $indexFiles this request's index files instead of the constructor's (`DirectoryIndex`
