@@ -33,12 +33,16 @@ if [ ! -e $policy ]; then
     made_policy=1
 fi
 trap '[ $made_policy = 1 ] && rm -f $policy' EXIT
-# The package lists are refreshed once, and only when apt does not know a package we need.
+# The package lists are refreshed once: first when apt does not know a package we need, else only when the install
+# fails with the lists it has (stale lists name versions the mirror no longer has).
+updated=0
 if ! apt-cache show "${need[@]}" >/dev/null 2>&1; then
     apt-get -o DPkg::Lock::Timeout=300 update -qq
+    updated=1
 fi
 log=$(mktemp)
-if ! apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends "${need[@]}" >"$log" 2>&1; then
+install() { apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends "${need[@]}" >"$log" 2>&1; }
+if ! install && { [ $updated = 1 ] || ! apt-get -o DPkg::Lock::Timeout=300 update -qq || ! install; }; then
     echo "install-apps: apt-get install failed:" >&2
     tail -20 "$log" >&2
     rm -f "$log"
