@@ -77,6 +77,9 @@ final class Listeners
             'backlog' => self::BACKLOG,
             'so_reuseport' => $reusePort,
             'ipv6_v6only' => $address->isIpv6(),
+            // Set on each accepted connection: a response written in pieces (a streamed body, SSE) must not
+            // wait for the client's delayed ACK (Nagle: ~40 ms per piece after the first).
+            'tcp_nodelay' => true,
         ]]);
         $errno = 0;
         $errstr = '';
