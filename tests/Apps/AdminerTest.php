@@ -27,6 +27,12 @@ final class AdminerTest extends AppTestCase
         return ['kiln-sequential' => 'Debian\'s conf.php declares adminer_object() at top level: a worker\'s second request to it is a fatal "Cannot redeclare" (500); the sequential tier cannot undeclare functions'];
     }
 
+    /** Adminer keeps its login throttle and key in get_temp_dir() (upload_tmp_dir first): one per copy, not /tmp. */
+    protected function phpIni(SiteCopy $copy): array
+    {
+        return ['upload_tmp_dir' => $copy->dir . '/tmp'];
+    }
+
     protected function prepare(MariaDb $db, string $stack): SiteCopy
     {
         return Adminer::prepare($db, $stack);

@@ -38,6 +38,12 @@ abstract class AppTestCase extends TestCase
 
     abstract protected function walk(Run $run, Browser $user, Browser $visitor, MariaDb $db, string $stack): void;
 
+    /** @return array<string, string> php.ini settings the app's copy is served with (as php_admin_value, --php-ini, ...) */
+    protected function phpIni(SiteCopy $copy): array
+    {
+        return [];
+    }
+
     /** @return array<string, string> stack → why the flow fails there (checked: the test fails when it passes) */
     protected static function knownFailures(): array
     {
@@ -93,13 +99,14 @@ abstract class AppTestCase extends TestCase
         $started = microtime(true);
         $server = null;
         try {
-            $server = Stack::start($stack, $copy->root());
+            $server = Stack::start($stack, $copy->root(), $this->phpIni($copy));
             $this->walk($run, new Browser($server->baseUrl()), new Browser($server->baseUrl()), self::$db, $stack);
         } catch (\Throwable $e) {
             $run->fail($e);
         } finally {
             $run->finish(microtime(true) - $started);
             self::$logs[static::app() . " $stack"] = $server?->diagnostics() ?? '';
+            $run->recordChurn($server?->workerChurn());
             $server?->stop();
             $copy->remove();
         }

@@ -29,6 +29,8 @@ final class Adminer
         $code = $copy->dir . '/adminer';
         rename($copy->root(), $code);
         mkdir($copy->root(), 0o755);
+        mkdir($copy->dir . '/tmp', 0o1777);
+        chmod($copy->dir . '/tmp', 0o1777);
         $conf = (string) file_get_contents(self::CONF);
         $copy->write('index.php', str_replace("'/usr/share/adminer'", var_export($code, true), $conf));
         $copy->write('index.php~', "<?php // an editor's backup: never served\n\$password = '" . self::PASSWORD . "';\n");

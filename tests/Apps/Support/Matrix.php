@@ -50,10 +50,11 @@ final class Matrix
             . "against a fresh copy of the app and a fresh MariaDB database; on Kiln the status of every step is compared with\n"
             . "Apache 2.4 + mod_php serving the same app in the same run, and the files Apache's Debian configuration\n"
             . "protects (config files, `.htaccess`, `.git`, editor backups, DokuWiki's `data/`, `conf/`, `inc/`) must be\n"
-            . "refused. How the apps are installed and served: [tests/Apps/README.md](../tests/Apps/README.md).\n\n";
+            . "refused. How the apps are installed and served: [tests/Apps/README.md](../tests/Apps/README.md).\n"
+            . "Reproduce with `make test-apps` (about 75 s once the packages are installed).\n\n";
         $stacks = Stack::ALL;
         $out .= '| app | ' . implode(' | ', $stacks) . " |\n|---|" . str_repeat('---|', \count($stacks)) . "\n";
-        $notes = [];
+        $notes = $churnNotes = [];
         foreach (self::APPS as $app => $what) {
             $cells = [];
             foreach ($stacks as $stack) {
@@ -70,6 +71,10 @@ final class Matrix
                     $differences !== [] => 'runs, ' . \count($differences) . ' differences from Apache',
                     default => "pass ($steps steps, " . round($run->seconds(), 1) . ' s)',
                 };
+                $churn = $run->churn();
+                if ($churn !== null && $churn['replaced'] > 0) {
+                    $churnNotes[] = "- **$app on $stack**: {$churn['replaced']} worker replacements for {$churn['requests']} requests";
+                }
                 if (!$run->passed()) {
                     $notes[] = "- **$app on $stack** failed: " . self::escape($run->reason());
                 }
@@ -88,6 +93,9 @@ final class Matrix
             $out .= "- **$app**: $what; then the access checks.\n";
         }
         $out .= "\n## Failures and differences, as the run saw them\n\n" . ($notes === [] ? "None.\n" : implode("\n", $notes) . "\n");
+        $out .= "\n## Worker replacements on Kiln\n\nThe sequential tier replaces its worker after a script that calls exit() or registers a shutdown\n"
+            . "function (docs/tiers.md); an app that does so on every request runs there one process per request.\n\n"
+            . ($churnNotes === [] ? "None.\n" : implode("\n", $churnNotes) . "\n");
         return $out;
     }
 

@@ -17,6 +17,9 @@ final class Run
 
     private float $seconds = 0.0;
 
+    /** @var array{requests: int, replaced: int}|null */
+    private ?array $churn = null;
+
     public function __construct(public readonly string $app, public readonly string $stack) {}
 
     /**
@@ -84,6 +87,18 @@ final class Run
     public function finish(float $seconds): void
     {
         $this->seconds = $seconds;
+    }
+
+    /** @param array{requests: int, replaced: int}|null $churn */
+    public function recordChurn(?array $churn): void
+    {
+        $this->churn = $churn;
+    }
+
+    /** @return array{requests: int, replaced: int}|null */
+    public function churn(): ?array
+    {
+        return $this->churn;
     }
 
     public function seconds(): float

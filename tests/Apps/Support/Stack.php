@@ -30,16 +30,24 @@ final class Stack
 
     private function __construct(public readonly string $name) {}
 
-    public static function start(string $name, string $documentRoot): self
+    /** @param array<string, string> $phpIni php.ini settings of the site, set the way each server sets them */
+    public static function start(string $name, string $documentRoot, array $phpIni = []): self
     {
         $stack = new self($name);
         $kilnArgs = ['--workers=2', '--time-limit=60', '--access-log=-', '--log-level=info'];
+        foreach ($phpIni as $key => $value) {
+            $kilnArgs[] = "--php-ini=$key=$value";
+        }
         switch ($name) {
             case self::APACHE:
-                $stack->apache = ApacheProcess::start($documentRoot, 4, self::apacheExtra((string) realpath($documentRoot)));
+                $extra = self::apacheExtra((string) realpath($documentRoot));
+                foreach ($phpIni as $key => $value) {
+                    $extra .= "\nphp_admin_value $key \"$value\"";
+                }
+                $stack->apache = ApacheProcess::start($documentRoot, 4, $extra);
                 break;
             case self::FPM:
-                $stack->fpm = PhpFpmProcess::start(children: 4);
+                $stack->fpm = PhpFpmProcess::start(children: 4, ini: $phpIni);
                 $stack->kiln = KilnProcess::start($documentRoot, [...$kilnArgs, '--tier=fastcgi', '--fastcgi=' . $stack->fpm->address()], timeout: 20.0);
                 break;
             case self::ISOLATED:
@@ -88,6 +96,24 @@ final class Stack
     {
         $log = $this->apache?->diagnostics() ?? substr((string) $this->kiln?->log(), -4000);
         return $log . ($this->fpm !== null ? "\n" . $this->fpm->diagnostics() : '');
+    }
+
+    /**
+     * On Kiln: how many requests the access log shows and how many times a worker was replaced meanwhile (the
+     * sequential tier replaces its worker after a script that exit()s or registers a shutdown function).
+     *
+     * @return array{requests: int, replaced: int}|null null when this stack is not Kiln
+     */
+    public function workerChurn(): ?array
+    {
+        if ($this->kiln === null) {
+            return null;
+        }
+        $log = $this->kiln->log();
+        return [
+            'requests' => (int) preg_match_all('~^127\.0\.0\.1 - - \[~m', $log),
+            'replaced' => (int) preg_match_all('~\] worker \d+ \(pid \d+\) exited~', $log),
+        ];
     }
 
     public function stop(): void
