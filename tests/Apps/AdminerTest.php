@@ -27,10 +27,19 @@ final class AdminerTest extends AppTestCase
         return ['kiln-sequential' => 'Debian\'s conf.php declares adminer_object() at top level: a worker\'s second request to it is a fatal "Cannot redeclare" (500); the sequential tier cannot undeclare functions'];
     }
 
-    /** Adminer keeps its login throttle and key in get_temp_dir() (upload_tmp_dir first): one per copy, not /tmp. */
+    /**
+     * Adminer keeps its login throttle and key in get_temp_dir() (upload_tmp_dir, else sys_get_temp_dir()): one per
+     * copy, not /tmp, so that runs never lock each other out. TMPDIR too, for the tiers that cannot set
+     * upload_tmp_dir (the sequential tier runs in the worker; the fork tier ignores --php-ini).
+     */
     protected function phpIni(SiteCopy $copy): array
     {
         return ['upload_tmp_dir' => $copy->dir . '/tmp'];
+    }
+
+    protected function environment(SiteCopy $copy): array
+    {
+        return ['TMPDIR' => $copy->dir . '/tmp'];
     }
 
     protected function prepare(MariaDb $db, string $stack): SiteCopy

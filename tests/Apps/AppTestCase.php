@@ -44,6 +44,12 @@ abstract class AppTestCase extends TestCase
         return [];
     }
 
+    /** @return array<string, string> environment variables the app's PHP gets (not on Apache) */
+    protected function environment(SiteCopy $copy): array
+    {
+        return [];
+    }
+
     /** @return array<string, string> stack → why the flow fails there (checked: the test fails when it passes) */
     protected static function knownFailures(): array
     {
@@ -99,7 +105,7 @@ abstract class AppTestCase extends TestCase
         $started = microtime(true);
         $server = null;
         try {
-            $server = Stack::start($stack, $copy->root(), $this->phpIni($copy));
+            $server = Stack::start($stack, $copy->root(), $this->phpIni($copy), $this->environment($copy));
             $this->walk($run, new Browser($server->baseUrl()), new Browser($server->baseUrl()), self::$db, $stack);
         } catch (\Throwable $e) {
             $run->fail($e);

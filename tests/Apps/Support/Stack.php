@@ -30,13 +30,19 @@ final class Stack
 
     private function __construct(public readonly string $name) {}
 
-    /** @param array<string, string> $phpIni php.ini settings of the site, set the way each server sets them */
-    public static function start(string $name, string $documentRoot, array $phpIni = []): self
+    /**
+     * @param array<string, string> $phpIni php.ini settings of the site, set the way each server sets them
+     * @param array<string, string> $env environment of the site's PHP (Kiln: --pass-env; php-fpm: env[]; not Apache)
+     */
+    public static function start(string $name, string $documentRoot, array $phpIni = [], array $env = []): self
     {
         $stack = new self($name);
         $kilnArgs = ['--workers=2', '--time-limit=60', '--access-log=-', '--log-level=info'];
         foreach ($phpIni as $key => $value) {
             $kilnArgs[] = "--php-ini=$key=$value";
+        }
+        foreach (array_keys($env) as $key) {
+            $kilnArgs[] = "--pass-env=$key";
         }
         switch ($name) {
             case self::APACHE:
@@ -47,13 +53,13 @@ final class Stack
                 $stack->apache = ApacheProcess::start($documentRoot, 4, $extra);
                 break;
             case self::FPM:
-                $stack->fpm = PhpFpmProcess::start(children: 4, ini: $phpIni);
-                $stack->kiln = KilnProcess::start($documentRoot, [...$kilnArgs, '--tier=fastcgi', '--fastcgi=' . $stack->fpm->address()], timeout: 20.0);
+                $stack->fpm = PhpFpmProcess::start(children: 4, ini: $phpIni, env: $env);
+                $stack->kiln = KilnProcess::start($documentRoot, [...$kilnArgs, '--tier=fastcgi', '--fastcgi=' . $stack->fpm->address()], $env, 20.0);
                 break;
             case self::ISOLATED:
             case self::SEQUENTIAL:
             case self::FORK:
-                $stack->kiln = KilnProcess::start($documentRoot, [...$kilnArgs, '--tier=' . substr($name, 5)], timeout: 20.0);
+                $stack->kiln = KilnProcess::start($documentRoot, [...$kilnArgs, '--tier=' . substr($name, 5)], $env, 20.0);
                 break;
             default:
                 throw new \ValueError("unknown stack $name; one of " . implode(', ', self::ALL));
