@@ -43,6 +43,11 @@ final class FatalGuard
 
     private readonly int $pid;
 
+    private bool $deferredSent = false;
+
+    /** Holds the destructor that answers a script's exit() when a shutdown function exited too. */
+    private static ?object $fallback = null;
+
     private function __construct(private readonly HttpCore $core)
     {
         $this->reserve = str_repeat("\0", 256 * 1024);
@@ -94,10 +99,21 @@ final class FatalGuard
             }
         }
         if ($deferred !== []) {
-            // Registered now, so it runs after every shutdown function the script registered.
-            register_shutdown_function(function () use ($deferred): void {
+            // Registered now, so it runs after every shutdown function the script registered. A shutdown
+            // function that calls exit() makes PHP skip the ones after it, but not the destructors that run
+            // next, with the output buffers still open: the object kept here sends the answer then.
+            $send = function () use ($deferred): void {
                 $this->sendDeferred($deferred);
-            });
+            };
+            register_shutdown_function($send);
+            self::$fallback = new class ($send) {
+                public function __construct(private readonly \Closure $send) {}
+
+                public function __destruct()
+                {
+                    ($this->send)();
+                }
+            };
         }
         if (!$fatal && $answered + $cut + $last + \count($deferred) === 0) {
             return;
@@ -114,6 +130,10 @@ final class FatalGuard
     /** @param list<array{Connection, Request, \Closure(): Response}> $deferred */
     private function sendDeferred(array $deferred): void
     {
+        if ($this->deferredSent) {
+            return;
+        }
+        $this->deferredSent = true;
         $deadline = microtime(true) + self::LAST_BUDGET;
         foreach ($deferred as [$connection, $request, $answer]) {
             try {

@@ -153,7 +153,9 @@ final class SequentialRunner implements ScriptRunner
             $runtime->uploads?->add($path);
         }
         $this->fillInput($runtime, $request);
-        $runtime->method?->set($request->method(), $request->protocolVersion());
+        // The protocol as php-fpm and php-cgi leave it (HTTP/1.0), whatever the client spoke: PHP then answers a
+        // Location after a POST with 302, as they do, not the 303 it gives under HTTP/1.1 (mod_php).
+        $runtime->method?->set($request->method(), '1.0');
         foreach ($this->settings ??= $this->checkSettings() as $name => $value) {
             ini_set($name, $value);
         }

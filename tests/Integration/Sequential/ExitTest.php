@@ -63,6 +63,17 @@ final class ExitTest extends SequentialTestCase
         $this->waitForReplacement($pid);
     }
 
+    public function testAShutdownFunctionThatCallsExitStillGetsTheResponseOut(): void
+    {
+        $pid = $this->workerPid();
+        $response = $this->get('/shutdown-exit.php');
+        self::assertSame(200, $response['status']);
+        self::assertSame('main body then the shutdown function', $response['body']);
+        self::assertSame(['exited'], $response['headers']['x-shutdown']);
+        $this->waitForReplacement($pid);
+        self::assertSame(200, $this->get('/shutdown-exit.php')['status'], 'the replacement serves');
+    }
+
     public function testManyExitsInARowKeepTheServerAnsweringWithoutBackoff(): void
     {
         for ($i = 0; $i < 5; $i++) {

@@ -46,10 +46,10 @@ final class HeadersTest extends SequentialTestCase
         self::assertSame(['/elsewhere'], $response['headers']['location']);
     }
 
-    public function testALocationHeaderAfterAPostRedirectsWith303AsUnderPhpFpm(): void
+    public function testALocationHeaderAfterAPostRedirectsWith302AsUnderPhpFpm(): void
     {
         $response = $this->request('POST', '/post-redirect.php', ['Content-Type' => 'application/x-www-form-urlencoded', 'X-Custom-Thing' => 'yes'], 'a=1');
-        self::assertSame(303, $response['status']);
+        self::assertSame(302, $response['status'], 'php-fpm and php-cgi leave the protocol at HTTP/1.0, so PHP picks 302, not 303');
         self::assertSame(['/done'], $response['headers']['location']);
         $headers = self::json($response);
         self::assertSame('yes', $headers['X-Custom-Thing'], 'getallheaders() exists, names as php-fpm gives them');
