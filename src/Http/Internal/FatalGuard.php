@@ -46,7 +46,7 @@ final class FatalGuard
     private bool $deferredSent = false;
 
     /** Holds the destructor that answers a script's exit() when a shutdown function exited too. */
-    private static ?object $fallback = null;
+    private static ?object $fallback = null; // @phpstan-ignore property.onlyWritten (held for its destructor)
 
     private function __construct(private readonly HttpCore $core)
     {
