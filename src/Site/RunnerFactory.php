@@ -80,7 +80,7 @@ final class RunnerFactory
 
     private function fork(): ScriptRunner
     {
-        return Fork\ForkRunner::create($this->config->forkMax, $this->config->timeLimit, WorkerLog::write(...));
+        return Fork\ForkRunner::create($this->config->forkMax, $this->config->timeLimit, WorkerLog::write(...), $this->config->phpIni);
     }
 
     private function cgi(): ScriptRunner

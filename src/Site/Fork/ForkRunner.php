@@ -43,10 +43,15 @@ final class ForkRunner implements ScriptRunner
      * A runner with its own fork server (started on the first request).
      *
      * @param (\Closure(string $level, string $message): void)|null $log
+     * @param array<string, string> $phpIni --php-ini settings: `-d` of the fork server, so every child has them
      */
-    public static function create(int $maxChildren = 8, float $timeLimit = 30.0, ?\Closure $log = null): self
+    public static function create(int $maxChildren = 8, float $timeLimit = 30.0, ?\Closure $log = null, array $phpIni = []): self
     {
-        return new self(new ForkServerProcess(ScriptChild::class, $maxChildren, $timeLimit, log: $log), $log);
+        $options = ForkServerProcess::DEFAULT_PHP_OPTIONS;
+        foreach ($phpIni as $name => $value) {
+            $options[] = "$name=$value";
+        }
+        return new self(new ForkServerProcess(ScriptChild::class, $maxChildren, $timeLimit, phpOptions: $options, log: $log), $log);
     }
 
     public function server(): ForkServerProcess

@@ -49,6 +49,11 @@ final class ForkRunnerTest extends TestCase
         self::assertNotSame($first['pid'], $second['pid']);
     }
 
+    public function testThePhpIniSettingsReachEveryChild(): void
+    {
+        self::assertSame(['memory_limit' => '77M'], $this->json('/ini.php'));
+    }
+
     public function testStatusHeadersCookiesAndTheRequestReachTheScript(): void
     {
         $body = 'x=1&y%5B%5D=2';
