@@ -129,7 +129,7 @@ final class ForkRunnerTest extends TestCase
         self::assertSame(\str_pad('199999', 9, ' ', \STR_PAD_LEFT) . "\n", \substr($response['body'], -10));
     }
 
-    public function testAnUploadArrivesInFiles(): void
+    public function testAnUploadArrivesInFilesAndIsAnUploadedFile(): void
     {
         $boundary = 'kilnforkboundary';
         $body = "--$boundary\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nhello\r\n"
@@ -140,7 +140,10 @@ final class ForkRunnerTest extends TestCase
         $response = $client->readResponse();
         $client->close();
         self::assertNotNull($response);
-        self::assertSame(['post' => ['title' => 'hello'], 'name' => 'a.txt', 'size' => 9, 'content' => 'file body'], \json_decode($response['body'], true));
+        self::assertSame(
+            ['post' => ['title' => 'hello'], 'name' => 'a.txt', 'size' => 9, 'content' => 'file body', 'is_uploaded_file' => true, 'not_an_upload' => false],
+            \json_decode($response['body'], true),
+        );
     }
 
     public function testAScriptPastTheTimeLimitGets504AndItsChildIsKilled(): void

@@ -10,6 +10,8 @@ use Kiln\Http\Body\FormNames;
 use Kiln\Http\Cookie;
 use Kiln\Http\Multipart\MultipartParser;
 use Kiln\Http\UploadedFile;
+use Kiln\Site\Sequential\Engine\SapiGlobals;
+use Kiln\Site\Sequential\Engine\UploadTable;
 use Kiln\Site\Sequential\ScriptEnvironment;
 
 /**
@@ -50,6 +52,13 @@ final class ChildGlobals
         $_COOKIE = $cookies;
         [$_POST, $_FILES] = ($params['REQUEST_METHOD'] ?? '') === 'POST' ? $this->form($params['CONTENT_TYPE'] ?? '', $body) : [[], []];
         $_REQUEST = \array_merge($_GET, $_POST);
+        if ($this->uploads !== []) {
+            // is_uploaded_file() and move_uploaded_file() accept the request's own uploads, as under a web SAPI.
+            $table = UploadTable::probe(SapiGlobals::find());
+            foreach ($this->uploads as $path) {
+                $table?->add($path);
+            }
+        }
         \rewind($body);
     }
 
