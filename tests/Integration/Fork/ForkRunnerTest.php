@@ -49,6 +49,24 @@ final class ForkRunnerTest extends TestCase
         self::assertNotSame($first['pid'], $second['pid']);
     }
 
+    public function testHeadersStillCountAfterTheScriptEndsTheBufferBeforeAnyOutput(): void
+    {
+        $response = $this->get('/end-buffer.php');
+        self::assertSame(302, $response['status']);
+        self::assertSame('/elsewhere', $response['headers']['location'] ?? null);
+        self::assertSame('1', $response['headers']['x-before'] ?? null);
+        self::assertSame('1', $response['headers']['x-after-end'] ?? null);
+        self::assertSame('moved', $response['body']);
+    }
+
+    public function testOutputPrintedAfterTheBufferEndedFollowsTheHead(): void
+    {
+        $response = $this->get('/flush-then-print.php');
+        self::assertSame(200, $response['status']);
+        self::assertSame('first,then at level 0', $response['body']);
+        self::assertArrayNotHasKey('x-too-late', $response['headers'], 'as under php-fpm: the head left with the first byte');
+    }
+
     public function testThePhpIniSettingsReachEveryChild(): void
     {
         self::assertSame(['memory_limit' => '77M'], $this->json('/ini.php'));

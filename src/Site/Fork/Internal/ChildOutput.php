@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Kiln\Site\Fork\Internal;
 
+use Kiln\Site\Sequential\Engine\Stdout;
+
 /**
  * @internal In a forked child: the output buffer that puts the CGI header block (status from
  * http_response_code(), fields from headers_list()) in front of the first byte of output, on fd 1 (the
@@ -29,6 +31,11 @@ final class ChildOutput
     private bool $ending = false;
 
     private bool $fatal = false;
+
+    /** The script ended this buffer: what it prints afterwards is caught by $stdout until the end. */
+    private bool $removed = false;
+
+    private ?Stdout $stdout = null;
 
     /**
      * @param resource $sink fd 1
@@ -56,19 +63,39 @@ final class ChildOutput
             $this->discard = true;
         }
         $this->ending = true;
-        if (!$this->headSent && \ob_get_level() === 0) {
-            $this->sendHead(); // the script removed this buffer before any output
+        if ($this->removed) {
+            // The script ended this buffer: its own buffers, then what reached standard output, follow the head.
+            while (\ob_get_level() > 0 && @\ob_end_flush()) {
+            }
+            $this->sendHead();
+            $printed = $this->stdout?->take() ?? '';
+            if ($printed !== '' && !$this->discard) {
+                @\fwrite($this->sink, $printed);
+            }
+            $this->end();
         }
     }
 
     private function handle(string $buffer, int $phase): string
     {
-        $this->sendHead();
+        // The head leaves with the first byte of the body, as under a web SAPI: until then header() still counts,
+        // even after the script cleaned or ended this buffer (phpMyAdmin does both).
         if ($buffer !== '' && !$this->discard && ($phase & \PHP_OUTPUT_HANDLER_CLEAN) === 0) {
+            $this->sendHead();
             @\fwrite($this->sink, $buffer);
         }
-        if ($this->ending && ($phase & \PHP_OUTPUT_HANDLER_FINAL) !== 0) {
-            $this->end();
+        if (($phase & \PHP_OUTPUT_HANDLER_FINAL) !== 0) {
+            if ($this->ending) {
+                $this->sendHead();
+                $this->end();
+            } elseif (!$this->removed) {
+                $this->removed = true;
+                $this->stdout = Stdout::get();
+                $this->stdout?->start();
+                if ($this->stdout === null) {
+                    $this->sendHead(); // what the script prints next goes straight out: the head must be first
+                }
+            }
         }
 
         return '';
