@@ -24,7 +24,7 @@ final class DokuWikiTest extends AppTestCase
 
     protected static function knownFailures(): array
     {
-        return ['kiln-sequential' => 'the sequential tier answers a POST redirect (header(\'Location: ...\')) with 303, mod_php and php-fpm with 302'];
+        return [];
     }
 
     protected function prepare(MariaDb $db, string $stack): SiteCopy

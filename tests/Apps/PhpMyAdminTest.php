@@ -24,13 +24,7 @@ final class PhpMyAdminTest extends AppTestCase
 
     protected static function knownFailures(): array
     {
-        return [
-            // phpMyAdmin's ResponseRenderer::response() is a shutdown function that ends with exit; an exit() in a
-            // shutdown function skips the ones registered after it, among them the one that sends the response.
-            'kiln-sequential' => 'a shutdown function that calls exit() (phpMyAdmin\'s ResponseRenderer::response()) leaves the client with an empty reply: Kiln sends the script\'s response from a shutdown function registered after it, which PHP then skips',
-            // phpMyAdmin's OutputBuffering::start() ends the buffer it finds (ob_end_clean() at level 1) before its own.
-            'kiln-fork' => 'ending the base output buffer (ob_end_clean() at level 1, as phpMyAdmin\'s OutputBuffering::start() does) makes the fork child send the response head then: the later header(\'Location: ...\') and its 302 are lost',
-        ];
+        return [];
     }
 
     protected function prepare(MariaDb $db, string $stack): SiteCopy

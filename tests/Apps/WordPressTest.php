@@ -24,7 +24,7 @@ final class WordPressTest extends AppTestCase
 
     protected static function knownFailures(): array
     {
-        return ['kiln-fork' => 'the fork tier: is_uploaded_file() is false for the request\'s own upload, so the media upload fails'];
+        return [];
     }
 
     protected function prepare(MariaDb $db, string $stack): SiteCopy

@@ -21,6 +21,12 @@ final class ScriptChild implements ForkChild
     /** @var (\Closure(int): never)|null */
     private ?\Closure $quickExit = null;
 
+    /**
+     * Ends the response from its destructor when the output's shutdown function was skipped. Static: the fork
+     * server (and this object) are let go before the script runs; this must live until PHP's shutdown.
+     */
+    private static ?object $fallback = null; // @phpstan-ignore property.onlyWritten (held for its destructor)
+
     public function prepare(): void
     {
         try {
@@ -53,10 +59,19 @@ final class ScriptChild implements ForkChild
         $globals->install($params, $body);
         $output = new ChildOutput($sink, $this->quickExit, $globals->cleanUp(...));
         $output->start();
-        // Registered from a shutdown function, so it runs after the script's own shutdown functions.
+        // Registered from a shutdown function, so it runs after the script's own shutdown functions. One of
+        // those that calls exit() makes PHP skip the rest; the destructors that run next do not skip this one.
         \register_shutdown_function(static function () use ($output): void {
             \register_shutdown_function($output->shutdown(...));
         });
+        self::$fallback = new class ($output->shutdown(...)) {
+            public function __construct(private readonly \Closure $shutdown) {}
+
+            public function __destruct()
+            {
+                ($this->shutdown)();
+            }
+        };
         $script = $params['SCRIPT_FILENAME'] ?? '';
         @\chdir(\dirname($script));
 

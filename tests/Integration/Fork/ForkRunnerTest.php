@@ -67,6 +67,14 @@ final class ForkRunnerTest extends TestCase
         self::assertArrayNotHasKey('x-too-late', $response['headers'], 'as under php-fpm: the head left with the first byte');
     }
 
+    public function testAShutdownFunctionThatCallsExitStillGetsTheResponseOut(): void
+    {
+        $response = $this->get('/shutdown-exit.php');
+        self::assertSame(200, $response['status']);
+        self::assertSame('main body then the shutdown function', $response['body']);
+        self::assertSame('exited', $response['headers']['x-shutdown'] ?? null);
+    }
+
     public function testThePhpIniSettingsReachEveryChild(): void
     {
         self::assertSame(['memory_limit' => '77M'], $this->json('/ini.php'));

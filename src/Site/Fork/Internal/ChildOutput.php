@@ -56,6 +56,9 @@ final class ChildOutput
     /** The last shutdown function: after it come destructors, then the final flush of this buffer. */
     public function shutdown(): void
     {
+        if ($this->ending) {
+            return; // ran already (from the shutdown function, or from the fallback destructor)
+        }
         $error = \error_get_last();
         $this->fatal = $error !== null && ($error['type'] & self::FATAL) !== 0;
         if ($this->fatal && !$this->headSent) {
