@@ -11,7 +11,6 @@ use Kiln\Isolation\FastCgi\Internal\ConnectionPool;
 use Kiln\Isolation\FastCgi\Internal\Connector;
 use Kiln\Isolation\FastCgi\Internal\Deadline;
 use Kiln\Isolation\FastCgi\Internal\RequestWriter;
-use Kiln\Isolation\FastCgi\Internal\StderrLines;
 use Kiln\Loop\Cancellation;
 use Kiln\Loop\CancelledException;
 
@@ -69,12 +68,18 @@ final class FastCgiClient
         if (!\is_string($body) && !\is_resource($body) && !\is_iterable($body)) {
             throw new \TypeError('The FastCGI request body must be a string, a readable stream or an iterable of strings, got ' . \get_debug_type($body));
         }
-        $deadline = new Deadline($address->toString(), $this->options->readTimeout, $this->options->requestTimeout);
+        $key = $address->toString();
+        $deadline = new Deadline($key, $this->options->readTimeout, $this->options->requestTimeout);
         $start = \is_resource($body) ? @\ftell($body) : false;
-        $connect = fn(): Connection => Connector::connect($address, \min($this->options->connectTimeout, $deadline->next()), $cancellation);
         $fresh = false;
         while (true) {
-            $connection = $this->pool->acquire($address->toString(), $connect, $deadline, $cancellation, $fresh);
+            $connection = ($fresh ? null : $this->pool->reuse($key)) ?? $this->pool->acquire(
+                $key,
+                fn(): Connection => Connector::connect($address, \min($this->options->connectTimeout, $deadline->next()), $cancellation),
+                $deadline,
+                $cancellation,
+                $fresh,
+            );
             $connection->startRequest();
             try {
                 RequestWriter::send($connection, $params, $body, $this->options->keepConnections, $deadline, $cancellation);
@@ -102,15 +107,7 @@ final class FastCgiClient
                 throw $e;
             }
 
-            return new FastCgiResponse(
-                $connection,
-                $this->pool,
-                $deadline,
-                new StderrLines($onStderr, $this->options->maxStderrLine),
-                $cancellation,
-                $this->options,
-                $address->toString(),
-            );
+            return new FastCgiResponse($connection, $this->pool, $deadline, $onStderr, $cancellation, $this->options, $key);
         }
     }
 

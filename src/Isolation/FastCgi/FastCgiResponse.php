@@ -27,15 +27,26 @@ use Kiln\Loop\CancelledException;
  */
 final class FastCgiResponse implements \IteratorAggregate
 {
-    private bool $done = false;
-    private ?EndRequest $end = null;
+    private const STDOUT = RecordType::Stdout->value;
+    private const STDERR = RecordType::Stderr->value;
+    private const END_REQUEST = RecordType::EndRequest->value;
 
-    /** @internal Returned by FastCgiClient::request(). */
+    private bool $done = false;
+    /** The END_REQUEST body of a completed request; its EndRequest is made only when asked for. */
+    private ?string $end = null;
+    /** Made at the first STDERR record (most responses have none). */
+    private ?StderrLines $stderr = null;
+
+    /**
+     * @internal Returned by FastCgiClient::request().
+     *
+     * @param (\Closure(string): void)|null $onStderr
+     */
     public function __construct(
         private readonly Connection $connection,
         private readonly ConnectionPool $pool,
         private readonly Deadline $deadline,
-        private readonly StderrLines $stderr,
+        private readonly ?\Closure $onStderr,
         private readonly ?Cancellation $cancellation,
         private readonly FastCgiOptions $options,
         private readonly string $responder,
@@ -72,8 +83,8 @@ final class FastCgiResponse implements \IteratorAggregate
     {
         while (!$this->done) {
             try {
-                $record = $this->connection->decoder->next();
-                if ($record === null) {
+                $content = $this->connection->decoder->nextContent($type, $requestId);
+                if ($content === null) {
                     if ($wait) {
                         $this->connection->fill($this->deadline, $this->cancellation);
                     } elseif ($this->connection->readNow() === '') {
@@ -91,25 +102,23 @@ final class FastCgiResponse implements \IteratorAggregate
                 $this->fail();
                 throw $e;
             }
-            if ($record->requestId !== RequestWriter::REQUEST_ID) {
+            if ($requestId !== RequestWriter::REQUEST_ID) {
                 $this->fail();
-                throw new ProtocolError("FastCGI responder {$this->responder} sent a record (type {$record->type}) for request id {$record->requestId}, not " . RequestWriter::REQUEST_ID);
+                throw new ProtocolError("FastCGI responder {$this->responder} sent a record (type {$type}) for request id {$requestId}, not " . RequestWriter::REQUEST_ID);
             }
-            switch ($record->type) {
-                case RecordType::Stdout->value:
-                    if ($record->content !== '') {
-                        return $record->content;
-                    }
-                    break;
-                case RecordType::Stderr->value:
-                    $this->stderr->push($record->content);
-                    break;
-                case RecordType::EndRequest->value:
-                    $this->finish($record->endRequest());
-                    break;
-                default:
-                    $this->fail();
-                    throw new ProtocolError("FastCGI responder {$this->responder} sent an unexpected record of type {$record->type}");
+            if ($type === self::STDOUT) {
+                if ($content !== '') {
+                    return $content;
+                }
+            } elseif ($type === self::STDERR) {
+                if ($this->onStderr !== null) {
+                    ($this->stderr ??= new StderrLines($this->onStderr, $this->options->maxStderrLine))->push($content);
+                }
+            } elseif ($type === self::END_REQUEST) {
+                $this->finish($content);
+            } else {
+                $this->fail();
+                throw new ProtocolError("FastCGI responder {$this->responder} sent an unexpected record of type {$type}");
             }
         }
 
@@ -157,7 +166,7 @@ final class FastCgiResponse implements \IteratorAggregate
         while ($this->read() !== null) {
         }
 
-        return $this->end ?? throw new FastCgiException("The request to FastCGI responder {$this->responder} was aborted or failed before END_REQUEST");
+        return $this->endRequest() ?? throw new FastCgiException("The request to FastCGI responder {$this->responder} was aborted or failed before END_REQUEST");
     }
 
     /** Whether END_REQUEST was read (or the response was aborted or failed). */
@@ -169,7 +178,7 @@ final class FastCgiResponse implements \IteratorAggregate
     /** The END_REQUEST once read; null before, or when the response was aborted or failed. */
     public function endRequest(): ?EndRequest
     {
-        return $this->end;
+        return $this->end === null ? null : self::endRecord($this->end);
     }
 
     /**
@@ -186,24 +195,34 @@ final class FastCgiResponse implements \IteratorAggregate
         AbortDrain::start($this->connection, $this->pool, RequestWriter::REQUEST_ID, $this->options->abortGrace, $this->options->keepConnections);
     }
 
-    /** @throws FastCgiException|FastCgiUnavailable */
-    private function finish(EndRequest $end): void
+    /**
+     * @param string $content the END_REQUEST body (8 bytes: the decoder checked its length)
+     *
+     * @throws FastCgiException|FastCgiUnavailable
+     */
+    private function finish(string $content): void
     {
         $this->done = true;
-        $this->stderr->flush();
+        $this->stderr?->flush();
         $reusable = $this->options->keepConnections && $this->connection->decoder->buffered() === 0;
         $reusable ? $this->pool->release($this->connection) : $this->pool->discard($this->connection);
-        $status = $end->status();
-        if ($status === ProtocolStatus::RequestComplete) {
-            $this->end = $end;
+        if ($content[4] === "\0") { // FCGI_REQUEST_COMPLETE
+            $this->end = $content;
 
             return;
         }
+        $end = self::endRecord($content);
+        $status = $end->status();
         if ($status === ProtocolStatus::Overloaded || $status === ProtocolStatus::CantMpxConn) {
             throw new FastCgiUnavailable("FastCGI responder {$this->responder} refused the request: {$status->name}", overloaded: true);
         }
         $what = $status === null ? "unknown protocol status {$end->protocolStatusId}" : $status->name;
         throw new FastCgiException("FastCGI responder {$this->responder} ended the request with {$what}");
+    }
+
+    private static function endRecord(string $content): EndRequest
+    {
+        return (new Record(self::END_REQUEST, RequestWriter::REQUEST_ID, $content))->endRequest();
     }
 
     private function fail(): void

@@ -20,14 +20,18 @@ final class NameValuePairs
     {
         $out = '';
         foreach ($pairs as $name => $value) {
-            $name = (string) $name;
-            if ($name === '') {
+            // Runs for every param of every request: one test for the common case (both lengths one byte,
+            // a name), then one concatenation. An int key's strlen() is that of its decimal form.
+            $n = \strlen((string) $name);
+            $v = \strlen($value);
+            if (($n | $v) < 128 && $n !== 0) {
+                $out .= \chr($n) . \chr($v) . $name . $value;
+                continue;
+            }
+            if ($n === 0) {
                 throw new \ValueError('A FastCGI name-value pair needs a non-empty name');
             }
-            // Lengths under 128 (nearly all) are one byte; inlined, as this runs for every param of every request.
-            $n = \strlen($name);
-            $v = \strlen($value);
-            $out .= ($n < 128 ? \chr($n) : self::length($n)) . ($v < 128 ? \chr($v) : self::length($v)) . $name . $value;
+            $out .= self::length($n) . self::length($v) . $name . $value;
         }
 
         return $out;

@@ -44,6 +44,23 @@ final class RecordDecoder
      */
     public function next(): ?Record
     {
+        $content = $this->nextContent($type, $requestId);
+
+        return $content === null ? null : new Record($type, $requestId, $content);
+    }
+
+    /**
+     * next() without the Record object, for a client reading every record of every request: the content of
+     * the next complete record, with its type and request id put in $type and $requestId; null until more
+     * bytes are fed (the two are then left alone). The same checks as next().
+     *
+     * @param-out int $type
+     * @param-out int $requestId
+     *
+     * @throws ProtocolError
+     */
+    public function nextContent(?int &$type, ?int &$requestId): ?string
+    {
         if ($this->error !== null) {
             throw $this->error;
         }
@@ -53,13 +70,13 @@ final class RecordDecoder
         }
         $buffer = $this->buffer;
         $at = $this->offset;
-        $type = \ord($buffer[$at + 1]);
+        $typeId = \ord($buffer[$at + 1]);
         $id = \ord($buffer[$at + 2]) << 8 | \ord($buffer[$at + 3]);
         $length = \ord($buffer[$at + 4]) << 8 | \ord($buffer[$at + 5]);
         // STDOUT, STDERR and END_REQUEST of a request (nearly every record a responder sends) are checked here.
-        if (($type !== self::STDOUT && $type !== self::STDERR && ($type !== self::END_REQUEST || $length !== 8))
+        if (($typeId !== self::STDOUT && $typeId !== self::STDERR && ($typeId !== self::END_REQUEST || $length !== 8))
             || $id === 0 || $buffer[$at] !== "\x01") {
-            $this->check(\ord($buffer[$at]), $type, $id, $length);
+            $this->check(\ord($buffer[$at]), $typeId, $id, $length);
         }
         $total = self::HEADER + $length + \ord($buffer[$at + 6]);
         if ($available < $total) {
@@ -74,8 +91,10 @@ final class RecordDecoder
             $this->buffer = \substr($this->buffer, $this->offset);
             $this->offset = 0;
         }
+        $type = $typeId;
+        $requestId = $id;
 
-        return new Record($type, $id, $content);
+        return $content;
     }
 
     /** Bytes fed but not yet returned as records. */

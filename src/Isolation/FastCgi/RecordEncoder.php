@@ -36,8 +36,13 @@ final class RecordEncoder
         if (!$type->isStream()) {
             throw new \ValueError("{$type->name} is not a stream record type");
         }
-        $out = '';
         $length = \strlen($data);
+        if ($length <= Record::MAX_CONTENT) { // one record or none: no copy of $data
+            $out = $length === 0 ? '' : self::record($type->value, $requestId, $data);
+
+            return $end ? $out . self::record($type->value, $requestId) : $out;
+        }
+        $out = '';
         for ($offset = 0; $offset < $length; $offset += Record::MAX_CONTENT) {
             $out .= self::record($type->value, $requestId, \substr($data, $offset, Record::MAX_CONTENT));
         }

@@ -5,9 +5,9 @@ declare(strict_types=1);
 namespace Kiln\Isolation\FastCgi\Internal;
 
 use Kiln\Isolation\FastCgi\FastCgiException;
+use Kiln\Isolation\FastCgi\NameValuePairs;
 use Kiln\Isolation\FastCgi\RecordEncoder;
 use Kiln\Isolation\FastCgi\RecordType;
-use Kiln\Isolation\FastCgi\Role;
 use Kiln\Loop\Cancellation;
 
 use function Kiln\Loop\read;
@@ -26,6 +26,14 @@ final class RequestWriter
     /** A multiple of 8 under 65535: full STDIN records need no padding. */
     private const PIECE = 65528;
 
+    /**
+     * The records that never change, spelled out (every request sends them; RequestWriterTest checks them
+     * against RecordEncoder): BEGIN_REQUEST (RESPONDER, with and without FCGI_KEEP_CONN) and the empty STDIN.
+     */
+    public const BEGIN_KEEP = "\x01\x01\x00\x01\x00\x08\x00\x00" . "\x00\x01\x01\x00\x00\x00\x00\x00";
+    public const BEGIN = "\x01\x01\x00\x01\x00\x08\x00\x00" . "\x00\x01\x00\x00\x00\x00\x00\x00";
+    public const STDIN_END = "\x01\x05\x00\x01\x00\x00\x00\x00";
+
     private function __construct() {}
 
     /**
@@ -36,10 +44,10 @@ final class RequestWriter
      */
     public static function send(Connection $connection, array $params, mixed $body, bool $keep, Deadline $deadline, ?Cancellation $cancellation): void
     {
-        $head = RecordEncoder::beginRequest(self::REQUEST_ID, Role::Responder, $keep) . RecordEncoder::params(self::REQUEST_ID, $params);
-        $end = RecordEncoder::record(RecordType::Stdin->value, self::REQUEST_ID);
+        $head = ($keep ? self::BEGIN_KEEP : self::BEGIN) . RecordEncoder::stream(RecordType::Params, self::REQUEST_ID, NameValuePairs::encode($params), true);
+        $end = self::STDIN_END;
         if (\is_string($body)) {
-            $connection->write($head . RecordEncoder::stream(RecordType::Stdin, self::REQUEST_ID, $body) . $end, $deadline, $cancellation);
+            $connection->write($body === '' ? $head . $end : $head . RecordEncoder::stream(RecordType::Stdin, self::REQUEST_ID, $body) . $end, $deadline, $cancellation);
 
             return;
         }

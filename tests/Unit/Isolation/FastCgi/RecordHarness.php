@@ -19,7 +19,10 @@ final class RecordHarness
     public static function decode(string $input): array
     {
         $whole = self::run([$input]);
-        Assert::assertSame($whole, self::run($input === '' ? [] : \str_split($input)), 'Byte by byte must give the same records as one feed');
+        $bytes = $input === '' ? [] : \str_split($input);
+        Assert::assertSame($whole, self::run($bytes), 'Byte by byte must give the same records as one feed');
+        Assert::assertSame($whole, self::run([$input], raw: true), 'nextContent() must give what next() gives');
+        Assert::assertSame($whole, self::run($bytes, raw: true), 'nextContent() byte by byte must give what next() gives');
         if (\strlen($input) <= 4096) {
             for ($at = 1; $at < \strlen($input); $at++) {
                 $split = self::run([\substr($input, 0, $at), \substr($input, $at)]);
@@ -42,16 +45,24 @@ final class RecordHarness
 
     /**
      * @param list<string> $feeds
+     * @param bool $raw read with nextContent() instead of next()
      *
      * @return list<array{0: int|string, 1: int|string, 2?: string}>
      */
-    private static function run(array $feeds): array
+    private static function run(array $feeds, bool $raw = false): array
     {
         $decoder = new RecordDecoder();
         $events = [];
         try {
             foreach ($feeds as $bytes) {
                 $decoder->feed($bytes);
+                if ($raw) {
+                    $type = $requestId = -1;
+                    while (($content = $decoder->nextContent($type, $requestId)) !== null) {
+                        $events[] = [$type, $requestId, $content];
+                    }
+                    continue;
+                }
                 while (($record = $decoder->next()) !== null) {
                     $events[] = [$record->type, $record->requestId, $record->content];
                 }
