@@ -31,6 +31,9 @@ final class ResponseEditor
         ?int $modified = null,
         ?int $now = null,
     ): void {
+        if ($fileName === null && $settings->headers === [] && ($settings->defaultCharset ?? '') === '' && $settings->expiresActive !== true) {
+            return; // Nothing to do for a script's response (most requests of an .htaccess site).
+        }
         if ($fileName !== null) {
             $forced = $type ?? $settings->contentTypeFor(basename($fileName));
             if ($forced !== null) {

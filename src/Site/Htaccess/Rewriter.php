@@ -160,6 +160,11 @@ final class Rewriter
         if (!str_contains($text, '$') && !str_contains($text, '%')) {
             return $text;
         }
+        $last = \strlen($text) - 1;
+        if ($last > 2 && $text[0] === '%' && $text[1] === '{' && strpos($text, '}') === $last
+            && strpos($text, '%', 1) === false && !str_contains($text, '$') && !str_contains($text, '\\')) {
+            return $vars->get(substr($text, 2, -1)); // One `%{VAR}`, the usual test string: no regex, no closure.
+        }
         return (string) preg_replace_callback('/\\\\([$%])|\$(\d)|%(\d)|%\{([^}]+)\}/', static function (array $m) use ($vars, $groups, $condGroups, $escape): string {
             if ($m[1] !== '') {
                 return $m[1];
