@@ -11,6 +11,7 @@ use Kiln\Isolation\FastCgi\Internal\ConnectionPool;
 use Kiln\Isolation\FastCgi\Internal\Connector;
 use Kiln\Isolation\FastCgi\Internal\Deadline;
 use Kiln\Isolation\FastCgi\Internal\RequestWriter;
+use Kiln\Isolation\FastCgi\Internal\Timeouts;
 use Kiln\Loop\Cancellation;
 use Kiln\Loop\CancelledException;
 
@@ -40,16 +41,19 @@ final class FastCgiClient
     private const IDEMPOTENT = ['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'];
 
     private readonly ConnectionPool $pool;
+    private readonly Timeouts $timeouts;
 
     public function __construct(private readonly FastCgiOptions $options = new FastCgiOptions())
     {
         $this->pool = new ConnectionPool($options->maxConnections, $options->idleTimeout, $options->checkIdleConnections);
+        $this->timeouts = new Timeouts();
     }
 
     /** A client dropped lets its idle connections go at once (each may hold a worker of the responder). */
     public function __destruct()
     {
         $this->pool->close();
+        $this->timeouts->close();
     }
 
     /**
@@ -75,7 +79,7 @@ final class FastCgiClient
         while (true) {
             $connection = ($fresh ? null : $this->pool->reuse($key)) ?? $this->pool->acquire(
                 $key,
-                fn(): Connection => Connector::connect($address, \min($this->options->connectTimeout, $deadline->next()), $cancellation),
+                fn(): Connection => Connector::connect($address, \min($this->options->connectTimeout, $deadline->next()), $cancellation, $this->timeouts),
                 $deadline,
                 $cancellation,
                 $fresh,

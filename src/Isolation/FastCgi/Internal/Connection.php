@@ -7,6 +7,9 @@ namespace Kiln\Isolation\FastCgi\Internal;
 use Kiln\Isolation\FastCgi\RecordDecoder;
 use Kiln\Loop\Cancellation;
 use Kiln\Loop\CancelledException;
+use Kiln\Loop\Driver;
+use Kiln\Loop\Loop;
+use Kiln\Loop\Suspension;
 
 /**
  * One non-blocking connection to a responder and the decoder of what it sends.
@@ -28,11 +31,20 @@ final class Connection
     /** Loop::now() when it last went idle in the pool. */
     public float $idleSince = 0.0;
 
+    /**
+     * The readable watcher, made at the first wait and then enabled for each wait and disabled after it
+     * (not made and cancelled per wait), on the loop it was made on; the Fiber waiting now.
+     */
+    private ?string $watcher = null;
+    private ?Driver $driver = null;
+    private ?Suspension $reader = null;
+
     /** @param resource $stream non-blocking, connected */
     public function __construct(
         private readonly mixed $stream,
         /** The pool key: the responder's canonical address. */
         public readonly string $key,
+        private readonly ?Timeouts $timeouts = null,
     ) {
         $this->decoder = new RecordDecoder();
     }
@@ -141,8 +153,50 @@ final class Connection
     /** @throws CancelledException|\Kiln\Isolation\FastCgi\FastCgiTimeout */
     private function await(Deadline $deadline, ?Cancellation $cancellation): void
     {
-        if (!Await::stream($this->stream, false, $deadline->next(), $cancellation)) {
+        if ($cancellation !== null || $this->timeouts === null) {
+            if (!Await::stream($this->stream, false, $deadline->next(), $cancellation)) {
+                throw $deadline->timeout('no response');
+            }
+
+            return;
+        }
+        $driver = Loop::get();
+        if ($this->watcher === null || $this->driver !== $driver) {
+            $this->driver = $driver;
+            $connection = \WeakReference::create($this);
+            $this->watcher = $driver->onReadable($this->stream, static function () use ($connection): void {
+                $connection->get()?->wake(true);
+            });
+        } else {
+            $driver->enable($this->watcher);
+        }
+        $suspension = Loop::getSuspension();
+        $this->reader = $suspension;
+        $timeout = $this->timeouts->add($this, $deadline->next());
+        try {
+            $readable = $suspension->suspend();
+        } finally {
+            $this->reader = null;
+            $driver->disable($this->watcher);
+            $this->timeouts->remove($timeout);
+        }
+        if ($readable !== true) {
             throw $deadline->timeout('no response');
+        }
+    }
+
+    /** The wait ran out of time (Timeouts). */
+    public function timeOut(): void
+    {
+        $this->wake(false);
+    }
+
+    private function wake(bool $readable): void
+    {
+        $reader = $this->reader;
+        if ($reader !== null) {
+            $this->reader = null;
+            $reader->resume($readable);
         }
     }
 
@@ -154,6 +208,10 @@ final class Connection
 
     public function close(): void
     {
+        if ($this->watcher !== null && $this->driver === Loop::get()) {
+            $this->driver->cancel($this->watcher);
+        }
+        $this->watcher = null;
         if (\is_resource($this->stream)) {
             \fclose($this->stream);
         }

@@ -22,7 +22,7 @@ final class Connector
     private function __construct() {}
 
     /** @throws FastCgiUnavailable|FastCgiTimeout|CancelledException */
-    public static function connect(FastCgiAddress $address, float $timeout, ?Cancellation $cancellation): Connection
+    public static function connect(FastCgiAddress $address, float $timeout, ?Cancellation $cancellation, ?Timeouts $timeouts = null): Connection
     {
         $context = \stream_context_create($address->isUnix() ? [] : ['socket' => ['tcp_nodelay' => true]]);
         \error_clear_last();
@@ -33,7 +33,7 @@ final class Connector
         }
         \stream_set_blocking($stream, false);
         if ($address->isUnix()) {
-            return new Connection($stream, $address->toString());
+            return new Connection($stream, $address->toString(), $timeouts);
         }
         try {
             if (!Await::stream($stream, true, $timeout, $cancellation)) {
@@ -48,6 +48,6 @@ final class Connector
             throw new FastCgiUnavailable("Cannot connect to FastCGI responder {$address}: connection refused or unreachable");
         }
 
-        return new Connection($stream, $address->toString());
+        return new Connection($stream, $address->toString(), $timeouts);
     }
 }
