@@ -50,6 +50,14 @@ final class SiteConfigTest extends TestCase
         self::assertSame(['.php'], $config->scriptExtensions());
     }
 
+    public function testHtaccessFilesAreReadUnlessTurnedOffAndAnotherTierKeepsThatChoice(): void
+    {
+        self::assertTrue(SiteConfig::create(searchPath: '')->htaccess);
+        $off = SiteConfig::create(tier: 'sequential', searchPath: '', htaccess: false);
+        self::assertFalse($off->htaccess);
+        self::assertFalse($off->withTier(Tier::Sequential)->htaccess);
+    }
+
     public function testAutoIsIsolatedWhenPhpCgiIsInThePath(): void
     {
         $config = SiteConfig::create(searchPath: '/nonexistent:' . self::$bin);
