@@ -34,21 +34,30 @@ final class DocumentRoot implements RequestHandler
     /** @var \Closure(string, string): void */
     private readonly \Closure $log;
 
-    /** @var array<string, true> php.ini names already reported as not applied by the isolated tier */
+    /** @var array<string, true> php.ini names already reported as not applied by their script's tier */
     private array $ignoredIni = [];
 
     /** The front controller when it is not in the root (whose .htaccess is on every path), else null. */
     private readonly ?string $asideFrontController;
 
-    /** @param (\Closure(string $level, string $message): void)|null $log where .htaccess warnings go; default the worker's error log */
+    /** @var \Closure(ScriptRunner): ?string */
+    private readonly \Closure $phpIniIgnoredBy;
+
+    /**
+     * @param (\Closure(string $level, string $message): void)|null $log where .htaccess warnings go; default the worker's error log
+     * @param (\Closure(ScriptRunner): ?string)|null $phpIniIgnoredBy the tier name of a runner that cannot apply
+     *        `php_value` (reported once per setting), null for one that can; default: the isolated tier's runner
+     */
     public function __construct(
         private readonly PathResolver $resolver,
         private readonly TierMap $tiers,
         private readonly StaticFiles $files,
         private readonly ?HtaccessRules $htaccess = null,
         ?\Closure $log = null,
+        ?\Closure $phpIniIgnoredBy = null,
     ) {
         $this->log = $log ?? WorkerLog::write(...);
+        $this->phpIniIgnoredBy = $phpIniIgnoredBy ?? static fn(ScriptRunner $runner): ?string => $runner instanceof PhpCgiRunner ? Tier::Isolated->value : null;
         $frontController = $resolver->frontController();
         $this->asideFrontController = $frontController !== null && substr_count($frontController, '/') > 1 ? $frontController : null;
     }
@@ -64,7 +73,8 @@ final class DocumentRoot implements RequestHandler
         $resolver = new PathResolver($root, $site->frontController, scriptExtensions: $site->scriptExtensions(), cgiBin: $site->cgiBin);
         $redirects = new Internal\LateHandler();
         $htaccess = $site->htaccess ? new HtaccessRules($resolver->root()) : null;
-        $documentRoot = new self($resolver, (new RunnerFactory($site, $redirects))->tierMap($prefixes), new StaticFiles($resolver->root()), $htaccess);
+        $factory = new RunnerFactory($site, $redirects);
+        $documentRoot = new self($resolver, $factory->tierMap($prefixes), new StaticFiles($resolver->root()), $htaccess, null, $factory->phpIniIgnoredBy(...));
         $redirects->bind($documentRoot);
         return $documentRoot;
     }
@@ -159,12 +169,14 @@ final class DocumentRoot implements RequestHandler
     private function run(Request $request, Script $script): Response
     {
         $runner = $this->tiers->runnerFor($script->scriptName);
-        if ($script->phpIni !== [] && $runner instanceof PhpCgiRunner) {
+        $tier = $script->phpIni === [] ? null : ($this->phpIniIgnoredBy)($runner);
+        if ($tier !== null) {
             foreach ($script->phpIni as $name => $value) {
                 if (!isset($this->ignoredIni[$name])) {
                     $this->ignoredIni[$name] = true;
-                    ($this->log)('warning', ".htaccess php_value $name ($script->scriptName): not applied by the isolated tier "
-                        . '(php-cgi ignores PHP_VALUE); set it with --php-ini, or run these scripts on the sequential or fastcgi tier');
+                    ($this->log)('warning', ".htaccess php_value $name ($script->scriptName): not applied by the $tier tier"
+                        . ($tier === Tier::Isolated->value ? ' (php-cgi ignores PHP_VALUE)' : '')
+                        . '; set it with --php-ini, or run these scripts on the sequential or fastcgi tier');
                 }
             }
         }

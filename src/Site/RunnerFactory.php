@@ -15,11 +15,25 @@ use Kiln\Site\Internal\LazyRunner;
  */
 final class RunnerFactory
 {
+    /** @var \SplObjectStorage<ScriptRunner, string> runners of tierMap() that cannot apply a Script's phpIni => tier name */
+    private readonly \SplObjectStorage $ignorePhpIni;
+
     /** @param ?RequestHandler $redirects where CGI local redirects (`Location: /path`) are served again */
     public function __construct(
         private readonly SiteConfig $config,
         private readonly ?RequestHandler $redirects = null,
-    ) {}
+    ) {
+        $this->ignorePhpIni = new \SplObjectStorage();
+    }
+
+    /**
+     * The tier name of a runner from tierMap() that does not apply a Script's php.ini values (`php_value`
+     * in .htaccess): isolated (php-cgi ignores PHP_VALUE), fork, CGI; null for the others.
+     */
+    public function phpIniIgnoredBy(ScriptRunner $runner): ?string
+    {
+        return $this->ignorePhpIni->contains($runner) ? $this->ignorePhpIni[$runner] : null;
+    }
 
     /**
      * The document root's map: every script to the configured tier, `/cgi-bin/` to the CGI runner (with
@@ -33,16 +47,22 @@ final class RunnerFactory
     {
         $runners = [];
         $runner = function (Tier $tier) use (&$runners): ScriptRunner {
-            return $runners[$tier->value] ??= $tier === Tier::Isolated
-                ? $this->create($tier)
-                : new LazyRunner(fn(): ScriptRunner => $this->create($tier));
+            if (!isset($runners[$tier->value])) {
+                $runners[$tier->value] = $tier === Tier::Isolated ? $this->create($tier) : new LazyRunner(fn(): ScriptRunner => $this->create($tier));
+                if ($tier === Tier::Isolated || $tier === Tier::Fork) {
+                    $this->ignorePhpIni[$runners[$tier->value]] = $tier->value;
+                }
+            }
+            return $runners[$tier->value];
         };
         $map = new TierMap($runner($this->config->tier));
         foreach ($prefixes as $prefix => $tier) {
             $map = $map->withPrefix($prefix, $runner($tier));
         }
         if ($this->config->cgiBin !== null) {
-            $map = $map->withTree('/cgi-bin/', new LazyRunner(fn(): ScriptRunner => $this->create(Tier::Cgi)));
+            $cgi = new LazyRunner(fn(): ScriptRunner => $this->create(Tier::Cgi));
+            $this->ignorePhpIni[$cgi] = Tier::Cgi->value;
+            $map = $map->withTree('/cgi-bin/', $cgi);
         }
         foreach ($this->config->fastcgiMap as $extension => $address) {
             $map = $map->withExtension($extension, new LazyRunner(fn(): ScriptRunner => $this->fastCgi($address)));

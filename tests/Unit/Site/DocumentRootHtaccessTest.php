@@ -183,6 +183,17 @@ final class DocumentRootHtaccessTest extends TestCase
         self::assertSame(403, $site->handle(Requests::make('GET', '/dl/file.bin'))->status());
     }
 
+    public function testPhpValueIsReportedOnceForATierThatCannotApplyIt(): void
+    {
+        $this->write(['.htaccess' => "php_value memory_limit 64M\nphp_flag display_errors off\n"]);
+        $site = $this->site(ignorePhpIni: 'fork');
+        $site->handle(Requests::make('GET', '/page'));
+        $site->handle(Requests::make('GET', '/index.php'));
+        self::assertCount(2, $this->logged, implode("\n", $this->logged));
+        self::assertStringContainsString('php_value memory_limit (/page.php): not applied by the fork tier', $this->logged[0]);
+        self::assertSame(['memory_limit' => '64M', 'display_errors' => '0'], $this->ran[1]->phpIni, 'still given to the runner');
+    }
+
     public function testTheSiteBuildsItsRulesUnlessTurnedOff(): void
     {
         $this->write(['.htaccess' => "Require all denied\n"]);
@@ -192,7 +203,7 @@ final class DocumentRootHtaccessTest extends TestCase
         self::assertSame(200, $off->handle(Requests::make('GET', '/readme.txt'))->status());
     }
 
-    private function site(?string $frontController = null): DocumentRoot
+    private function site(?string $frontController = null, ?string $ignorePhpIni = null): DocumentRoot
     {
         $runner = new class (function (Script $script): void {
             $this->ran[] = $script;
@@ -210,7 +221,8 @@ final class DocumentRootHtaccessTest extends TestCase
         $log = function (string $level, string $message): void {
             $this->logged[] = "$level $message";
         };
-        return new DocumentRoot(new PathResolver($this->root, $frontController), new TierMap($runner), new StaticFiles($this->root), $rules, $log);
+        $ignores = static fn(ScriptRunner $runner): ?string => $ignorePhpIni;
+        return new DocumentRoot(new PathResolver($this->root, $frontController), new TierMap($runner), new StaticFiles($this->root), $rules, $log, $ignores);
     }
 
     /** @param array<string, string> $files */
