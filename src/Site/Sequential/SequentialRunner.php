@@ -65,6 +65,9 @@ final class SequentialRunner implements ScriptRunner
     /** @var (\Closure(): void)|null */
     private ?\Closure $onTimeout = null;
 
+    /** @var array<string, true> .htaccess php_value names already reported as not changeable at run time */
+    private array $refusedIni = [];
+
     /** @var array<string, string>|null the --php-ini settings PHP accepts at run time (checked on first use) */
     private ?array $settings = null;
 
@@ -158,6 +161,13 @@ final class SequentialRunner implements ScriptRunner
         $runtime->method?->set($request->method(), '1.0');
         foreach ($this->settings ??= $this->checkSettings() as $name => $value) {
             ini_set($name, $value);
+        }
+        foreach ($script->phpIni as $name => $value) { // .htaccess php_value: reset with the rest after the script
+            if (@ini_set($name, $value) === false && !isset($this->refusedIni[$name])) {
+                $this->refusedIni[$name] = true;
+                ($this->log)('warning', "php_value $name in .htaccess ($script->scriptName) cannot be changed at run time: "
+                    . "the sequential tier runs scripts in the worker, so set it for PHP itself (php -d $name=…, php.ini)");
+            }
         }
         $runtime->output->begin();
         $runtime->state->begin(\dirname($script->filename));

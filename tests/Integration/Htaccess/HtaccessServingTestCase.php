@@ -210,6 +210,7 @@ abstract class HtaccessServingTestCase extends TestCase
             'legacy/page.txt' => "legacy\n",
             'ini/.htaccess' => "php_value precision 5\n",
             'ini/show.php' => '<?php echo ini_get("precision");',
+            'precision.php' => '<?php echo ini_get("precision");',
         ];
     }
 }
