@@ -96,7 +96,7 @@ final class ServeOptions
                 timeLimit: $options->float('time-limit') ?? 30.0,
                 poolSize: $options->int('pool-size') ?? 2,
                 poolMaxRequests: $options->int('pool-max-requests') ?? 10_000,
-                poolQueue: $options->int('pool-queue') ?? 64,
+                poolQueue: $options->int('pool-queue') ?? 512,
                 phpCgi: $options->string('php-cgi'),
                 phpIni: self::pairs($options->all('php-ini'), 'php-ini', 'NAME=VALUE'),
                 passEnv: $options->all('pass-env'),

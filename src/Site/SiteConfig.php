@@ -64,7 +64,7 @@ final class SiteConfig
         float $timeLimit = 30.0,
         int $poolSize = 2,
         int $poolMaxRequests = 10_000,
-        int $poolQueue = 64,
+        int $poolQueue = 512,
         ?string $phpCgi = null,
         array $phpIni = [],
         array $passEnv = [],

@@ -38,7 +38,7 @@ final class SiteConfigTest extends TestCase
         self::assertSame(30.0, $config->timeLimit);
         self::assertSame(2, $config->poolSize);
         self::assertSame(10_000, $config->poolMaxRequests);
-        self::assertSame(64, $config->poolQueue);
+        self::assertSame(512, $config->poolQueue);
         self::assertNull($config->phpCgi);
         self::assertSame([], $config->phpIni);
         self::assertSame([], $config->passEnv);
