@@ -19,6 +19,13 @@ final class CgiHead
         'te' => true, 'trailer' => true, 'transfer-encoding' => true, 'upgrade' => true];
 
     /**
+     * forwardedHeaders(), made once: a head may be shared by many responses (CgiHeadCache).
+     *
+     * @var list<array{0: string, 1: string}>|null
+     */
+    private ?array $forwarded = null;
+
+    /**
      * @param list<array{0: string, 1: string}> $headers [name, value] pairs
      */
     public function __construct(
@@ -69,6 +76,9 @@ final class CgiHead
      */
     public function forwardedHeaders(): array
     {
+        if ($this->forwarded !== null) {
+            return $this->forwarded;
+        }
         $out = [];
         foreach ($this->headers as $field) {
             if (!isset(self::NOT_FORWARDED[\strtolower($field[0])])) {
@@ -76,6 +86,6 @@ final class CgiHead
             }
         }
 
-        return $out;
+        return $this->forwarded = $out;
     }
 }

@@ -59,8 +59,11 @@ final class CgiResponseParser
 
     private ?CgiResponseException $error = null;
 
-    public function __construct(private readonly int $maxHeaderBytes = self::DEFAULT_MAX_HEADER_BYTES)
-    {
+    /** @param CgiHeadCache|null $cache parsed blocks of earlier responses (a long-lived caller's) */
+    public function __construct(
+        private readonly int $maxHeaderBytes = self::DEFAULT_MAX_HEADER_BYTES,
+        private readonly ?CgiHeadCache $cache = null,
+    ) {
         if ($maxHeaderBytes < 2) {
             throw new \ValueError('maxHeaderBytes must be at least 2');
         }
@@ -88,13 +91,19 @@ final class CgiResponseParser
         if ($bodyStart > $this->maxHeaderBytes) {
             $this->fail("CGI header block exceeds {$this->maxHeaderBytes} bytes");
         }
-        try {
-            $this->head = self::parseBlock(\substr($this->buffer, 0, $blockLength));
-        } catch (CgiResponseException $e) {
-            $this->error = $e;
-            $this->buffer = '';
-            throw $e;
+        $block = \substr($this->buffer, 0, $blockLength);
+        $head = $this->cache?->get($block);
+        if ($head === null) {
+            try {
+                $head = self::parseBlock($block);
+            } catch (CgiResponseException $e) {
+                $this->error = $e;
+                $this->buffer = '';
+                throw $e;
+            }
+            $this->cache?->put($block, $head);
         }
+        $this->head = $head;
         $this->buffer = (string) \substr($this->buffer, $bodyStart);
 
         return $this->head;

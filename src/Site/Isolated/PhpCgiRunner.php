@@ -6,6 +6,7 @@ namespace Kiln\Site\Isolated;
 
 use Kiln\Http\Request;
 use Kiln\Http\Response;
+use Kiln\Isolation\Cgi\CgiHeadCache;
 use Kiln\Isolation\Cgi\CgiResponseException;
 use Kiln\Isolation\Cgi\CgiResponseParser;
 use Kiln\Isolation\FastCgi\FastCgiException;
@@ -48,6 +49,9 @@ final class PhpCgiRunner implements ScriptRunner
     /** @var \Closure(string, string): void */
     private readonly \Closure $log;
 
+    /** The header blocks the scripts sent lately, parsed (most responses repeat one). */
+    private readonly CgiHeadCache $heads;
+
     /** @param (\Closure(string $level, string $message): void)|null $log the worker's error log; null: stderr */
     public function __construct(
         private readonly PhpCgiClient $client,
@@ -58,6 +62,7 @@ final class PhpCgiRunner implements ScriptRunner
         $this->log = $log ?? static function (string $level, string $message): void {
             fwrite(STDERR, "[$level] $message\n");
         };
+        $this->heads = new CgiHeadCache();
     }
 
     /** With a pool of its own, as `kiln serve --tier=isolated` configures it. Call in the worker. */
@@ -104,7 +109,7 @@ final class PhpCgiRunner implements ScriptRunner
             $log('error', "$tag: 502: {$e->getMessage()}");
             return self::error(502);
         }
-        $parser = new CgiResponseParser($this->maxHeaderBytes);
+        $parser = new CgiResponseParser($this->maxHeaderBytes, $this->heads);
         try {
             $head = null;
             while ($head === null) {

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Tests\Unit\Isolation\Cgi;
 
 use Kiln\Isolation\Cgi\CgiHead;
+use Kiln\Isolation\Cgi\CgiHeadCache;
 use Kiln\Isolation\Cgi\CgiRedirect;
 use Kiln\Isolation\Cgi\CgiResponseException;
 use Kiln\Isolation\Cgi\CgiResponseParser;
@@ -185,6 +186,32 @@ final class CgiResponseParserTest extends TestCase
         self::assertNull($parser->feed('cd'));
         self::assertSame('abcd', $parser->body());
         self::assertSame('', $parser->body());
+    }
+
+    public function testAnIdenticalHeaderBlockIsParsedOnceAndARefusedOneIsRefusedEveryTime(): void
+    {
+        $cache = new CgiHeadCache(2);
+        $first = (new CgiResponseParser(cache: $cache))->feed("Content-type: text/html\r\nX-A: 1\r\n\r\none");
+        $parser = new CgiResponseParser(cache: $cache);
+        $again = $parser->feed("Content-type: text/html\r\nX-A: 1\r\n\r\ntwo");
+        self::assertNotNull($first);
+        self::assertSame($first, $again);
+        self::assertSame('two', $parser->body());
+        self::assertSame([['Content-type', 'text/html'], ['X-A', '1']], $again->forwardedHeaders());
+        for ($i = 0; $i < 2; $i++) {
+            try {
+                (new CgiResponseParser(cache: $cache))->feed("X-Bad\x01: 1\r\n\r\n");
+                self::fail('expected a CgiResponseException');
+            } catch (CgiResponseException $e) {
+                self::assertStringContainsString('header name', $e->getMessage());
+            }
+        }
+        (new CgiResponseParser(cache: $cache))->feed("Status: 201\n\n");
+        (new CgiResponseParser(cache: $cache))->feed("Status: 202\n\n");
+        $evicted = (new CgiResponseParser(cache: $cache))->feed("Content-type: text/html\r\nX-A: 1\r\n\r\n");
+        self::assertNotSame($first, $evicted, 'the oldest of two entries went');
+        self::assertNotNull($evicted);
+        self::assertSame($first->forwardedHeaders(), $evicted->forwardedHeaders());
     }
 
     public function testAfterAnErrorTheParserKeepsRefusing(): void
