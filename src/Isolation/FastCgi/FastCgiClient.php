@@ -111,7 +111,7 @@ final class FastCgiClient
                 throw $e;
             }
 
-            return new FastCgiResponse($connection, $this->pool, $deadline, $onStderr, $cancellation, $this->options, $key);
+            return new FastCgiResponse($connection, $this->pool, $deadline, $onStderr, $cancellation, $this->options);
         }
     }
 

@@ -49,7 +49,6 @@ final class FastCgiResponse implements \IteratorAggregate
         private readonly ?\Closure $onStderr,
         private readonly ?Cancellation $cancellation,
         private readonly FastCgiOptions $options,
-        private readonly string $responder,
     ) {}
 
     public function __destruct()
@@ -97,14 +96,14 @@ final class FastCgiResponse implements \IteratorAggregate
                 throw $e;
             } catch (ConnectionLost $e) {
                 $this->fail();
-                throw new FastCgiException("FastCGI responder {$this->responder} closed the connection before the end of the response: {$e->getMessage()}", 0, $e);
+                throw new FastCgiException("FastCGI responder {$this->connection->key} closed the connection before the end of the response: {$e->getMessage()}", 0, $e);
             } catch (\Throwable $e) {
                 $this->fail();
                 throw $e;
             }
             if ($requestId !== RequestWriter::REQUEST_ID) {
                 $this->fail();
-                throw new ProtocolError("FastCGI responder {$this->responder} sent a record (type {$type}) for request id {$requestId}, not " . RequestWriter::REQUEST_ID);
+                throw new ProtocolError("FastCGI responder {$this->connection->key} sent a record (type {$type}) for request id {$requestId}, not " . RequestWriter::REQUEST_ID);
             }
             if ($type === self::STDOUT) {
                 if ($content !== '') {
@@ -118,7 +117,7 @@ final class FastCgiResponse implements \IteratorAggregate
                 $this->finish($content);
             } else {
                 $this->fail();
-                throw new ProtocolError("FastCGI responder {$this->responder} sent an unexpected record of type {$type}");
+                throw new ProtocolError("FastCGI responder {$this->connection->key} sent an unexpected record of type {$type}");
             }
         }
 
@@ -166,7 +165,7 @@ final class FastCgiResponse implements \IteratorAggregate
         while ($this->read() !== null) {
         }
 
-        return $this->endRequest() ?? throw new FastCgiException("The request to FastCGI responder {$this->responder} was aborted or failed before END_REQUEST");
+        return $this->endRequest() ?? throw new FastCgiException("The request to FastCGI responder {$this->connection->key} was aborted or failed before END_REQUEST");
     }
 
     /** Whether END_REQUEST was read (or the response was aborted or failed). */
@@ -214,10 +213,10 @@ final class FastCgiResponse implements \IteratorAggregate
         $end = self::endRecord($content);
         $status = $end->status();
         if ($status === ProtocolStatus::Overloaded || $status === ProtocolStatus::CantMpxConn) {
-            throw new FastCgiUnavailable("FastCGI responder {$this->responder} refused the request: {$status->name}", overloaded: true);
+            throw new FastCgiUnavailable("FastCGI responder {$this->connection->key} refused the request: {$status->name}", overloaded: true);
         }
         $what = $status === null ? "unknown protocol status {$end->protocolStatusId}" : $status->name;
-        throw new FastCgiException("FastCGI responder {$this->responder} ended the request with {$what}");
+        throw new FastCgiException("FastCGI responder {$this->connection->key} ended the request with {$what}");
     }
 
     private static function endRecord(string $content): EndRequest

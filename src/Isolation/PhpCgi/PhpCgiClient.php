@@ -77,7 +77,7 @@ final class PhpCgiClient
                 $this->pool->release($lease, false, $e->getMessage());
                 throw $e;
             }
-            return new PhpCgiExchange($response, $lease, $this->pool, $this->fastcgi, $address);
+            return new PhpCgiExchange($response, $lease, $this->pool, $this->fastcgi);
         }
     }
 }

@@ -4,7 +4,6 @@ declare(strict_types=1);
 
 namespace Kiln\Isolation\PhpCgi;
 
-use Kiln\Isolation\FastCgi\FastCgiAddress;
 use Kiln\Isolation\FastCgi\FastCgiClient;
 use Kiln\Isolation\FastCgi\FastCgiException;
 use Kiln\Isolation\FastCgi\FastCgiResponse;
@@ -33,7 +32,6 @@ final class PhpCgiExchange
         private readonly PhpCgiLease $lease,
         private readonly PhpCgiPool $pool,
         private readonly FastCgiClient $fastcgi,
-        private readonly FastCgiAddress $address,
     ) {}
 
     public function __destruct()
@@ -99,7 +97,7 @@ final class PhpCgiExchange
         $pool = $this->pool;
         $lease = $this->lease;
         $fastcgi = $this->fastcgi;
-        $address = $this->address;
+        $address = $lease->address;
         $giveUpAt = Loop::now() + self::ABORT_GRACE + 1.0;
         $settled = static function () use ($pool, $lease, $fastcgi, $address, $giveUpAt): bool {
             $open = $fastcgi->openConnections($address);

@@ -6,6 +6,7 @@ namespace Kiln\Isolation\FastCgi\Internal;
 
 use Kiln\Isolation\FastCgi\FastCgiException;
 use Kiln\Isolation\FastCgi\NameValuePairs;
+use Kiln\Isolation\FastCgi\Record;
 use Kiln\Isolation\FastCgi\RecordEncoder;
 use Kiln\Isolation\FastCgi\RecordType;
 use Kiln\Loop\Cancellation;
@@ -28,10 +29,11 @@ final class RequestWriter
 
     /**
      * The records that never change, spelled out (every request sends them; RequestWriterTest checks them
-     * against RecordEncoder): BEGIN_REQUEST (RESPONDER, with and without FCGI_KEEP_CONN) and the empty STDIN.
+     * against RecordEncoder): BEGIN_REQUEST (RESPONDER, with and without FCGI_KEEP_CONN), the empty PARAMS and STDIN.
      */
     public const BEGIN_KEEP = "\x01\x01\x00\x01\x00\x08\x00\x00" . "\x00\x01\x01\x00\x00\x00\x00\x00";
     public const BEGIN = "\x01\x01\x00\x01\x00\x08\x00\x00" . "\x00\x01\x00\x00\x00\x00\x00\x00";
+    public const PARAMS_END = "\x01\x04\x00\x01\x00\x00\x00\x00";
     public const STDIN_END = "\x01\x05\x00\x01\x00\x00\x00\x00";
 
     private function __construct() {}
@@ -44,7 +46,10 @@ final class RequestWriter
      */
     public static function send(Connection $connection, array $params, mixed $body, bool $keep, Deadline $deadline, ?Cancellation $cancellation): void
     {
-        $head = ($keep ? self::BEGIN_KEEP : self::BEGIN) . RecordEncoder::stream(RecordType::Params, self::REQUEST_ID, NameValuePairs::encode($params), true);
+        $pairs = NameValuePairs::encode($params);
+        $head = ($keep ? self::BEGIN_KEEP : self::BEGIN) . (\strlen($pairs) <= Record::MAX_CONTENT
+            ? RecordEncoder::record(RecordType::Params->value, self::REQUEST_ID, $pairs) . self::PARAMS_END
+            : RecordEncoder::stream(RecordType::Params, self::REQUEST_ID, $pairs, true));
         $end = self::STDIN_END;
         if (\is_string($body)) {
             $connection->write($body === '' ? $head . $end : $head . RecordEncoder::stream(RecordType::Stdin, self::REQUEST_ID, $body) . $end, $deadline, $cancellation);
