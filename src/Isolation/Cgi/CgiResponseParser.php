@@ -79,6 +79,19 @@ final class CgiResponseParser
         if ($this->head !== null || $bytes === '') {
             return null;
         }
+        if ($this->cache !== null && $this->scanned === 0) {
+            // A block seen before, in CRLF lines (php-cgi's), found with one search. A cached block has no
+            // empty line inside (it was parsed whole), so the head ends where findEnd() would end it.
+            $end = \strpos($this->buffer, "\r\n\r\n");
+            if ($end !== false && $end + 4 <= $this->maxHeaderBytes) {
+                $head = $this->cache->get(\substr($this->buffer, 0, $end + 2));
+                if ($head !== null) {
+                    $this->buffer = (string) \substr($this->buffer, $end + 4);
+
+                    return $this->head = $head;
+                }
+            }
+        }
         $end = $this->findEnd();
         if ($end === null) {
             if (\strlen($this->buffer) > $this->maxHeaderBytes) {

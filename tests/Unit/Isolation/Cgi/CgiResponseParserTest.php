@@ -197,6 +197,15 @@ final class CgiResponseParserTest extends TestCase
         self::assertNotNull($first);
         self::assertSame($first, $again);
         self::assertSame('two', $parser->body());
+        $split = new CgiResponseParser(cache: $cache);
+        $heads = \array_map($split->feed(...), \str_split("Content-type: text/html\r\nX-A: 1\r\n\r\nthree"));
+        self::assertSame($first, \array_values(\array_filter($heads))[0] ?? null, 'byte by byte, the block is found in the cache too');
+        self::assertSame('three', $split->body());
+        $lf = (new CgiResponseParser(cache: $cache))->feed("Content-type: text/html\nX-A: 1\n\n");
+        self::assertNotSame($first, $lf, 'LF lines are another block');
+        $early = new CgiResponseParser(cache: $cache);
+        self::assertNotSame($first, $early->feed("Content-type: text/html\n\nX-A: 1\r\n\r\n"), 'the block ends at the first empty line');
+        self::assertSame("X-A: 1\r\n\r\n", $early->body());
         self::assertSame([['Content-type', 'text/html'], ['X-A', '1']], $again->forwardedHeaders());
         for ($i = 0; $i < 2; $i++) {
             try {
