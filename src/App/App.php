@@ -16,6 +16,7 @@ use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
 use Kiln\Site\DocumentRoot;
+use Kiln\Site\Htaccess\ConfiguredRules;
 use Kiln\Site\SiteConfig;
 use Kiln\Site\Tier;
 
@@ -42,7 +43,7 @@ final class App implements RequestHandler
 
     private ?RequestHandler $entry = null;
 
-    /** @var array{string, array<string, Tier>, ?Tier}|null root, prefix tiers, default tier: from site() */
+    /** @var array{string, array<string, Tier>, ?Tier, array<string, string>}|null root, prefix tiers, default tier, rules: from site() */
     private ?array $siteSpec = null;
 
     private ?DocumentRoot $site = null;
@@ -140,9 +141,13 @@ final class App implements RequestHandler
      * 'sequential')`. Routes keep answering their own paths on the coroutine tier; global middleware runs
      * for the site's requests too.
      *
+     * `.htaccess` rules can be written here instead of in files: `$rules` maps a URL directory (`/`, `/blog/`) to
+     * text in `.htaccess` syntax, applied as if it opened that directory's `.htaccess` (docs/htaccess.md).
+     *
      * @param array<string, string> $tiers URL path prefix => sequential | isolated | fork | fastcgi
+     * @param array<string, string> $rules URL directory => `.htaccess` rules
      */
-    public function site(string $root, array $tiers = [], ?string $tier = null): self
+    public function site(string $root, array $tiers = [], ?string $tier = null, array $rules = []): self
     {
         $real = realpath($root);
         if ($real === false || !is_dir($real)) {
@@ -158,7 +163,8 @@ final class App implements RequestHandler
             }
             $prefixes[(string) $prefix] = $parse($name);
         }
-        $this->siteSpec = [$real, $prefixes, $tier === null ? null : $parse($tier)];
+        new ConfiguredRules($real, $rules); // refuses a bad directory now, not in the worker
+        $this->siteSpec = [$real, $prefixes, $tier === null ? null : $parse($tier), $rules];
         $this->site = null;
         $this->entry = null;
         return $this;
@@ -176,8 +182,8 @@ final class App implements RequestHandler
         if ($this->siteSpec === null) {
             return;
         }
-        [$root, $prefixes, $tier] = $this->siteSpec;
-        $this->site = DocumentRoot::forSite($root, $tier === null ? $config : $config->withTier($tier), $prefixes);
+        [$root, $prefixes, $tier, $rules] = $this->siteSpec;
+        $this->site = DocumentRoot::forSite($root, $tier === null ? $config : $config->withTier($tier), $prefixes, $rules);
         $this->entry = null;
     }
 

@@ -11,6 +11,7 @@ use Kiln\Http\Response;
 use Kiln\Http\StaticFiles;
 use Kiln\Http\Wire\ResponseEncoder;
 use Kiln\Server\WorkerLog;
+use Kiln\Site\Htaccess\ConfiguredRules;
 use Kiln\Site\Htaccess\HtaccessRules;
 use Kiln\Site\Htaccess\Outcome;
 use Kiln\Site\Htaccess\RequestFacts;
@@ -67,12 +68,18 @@ final class DocumentRoot implements RequestHandler
      * its .htaccess files unless the site turned them off (`--no-htaccess`).
      *
      * @param array<string, Tier> $prefixes URL path prefix => the tier for scripts under it
+     * @param array<string, string> $rules `.htaccess` rules given in app.php, by URL directory (applied even with
+     *        `--no-htaccess`, which turns off the files only)
      */
-    public static function forSite(string $root, SiteConfig $site, array $prefixes = []): self
+    public static function forSite(string $root, SiteConfig $site, array $prefixes = [], array $rules = []): self
     {
         $resolver = new PathResolver($root, $site->frontController, scriptExtensions: $site->scriptExtensions(), cgiBin: $site->cgiBin);
         $redirects = new Internal\LateHandler();
-        $htaccess = $site->htaccess ? new HtaccessRules($resolver->root()) : null;
+        $htaccess = match (true) {
+            $rules !== [] => new HtaccessRules($resolver->root(), new ConfiguredRules($resolver->root(), $rules, $site->htaccess)),
+            $site->htaccess => new HtaccessRules($resolver->root()),
+            default => null,
+        };
         $factory = new RunnerFactory($site, $redirects);
         $documentRoot = new self($resolver, $factory->tierMap($prefixes), new StaticFiles($resolver->root()), $htaccess, null, $factory->phpIniIgnoredBy(...));
         $redirects->bind($documentRoot);

@@ -1,0 +1,1 @@
+<?php echo "new ", $_GET["name"] ?? "-";
