@@ -1,1 +1,4 @@
-<?php echo "new ", $_GET["name"] ?? "-";
+<?php
+
+declare(strict_types=1);
+echo "new ", $_GET["name"] ?? "-";
