@@ -63,7 +63,7 @@ final class LimitsTest extends ServerTestCase
         $sent = 0;
         $deadline = microtime(true) + 4.0; // inside --limit-linger-timeout (5 s)
         while ($sent < $size && microtime(true) < $deadline) {
-            $written = @fwrite($socket, $block);
+            $written = @fwrite($socket, $sent + \strlen($block) <= $size ? $block : substr($block, 0, $size - $sent));
             self::assertNotFalse($written, "the server reset the connection after $sent bytes of the body");
             $sent += $written;
             if ($written === 0) {
