@@ -74,7 +74,15 @@ final class Process
             \stream_set_blocking($pipe, false);
         }
 
-        return new self($handle, $pipes, \proc_get_status($handle)['pid']);
+        // proc_get_status() reports a child's exit code once only, on the call that finds it gone: a program that
+        // exits at once (a missing one: 127) may already be gone here, so what this call saw is kept.
+        $status = \proc_get_status($handle);
+        $process = new self($handle, $pipes, $status['pid']);
+        if (!$status['running']) {
+            $process->exitCode = $status['signaled'] ? 128 + $status['termsig'] : $status['exitcode'];
+        }
+
+        return $process;
     }
 
     /**
