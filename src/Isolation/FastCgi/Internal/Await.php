@@ -7,6 +7,7 @@ namespace Kiln\Isolation\FastCgi\Internal;
 use Kiln\Loop\Cancellation;
 use Kiln\Loop\CancelledException;
 use Kiln\Loop\Loop;
+use Kiln\Loop\Suspension;
 
 /**
  * Suspends the current Fiber (or runs the loop, in {main}) until an event, a timeout or a cancellation,
@@ -43,27 +44,13 @@ final class Await
 
             return true;
         });
-        $timer = Loop::delay(\max(0.0, $seconds), static function () use (&$done, $suspension): void {
-            if (!$done) {
-                $done = true;
-                $suspension->resume(false);
-            }
-        });
-        $subscription = $cancellation?->subscribe(static function (CancelledException $e) use (&$done, $suspension): void {
-            if (!$done) {
-                $done = true;
-                $suspension->throw($e);
-            }
-        });
+        [$timer, $subscription] = self::bounds($done, $suspension, $seconds, $cancellation);
         try {
             return (bool) $suspension->suspend();
         } finally {
             $done = true;
             $disarm($token);
-            Loop::cancel($timer);
-            if ($subscription !== null) {
-                $cancellation?->unsubscribe($subscription);
-            }
+            self::release($timer, $subscription, $cancellation);
         }
     }
 
@@ -85,6 +72,23 @@ final class Await
             }
         };
         $watcher = $writable ? Loop::onWritable($stream, $ready) : Loop::onReadable($stream, $ready);
+        [$timer, $subscription] = self::bounds($done, $suspension, $seconds, $cancellation);
+        try {
+            return (bool) $suspension->suspend();
+        } finally {
+            $done = true;
+            Loop::cancel($watcher);
+            self::release($timer, $subscription, $cancellation);
+        }
+    }
+
+    /**
+     * The timer and the cancellation subscription that end a wait, whichever comes first, unless $done.
+     *
+     * @return array{string, ?string}
+     */
+    private static function bounds(bool &$done, Suspension $suspension, float $seconds, ?Cancellation $cancellation): array
+    {
         $timer = Loop::delay(\max(0.0, $seconds), static function () use (&$done, $suspension): void {
             if (!$done) {
                 $done = true;
@@ -97,15 +101,14 @@ final class Await
                 $suspension->throw($e);
             }
         });
-        try {
-            return (bool) $suspension->suspend();
-        } finally {
-            $done = true;
-            Loop::cancel($watcher);
-            Loop::cancel($timer);
-            if ($subscription !== null) {
-                $cancellation?->unsubscribe($subscription);
-            }
+        return [$timer, $subscription];
+    }
+
+    private static function release(string $timer, ?string $subscription, ?Cancellation $cancellation): void
+    {
+        Loop::cancel($timer);
+        if ($subscription !== null) {
+            $cancellation?->unsubscribe($subscription);
         }
     }
 }
