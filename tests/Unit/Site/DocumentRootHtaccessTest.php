@@ -16,6 +16,7 @@ use Kiln\Site\ScriptRunner;
 use Kiln\Site\SiteConfig;
 use Kiln\Site\TierMap;
 use Kiln\Tests\Support\PeerProcess;
+use Kiln\Tests\Support\ResponseBody;
 use Kiln\Tests\Unit\App\Middleware\Requests;
 use PHPUnit\Framework\TestCase;
 
@@ -236,20 +237,6 @@ final class DocumentRootHtaccessTest extends TestCase
 
     private static function body(Response $response): string
     {
-        $body = $response->body();
-        if (\is_resource($body)) {
-            $content = (string) stream_get_contents($body);
-            fclose($body);
-            return $content;
-        }
-        if (\is_string($body)) {
-            return $body;
-        }
-        \assert(is_iterable($body));
-        $content = '';
-        foreach ($body as $chunk) {
-            $content .= $chunk;
-        }
-        return $content;
+        return ResponseBody::of($response);
     }
 }
