@@ -8,6 +8,7 @@ use Kiln\Http\Internal\Connection;
 use Kiln\Http\Internal\FatalGuard;
 use Kiln\Http\Internal\HttpCore;
 use Kiln\Loop\Loop;
+use Kiln\Server\AcceptBalance;
 use Kiln\Server\Service;
 use Kiln\Server\WorkerContext;
 
@@ -41,6 +42,22 @@ final class HttpServer implements Service
     /** @var list<resource> */
     private array $listeners = [];
 
+    private ?AcceptBalance $balance = null;
+
+    private int $slot = 0;
+
+    /** Until when this worker takes every connection it sees: a recent yield found nobody else taking. */
+    private float $yieldOffUntil = 0.0;
+
+    /** Yields in a row that no sibling took up. */
+    private int $unansweredYields = 0;
+
+    /** How long a worker that yields stops watching the listeners: time enough for a sibling to accept. */
+    private const YIELD_PAUSE = 0.002;
+
+    /** How long a worker stops yielding after a yield that no sibling took up (it may be busy in a script). */
+    private const YIELD_OFF = 0.1;
+
     public function __construct(
         private readonly RequestHandler $handler,
         private readonly Limits $limits,
@@ -59,26 +76,44 @@ final class HttpServer implements Service
         FatalGuard::install($this->core);
         $this->cap = min($this->limits->connections, Loop::get()->capacity());
         $this->listeners = $listeners;
+        $this->balance = $context->acceptBalance();
+        if ($this->balance !== null) {
+            $this->slot = $context->workerId();
+            $this->balance->join($this->slot);
+        }
         foreach ($listeners as $listener) {
             stream_set_blocking($listener, false);
-            $this->acceptWatchers[] = Loop::onReadable($listener, function (string $watcher, mixed $listener): void {
-                $this->accept($listener);
-            });
         }
+        $this->watchListeners();
         $this->tick = Loop::repeat($this->tickInterval(), $this->housekeeping(...));
         Loop::unreference($this->tick);
     }
 
+    private function watchListeners(): void
+    {
+        foreach ($this->listeners as $listener) {
+            $this->acceptWatchers[] = Loop::onReadable($listener, function (string $watcher, mixed $listener): void {
+                $this->accept($listener, true);
+            });
+        }
+    }
+
     /**
      * @param resource $listener
+     * @param bool $mayYield whether a busier worker than its siblings leaves the connection to them
+     * @param int $batch at most this many: bounded, so one listener cannot starve the rest
      * @return bool whether connections may be left in the queue
      */
-    private function accept(mixed $listener): bool
+    private function accept(mixed $listener, bool $mayYield = false, int $batch = 32): bool
     {
         $core = $this->core;
         \assert($core !== null);
-        // Take what is queued, a bounded batch per tick so one listener cannot starve the rest.
-        for ($i = 0; $i < 32; $i++) {
+        for ($i = 0; $i < $batch; $i++) {
+            if ($mayYield && $this->balance !== null && Loop::now() >= $this->yieldOffUntil
+                && $this->balance->shouldYield($this->slot)) {
+                $this->yieldToSiblings();
+                return true;
+            }
             $socket = @stream_socket_accept($listener, 0, $peer);
             if ($socket === false) {
                 return false;
@@ -87,6 +122,7 @@ final class HttpServer implements Service
                 $this->shedConnection($socket);
                 continue;
             }
+            $this->balance?->accepted($this->slot);
             stream_set_blocking($socket, false);
             stream_set_read_buffer($socket, 0);
             stream_set_write_buffer($socket, 0);
@@ -99,6 +135,34 @@ final class HttpServer implements Service
             $core->add(new Connection($socket, $this->nextId++, $core, $this->limits, $address, $port, $local[0], $local[1]));
         }
         return true;
+    }
+
+    /**
+     * Stops watching the listeners for a moment so a less busy sibling takes what is queued. When no
+     * sibling accepted anything meanwhile, this worker takes one connection (a sibling may have been
+     * yielding at the same moment); after three such pauses in a row the siblings are busy (running
+     * scripts, say): it takes everything queued and stops yielding for a while.
+     */
+    private function yieldToSiblings(): void
+    {
+        $balance = $this->balance;
+        \assert($balance !== null);
+        $this->stopAccepting();
+        $siblingsBefore = $balance->siblingsLastAccepted($this->slot);
+        $this->acceptWatchers[] = Loop::delay(self::YIELD_PAUSE, function () use ($siblingsBefore): void {
+            $this->acceptWatchers = [];
+            if ($this->balance === null || $this->balance->siblingsLastAccepted($this->slot) !== $siblingsBefore) {
+                $this->unansweredYields = 0;
+            } elseif (++$this->unansweredYields < 3) {
+                foreach ($this->listeners as $listener) {
+                    $this->accept($listener, false, 1);
+                }
+            } else {
+                $this->unansweredYields = 0;
+                $this->yieldOffUntil = Loop::now() + self::YIELD_OFF;
+            }
+            $this->watchListeners();
+        });
     }
 
     /** @return array{string, int} address (IPv6 without brackets) and port of `host:port` */
@@ -191,6 +255,7 @@ final class HttpServer implements Service
             }
         }
         $this->stopAccepting();
+        $this->leaveBalance();
         $core->onEmpty = $done;
         foreach ($core->connections as $connection) {
             $connection->drain();
@@ -201,6 +266,7 @@ final class HttpServer implements Service
     public function stop(): void
     {
         $this->stopAccepting();
+        $this->leaveBalance();
         if ($this->tick !== null) {
             Loop::cancel($this->tick);
             $this->tick = null;
@@ -220,5 +286,13 @@ final class HttpServer implements Service
             Loop::cancel($watcher);
         }
         $this->acceptWatchers = [];
+    }
+
+    /** Leaves the balance for good: siblings stop yielding to a worker that no longer accepts. */
+    private function leaveBalance(): void
+    {
+        $this->balance?->withdraw($this->slot);
+        $this->balance = null;
+
     }
 }

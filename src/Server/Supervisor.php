@@ -33,6 +33,9 @@ final class Supervisor
 
     private string $driver = '';
 
+    /** Connections per worker, shared with the workers so one listening socket's connections spread evenly. */
+    private readonly ?AcceptBalance $balance;
+
     /**
      * @param \Closure(): Service $factory builds the service inside each worker
      * @param list<LogFile> $logFiles reopened on USR1 (in the supervisor and the workers)
@@ -51,6 +54,7 @@ final class Supervisor
         $this->pool = new WorkerPool($this->workerMain(...));
         $this->fleet = new Fleet($this->pool, $config->workers, $log);
         $this->sidecars = new Sidecars($log, $this->pool->send(...));
+        $this->balance = $config->listenerMode === ListenerMode::Shared ? AcceptBalance::create($config->workers) : null;
     }
 
     /** @return int exit code (0); throws ServerException when the first generation cannot start */
@@ -287,7 +291,7 @@ final class Supervisor
     {
         $this->signals->uninstall();
         $files = array_values(array_unique([$this->log->file(), ...$this->logFiles], SORT_REGULAR));
-        $worker = new Worker($slot, $this->config, $this->log, $channel, $files);
+        $worker = new Worker($slot, $this->config, $this->log, $channel, $files, $this->balance);
         return $worker->run($this->listeners->forWorker(...), $this->factory);
     }
 }

@@ -46,6 +46,7 @@ final class Worker implements WorkerContext
         private readonly Log $log,
         private readonly mixed $channel,
         private readonly array $logFiles,
+        private readonly ?AcceptBalance $balance = null,
     ) {
         $this->sidecars = new SidecarClient($this->send(...));
     }
@@ -175,6 +176,11 @@ final class Worker implements WorkerContext
     public function workerId(): int
     {
         return $this->id;
+    }
+
+    public function acceptBalance(): ?AcceptBalance
+    {
+        return $this->balance;
     }
 
     private function drain(string $reason): void

@@ -17,4 +17,7 @@ interface WorkerContext
     public function log(string $level, string $message): void;
 
     public function workerId(): int;
+
+    /** The connection counts of the workers sharing this one's listening socket; null: nothing to balance. */
+    public function acceptBalance(): ?AcceptBalance;
 }

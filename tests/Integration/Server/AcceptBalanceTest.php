@@ -1,0 +1,80 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Integration\Server;
+
+use Kiln\Tests\Support\KilnProcess;
+use Kiln\Tests\Support\RawClient;
+use PHPUnit\Framework\TestCase;
+
+/**
+ * Two workers on one shared listening socket split a burst of new keep-alive connections between them,
+ * instead of the first to wake taking them all (which left the other idle for the connections' life).
+ * Without the balance, a burst of 16 all landed on one worker in about one burst in six.
+ */
+final class AcceptBalanceTest extends TestCase
+{
+    private const BURST = 16;
+
+    private ?KilnProcess $server = null;
+
+    protected function tearDown(): void
+    {
+        $this->server?->stop();
+        $this->server = null;
+    }
+
+    public function testEveryBurstOfConnectionsIsSharedByBothWorkers(): void
+    {
+        $this->server = KilnProcess::start(__DIR__ . '/../../Fixtures/balance/app.php', ['--workers=2']);
+        $workers = $this->server->workerPids();
+        self::assertCount(2, $workers);
+        for ($burst = 1; $burst <= 6; $burst++) {
+            $clients = [];
+            for ($i = 0; $i < self::BURST; $i++) {
+                $clients[] = RawClient::to($this->server);
+            }
+            $held = array_fill_keys($workers, 0);
+            foreach ($clients as $client) {
+                $client->send("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
+            }
+            foreach ($clients as $client) {
+                $response = $client->readResponse();
+                self::assertNotNull($response, 'no response; log: ' . $this->server->log());
+                $pid = (int) $response['body'];
+                self::assertArrayHasKey($pid, $held, 'answered by a process that is not a worker');
+                $held[$pid]++;
+            }
+            foreach ($clients as $client) {
+                $client->close();
+            }
+            self::assertGreaterThanOrEqual(self::BURST / 4, min($held), "burst $burst: connections per worker " . json_encode($held));
+            // The workers weigh what each accepted in the last second or so: let this burst fade, so each
+            // burst is balanced on its own (not made up for by the next).
+            usleep(1_000_000);
+        }
+    }
+
+    public function testAWorkerBusyInAScriptDoesNotHoldUpNewConnections(): void
+    {
+        $this->server = KilnProcess::start(__DIR__ . '/../../Fixtures/sequential/app.php', ['--workers=2'], ['KILN_TEST_TIME_LIMIT' => '3']);
+        $busy = RawClient::to($this->server);
+        $busy->send("GET /sleep.php HTTP/1.1\r\nHost: test\r\n\r\n");
+        usleep(200_000); // the sleeping script has started: its worker runs it and accepts nothing
+        $servedBy = [];
+        for ($i = 0; $i < 12; $i++) {
+            $started = microtime(true);
+            $client = RawClient::to($this->server);
+            $client->send("GET /pid.php HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
+            $response = $client->readResponse(2.0);
+            $client->close();
+            self::assertNotNull($response, "request $i: no answer while a sibling sleeps; log: " . $this->server->log());
+            self::assertSame(200, $response['status']);
+            self::assertLessThan(0.5, microtime(true) - $started, "request $i waited on the busy worker");
+            $servedBy[(int) $response['body']] = true;
+        }
+        self::assertCount(1, $servedBy, 'every request went to the worker that is not busy');
+        self::assertSame(504, $busy->readResponse(6.0)['status'] ?? null, 'the sleeping script ends at its time limit');
+    }
+}
