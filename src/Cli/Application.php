@@ -80,6 +80,23 @@ final class Application
               --jit=on|off              opcache + tracing JIT in the workers (default on)
               --limit-NAME=VALUE        an HTTP limit, e.g. --limit-header-timeout=5, --limit-body-size=1048576
 
+            document root options (PATH without app.php; docs/configuration.md):
+              --tier=auto|sequential|isolated|fork|fastcgi  what runs *.php (default auto: isolated when php-cgi
+                                        is found, fastcgi with --fastcgi, else sequential)
+              --time-limit=SECONDS      a script running longer gets 504 (default 30, 0 = none)
+              --front-controller=PATH|off  the script for paths no file matches (default /index.php)
+              --no-htaccess             ignore .htaccess files (default: read them)
+              --pool-size=N             php-cgi children per worker, isolated tier (default 2)
+              --pool-max-requests=N     requests a php-cgi child serves before it is replaced (default 10000)
+              --pool-queue=N            requests per worker waiting for a child before 503 (default 512)
+              --php-cgi=PATH            the php-cgi binary (default: php-cgi from PATH)
+              --php-ini=NAME=VALUE      a php.ini setting for scripts, repeatable
+              --pass-env=NAME           an environment variable passed to script processes, repeatable
+              --fastcgi=ADDR            an existing FastCGI responder: HOST:PORT or unix:/path.sock
+              --fastcgi-map=EXT=ADDR    files ending in EXT go to that responder, repeatable (.py=127.0.0.1:9001)
+              --cgi-bin=DIR             executables under DIR answer at /cgi-bin/ as CGI
+              --fork-max=N              forked children at once, fork tier (default 8)
+
             Signals to the supervisor: TERM/INT stop, QUIT graceful stop, HUP reload, USR1 reopen logs.
 
             HELP);
