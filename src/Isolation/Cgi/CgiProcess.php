@@ -31,7 +31,7 @@ use Kiln\Loop\TimeoutCancellation;
  */
 final class CgiProcess
 {
-    private readonly CgiResponseParser $parser;
+    private readonly CgiResponseStream $stdout;
 
     private bool $ended = false;
 
@@ -51,7 +51,7 @@ final class CgiProcess
         private readonly float $killGrace,
         int $maxHeaderBytes,
     ) {
-        $this->parser = new CgiResponseParser($maxHeaderBytes);
+        $this->stdout = new CgiResponseStream(new CgiResponseParser($maxHeaderBytes));
         $this->gone = new Deferred();
     }
 
@@ -125,18 +125,7 @@ final class CgiProcess
      */
     public function head(): CgiHead
     {
-        $head = $this->parser->head();
-        try {
-            while ($head === null) {
-                $chunk = $this->readStdout();
-                $head = $chunk === null ? $this->parser->end() : $this->parser->feed($chunk);
-            }
-        } catch (CgiResponseException|CgiTimeoutException $e) {
-            $this->abort();
-            throw $e;
-        }
-
-        return $head;
+        return $this->stdout->head($this->readStdout(...), $this->abort(...));
     }
 
     /**
@@ -149,24 +138,7 @@ final class CgiProcess
      */
     public function body(): \Generator
     {
-        if ($this->parser->head() === null) {
-            throw new \Error('CgiProcess::body() comes after head()');
-        }
-        try {
-            $first = $this->parser->body();
-            if ($first !== '') {
-                yield $first;
-            }
-            while (($chunk = $this->readStdout()) !== null) {
-                yield $chunk;
-            }
-            $this->ended = true;
-            $this->reapInBackground();
-        } finally {
-            if (!$this->ended) {
-                $this->abort();
-            }
-        }
+        return $this->stdout->body('CgiProcess', $this->readStdout(...), $this->abort(...), $this->stdoutEnded(...));
     }
 
     /** Kills the process group (TERM, then KILL after the grace period) in the background. */
@@ -216,6 +188,12 @@ final class CgiProcess
         } catch (StreamException $e) {
             return null;
         }
+    }
+
+    private function stdoutEnded(): void
+    {
+        $this->ended = true;
+        $this->reapInBackground();
     }
 
     /** After the end of stdout: waits for the exit, killing the group at the time limit. */

@@ -7,6 +7,7 @@ namespace Kiln\Isolation\Fork;
 use Kiln\Isolation\Cgi\CgiHead;
 use Kiln\Isolation\Cgi\CgiResponseException;
 use Kiln\Isolation\Cgi\CgiResponseParser;
+use Kiln\Isolation\Cgi\CgiResponseStream;
 use Kiln\Isolation\Cgi\CgiTimeoutException;
 use Kiln\Loop\CancelledException;
 
@@ -23,7 +24,7 @@ use Kiln\Loop\TimeoutCancellation;
  */
 final class ForkResponse
 {
-    private readonly CgiResponseParser $parser;
+    private readonly CgiResponseStream $stream;
 
     /**
      * @internal ForkServerProcess::send() makes it.
@@ -32,7 +33,7 @@ final class ForkResponse
      */
     public function __construct(private mixed $socket, private readonly TimeoutCancellation $deadline)
     {
-        $this->parser = new CgiResponseParser();
+        $this->stream = new CgiResponseStream(new CgiResponseParser());
     }
 
     public function __destruct()
@@ -43,18 +44,7 @@ final class ForkResponse
     /** @throws CgiResponseException|CgiTimeoutException */
     public function head(): CgiHead
     {
-        $head = $this->parser->head();
-        try {
-            while ($head === null) {
-                $chunk = $this->read();
-                $head = $chunk === null ? $this->parser->end() : $this->parser->feed($chunk);
-            }
-        } catch (CgiResponseException|CgiTimeoutException $e) {
-            $this->abort();
-            throw $e;
-        }
-
-        return $head;
+        return $this->stream->head($this->read(...), $this->abort(...));
     }
 
     /**
@@ -64,20 +54,8 @@ final class ForkResponse
      */
     public function body(): \Generator
     {
-        if ($this->parser->head() === null) {
-            throw new \Error('ForkResponse::body() comes after head()');
-        }
-        try {
-            $first = $this->parser->body();
-            if ($first !== '') {
-                yield $first;
-            }
-            while (($chunk = $this->read()) !== null) {
-                yield $chunk;
-            }
-        } finally {
-            $this->abort();
-        }
+        // At the end of the output too the connection is closed: nothing more comes on it.
+        return $this->stream->body('ForkResponse', $this->read(...), $this->abort(...), $this->abort(...));
     }
 
     /** Closes the connection (the fork server then kills the child if it still runs). */
