@@ -6,6 +6,7 @@ namespace Kiln\Http\Client\Internal;
 
 use Kiln\Loop\Cancellation;
 use Kiln\Loop\Deferred;
+use Kiln\Loop\KeyedPool;
 use Kiln\Loop\Loop;
 
 /**
@@ -21,51 +22,36 @@ use Kiln\Loop\Loop;
  */
 final class ConnectionPool
 {
-    /** @var array<string, list<Connection>> */
-    private array $idle = [];
-    /** @var array<string, int> */
-    private array $open = [];
-    /** @var array<int, true> spl_object_id of every connection counted in $open and not idle */
-    private array $busy = [];
-    /** @var array<string, list<Deferred<null>>> */
-    private array $waiting = [];
+    /** @var KeyedPool<Connection> */
+    private readonly KeyedPool $connections;
 
     public function __construct(
-        private readonly int $max,
+        int $max,
         private readonly float $idleTimeout,
-    ) {}
+    ) {
+        $this->connections = new KeyedPool($max);
+    }
 
     /**
      * @param \Closure(): Connection $connect opens a new connection
      */
     public function acquire(string $origin, \Closure $connect, Cancellation $cancellation, bool $fresh = false): Connection
     {
-        $this->idle[$origin] ??= [];
-        $this->waiting[$origin] ??= [];
         while (true) {
-            while (!$fresh && ($connection = \array_pop($this->idle[$origin])) !== null) {
+            while (!$fresh && ($connection = $this->connections->takeIdle($origin)) !== null) {
                 $this->cancelTimer($connection);
-                $this->busy[\spl_object_id($connection)] = true;
                 if ($connection->isUsable()) {
                     return $connection;
                 }
                 $this->discard($connection); // closed by the server while idle: open another
             }
-            if (($this->open[$origin] ?? 0) < $this->max) {
-                $this->open[$origin] = ($this->open[$origin] ?? 0) + 1;
-                try {
-                    $connection = $connect();
-                } catch (\Throwable $e) {
-                    $this->open[$origin]--;
-                    $this->wakeOne($origin);
-                    throw $e;
-                }
-                $this->busy[\spl_object_id($connection)] = true;
-
+            $connection = $this->connections->open($origin, $connect);
+            if ($connection !== null) {
                 return $connection;
             }
-            if ($fresh && $this->idle[$origin] !== []) {
-                $this->discard($this->takeIdle($origin)); // make room for the fresh connection
+            if ($fresh && ($oldest = $this->connections->takeIdle($origin, newest: false)) !== null) {
+                $this->cancelTimer($oldest);
+                $this->discard($oldest); // make room for the fresh connection
                 continue;
             }
             $this->wait($origin, $cancellation);
@@ -74,83 +60,56 @@ final class ConnectionPool
 
     public function release(Connection $connection): void
     {
-        if (!$this->unbusy($connection)) {
+        $origin = $connection->origin;
+        if (!$this->connections->putBack($origin, $connection)) {
             return;
         }
-        $origin = $connection->origin;
-        $this->idle[$origin][] = $connection;
         $connection->idleTimer = Loop::delay($this->idleTimeout, function () use ($connection): void {
             $connection->idleTimer = null;
-            $this->idle[$connection->origin] = \array_values(\array_filter(
-                $this->idle[$connection->origin],
-                static fn(Connection $c): bool => $c !== $connection,
-            ));
-            $this->busy[\spl_object_id($connection)] = true;
-            $this->discard($connection);
+            if ($this->connections->take($connection->origin, $connection)) {
+                $this->discard($connection);
+            }
         });
         Loop::unreference($connection->idleTimer);
-        $this->wakeOne($origin);
+        $this->connections->wakeOne($origin);
     }
 
     public function discard(Connection $connection): void
     {
         $connection->close();
-        if ($this->unbusy($connection)) {
-            $this->open[$connection->origin]--;
-            $this->wakeOne($connection->origin);
+        if ($this->connections->remove($connection->origin, $connection)) {
+            $this->connections->wakeOne($connection->origin);
         }
     }
 
     /** Closes every idle connection (open ones close when their responses end). */
     public function closeIdle(): void
     {
-        foreach (\array_keys($this->idle) as $origin) {
-            while ($this->idle[$origin] !== []) {
-                $this->discard($this->takeIdle($origin));
+        foreach ($this->connections->keys() as $origin) {
+            while (($connection = $this->connections->takeIdle($origin, newest: false)) !== null) {
+                $this->cancelTimer($connection);
+                $this->discard($connection);
             }
         }
-    }
-
-    private function takeIdle(string $origin): Connection
-    {
-        $connection = \array_shift($this->idle[$origin]);
-        \assert($connection !== null);
-        $this->cancelTimer($connection);
-        $this->busy[\spl_object_id($connection)] = true;
-
-        return $connection;
     }
 
     private function wait(string $origin, Cancellation $cancellation): void
     {
         /** @var Deferred<null> $deferred */
         $deferred = new Deferred();
-        $this->waiting[$origin][] = $deferred;
+        $id = $this->connections->wait($origin, static function () use ($deferred): bool {
+            $deferred->complete();
+
+            return true;
+        });
         try {
             $deferred->getFuture()->await($cancellation);
         } finally {
-            $this->waiting[$origin] = \array_values(\array_filter($this->waiting[$origin], static fn(Deferred $d): bool => $d !== $deferred));
+            $this->connections->stopWaiting($origin, $id);
             if ($deferred->isComplete() && $cancellation->isRequested()) {
-                $this->wakeOne($origin); // we were woken but give up: pass the turn on
+                $this->connections->wakeOne($origin); // we were woken but give up: pass the turn on
             }
         }
-    }
-
-    private function wakeOne(string $origin): void
-    {
-        $deferred = \array_shift($this->waiting[$origin]);
-        $deferred?->complete();
-    }
-
-    private function unbusy(Connection $connection): bool
-    {
-        $id = \spl_object_id($connection);
-        if (!isset($this->busy[$id])) {
-            return false;
-        }
-        unset($this->busy[$id]);
-
-        return true;
     }
 
     private function cancelTimer(Connection $connection): void

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Isolation\FastCgi\Internal;
 
 use Kiln\Loop\Cancellation;
+use Kiln\Loop\KeyedPool;
 use Kiln\Loop\Loop;
 
 /**
@@ -22,23 +23,17 @@ use Kiln\Loop\Loop;
  */
 final class ConnectionPool
 {
-    /** @var array<string, list<Connection>> */
-    private array $idle = [];
-    /** @var array<string, int> */
-    private array $open = [];
-    /** @var array<int, true> spl_object_id of every connection counted in $open and not idle */
-    private array $busy = [];
-    /** @var array<string, array<int, \Closure(): bool>> */
-    private array $waiting = [];
-    private int $nextWaiter = 0;
-    private int $opened = 0;
+    /** @var KeyedPool<Connection> */
+    private readonly KeyedPool $connections;
     private ?string $sweeper = null;
 
     public function __construct(
-        private readonly int $max,
+        int $max,
         private readonly float $idleTimeout,
         private readonly bool $checkIdle = true,
-    ) {}
+    ) {
+        $this->connections = new KeyedPool($max);
+    }
 
     /**
      * The most recently used idle connection to $key, if there is one and it needs no check: the hot path
@@ -46,11 +41,7 @@ final class ConnectionPool
      */
     public function reuse(string $key): ?Connection
     {
-        if ($this->checkIdle || !isset($this->idle[$key]) || $this->idle[$key] === []) {
-            return null;
-        }
-
-        return $this->takeIdle($key, last: true);
+        return $this->checkIdle ? null : $this->connections->takeIdle($key);
     }
 
     /**
@@ -60,84 +51,60 @@ final class ConnectionPool
     public function acquire(string $key, \Closure $connect, Deadline $deadline, ?Cancellation $cancellation, bool $fresh = false): Connection
     {
         while (true) {
-            while (!$fresh && ($this->idle[$key] ?? []) !== []) {
-                $connection = $this->takeIdle($key, last: true);
+            while (!$fresh && ($connection = $this->connections->takeIdle($key)) !== null) {
                 if (!$this->checkIdle || $connection->isUsable()) {
                     return $connection;
                 }
                 $this->discard($connection); // closed by the responder while idle: open another
             }
-            if (($this->open[$key] ?? 0) < $this->max) {
-                $this->open[$key] = ($this->open[$key] ?? 0) + 1;
-                try {
-                    $connection = $connect();
-                } catch (\Throwable $e) {
-                    $this->open[$key]--;
-                    $this->wakeOne($key);
-                    throw $e;
-                }
-                $this->opened++;
-                $this->busy[\spl_object_id($connection)] = true;
-
+            $connection = $this->connections->open($key, $connect);
+            if ($connection !== null) {
                 return $connection;
             }
-            if ($fresh && ($this->idle[$key] ?? []) !== []) {
-                $this->discard($this->takeIdle($key, last: false)); // make room for the fresh connection
+            if ($fresh && ($oldest = $this->connections->takeIdle($key, newest: false)) !== null) {
+                $this->discard($oldest); // make room for the fresh connection
                 continue;
             }
-            $id = $this->nextWaiter++;
             $woken = Await::event(
-                function (\Closure $wake) use ($key, $id): int {
-                    $this->waiting[$key][$id] = $wake;
-
-                    return $id;
-                },
-                function (int $id) use ($key): void {
-                    unset($this->waiting[$key][$id]);
-                },
+                fn(\Closure $wake): int => $this->connections->wait($key, $wake),
+                fn(int $id) => $this->connections->stopWaiting($key, $id),
                 $deadline->next(),
                 $cancellation,
             );
             if (!$woken) {
-                throw $deadline->timeout("all {$this->max} connections stayed busy");
+                throw $deadline->timeout("all {$this->connections->max} connections stayed busy");
             }
         }
     }
 
     public function release(Connection $connection): void
     {
-        if (!$this->unbusy($connection)) {
+        $key = $connection->key;
+        if (!$this->connections->putBack($key, $connection)) {
             return;
         }
-        $key = $connection->key;
         $connection->idleSince = Loop::now();
-        $this->idle[$key][] = $connection;
         if ($this->sweeper === null) {
             $this->sweeper = Loop::repeat($this->idleTimeout / 2, fn() => $this->sweep());
             Loop::unreference($this->sweeper);
         }
-        $this->wakeOne($key);
+        $this->connections->wakeOne($key);
     }
 
     public function discard(Connection $connection): void
     {
         $connection->close();
-        if ($this->unbusy($connection)) {
-            $key = $connection->key;
-            $this->open[$key]--;
-            $this->wakeOne($key);
-            if ($this->open[$key] === 0 && ($this->idle[$key] ?? []) === [] && ($this->waiting[$key] ?? []) === []) {
-                unset($this->open[$key], $this->idle[$key], $this->waiting[$key]); // e.g. a replaced php-cgi child's socket
-            }
+        if ($this->connections->remove($connection->key, $connection)) {
+            $this->connections->wakeOne($connection->key);
         }
     }
 
     /** Closes every idle connection, or those to $key (busy ones close or come back when their requests end). */
     public function closeIdle(?string $key = null): void
     {
-        foreach ($key === null ? \array_keys($this->idle) : [$key] as $key) {
-            while (($this->idle[$key] ?? []) !== []) {
-                $this->discard($this->takeIdle($key, last: false));
+        foreach ($key === null ? $this->connections->keys() : [$key] as $key) {
+            while (($connection = $this->connections->takeIdle($key, newest: false)) !== null) {
+                $this->discard($connection);
             }
         }
     }
@@ -156,9 +123,10 @@ final class ConnectionPool
     private function sweep(): void
     {
         $limit = Loop::now() - $this->idleTimeout;
-        foreach (\array_keys($this->idle) as $key) {
-            while (isset($this->idle[$key][0]) && $this->idle[$key][0]->idleSince < $limit) {
-                $this->discard($this->takeIdle($key, last: false));
+        foreach ($this->connections->keys() as $key) {
+            while (($connection = $this->connections->oldestIdle($key)) !== null && $connection->idleSince < $limit) {
+                $this->connections->take($key, $connection);
+                $this->discard($connection);
             }
         }
     }
@@ -166,47 +134,17 @@ final class ConnectionPool
     /** Connections open now to $key, busy or idle. */
     public function openCount(string $key): int
     {
-        return $this->open[$key] ?? 0;
+        return $this->connections->openCount($key);
     }
 
     public function idleCount(string $key): int
     {
-        return \count($this->idle[$key] ?? []);
+        return $this->connections->idleCount($key);
     }
 
     /** Connections opened since this pool was made, to every address. */
     public function openedCount(): int
     {
-        return $this->opened;
-    }
-
-    private function takeIdle(string $key, bool $last): Connection
-    {
-        $connection = $last ? \array_pop($this->idle[$key]) : \array_shift($this->idle[$key]);
-        \assert($connection instanceof Connection);
-        $this->busy[\spl_object_id($connection)] = true;
-
-        return $connection;
-    }
-
-    private function wakeOne(string $key): void
-    {
-        foreach ($this->waiting[$key] ?? [] as $id => $wake) {
-            unset($this->waiting[$key][$id]);
-            if ($wake()) {
-                return;
-            }
-        }
-    }
-
-    private function unbusy(Connection $connection): bool
-    {
-        $id = \spl_object_id($connection);
-        if (!isset($this->busy[$id])) {
-            return false;
-        }
-        unset($this->busy[$id]);
-
-        return true;
+        return $this->connections->openedCount();
     }
 }
