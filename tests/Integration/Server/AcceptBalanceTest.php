@@ -50,7 +50,7 @@ final class AcceptBalanceTest extends TestCase
                 $client->close();
             }
             self::assertGreaterThanOrEqual(self::BURST / 4, min($held), "burst $burst: connections per worker " . json_encode($held));
-            // The workers weigh what each accepted in the last second or so: let this burst fade, so each
+            // The workers weigh recent accepts (fading with a 0.25 s time constant): let this burst fade, so each
             // burst is balanced on its own (not made up for by the next).
             usleep(1_000_000);
         }
