@@ -39,41 +39,23 @@ function bench_wp_expect(string $step, Page $page, int $status, string $needle =
     return $page;
 }
 
-function bench_wp_config(string $password): string
+/** The copy's wp-config.php: served by several stacks on several ports, so the site's URL follows the request. */
+function bench_wp_config(string $password, string $host): string
 {
-    $keys = '';
-    foreach (['AUTH_KEY', 'SECURE_AUTH_KEY', 'LOGGED_IN_KEY', 'NONCE_KEY', 'AUTH_SALT', 'SECURE_AUTH_SALT', 'LOGGED_IN_SALT', 'NONCE_SALT'] as $key) {
-        $keys .= "define('$key', '" . bin2hex(random_bytes(24)) . "');\n";
-    }
-    $db = BENCH_WP_DB;
-    return <<<PHP
-        <?php
-        // Written by bench/wordpress/prepare.php. The same copy is served by several stacks on several ports, so
-        // the site's URL follows the request's host and port (no canonical redirect to another port).
-        define('DB_NAME', '$db');
-        define('DB_USER', '$db');
-        define('DB_PASSWORD', '$password');
-        define('DB_HOST', '%DB_HOST%');
-        define('DB_CHARSET', 'utf8mb4');
-        define('DB_COLLATE', '');
-        $keys
-        \$table_prefix = 'wp_';
-        // The port comes from SERVER_PORT: Debian's nginx passes HTTP_HOST as \$host, without it.
-        \$bench_host = preg_match('/^[\w.-]+/', \$_SERVER['HTTP_HOST'] ?? '', \$m) === 1 ? \$m[0] : '127.0.0.1';
-        \$bench_port = (int) (\$_SERVER['SERVER_PORT'] ?? 80);
-        define('WP_HOME', 'http://' . \$bench_host . (\$bench_port !== 80 ? ':' . \$bench_port : ''));
-        define('WP_SITEURL', WP_HOME);
-        define('WP_DEBUG', false);
-        define('DISABLE_WP_CRON', true);
-        define('WP_AUTO_UPDATE_CORE', false);
-        define('AUTOMATIC_UPDATER_DISABLED', true);
-        define('FS_METHOD', 'direct');
-        if (!defined('ABSPATH')) {
-            define('ABSPATH', __DIR__ . '/');
-        }
-        require_once ABSPATH . 'wp-settings.php';
-
-        PHP;
+    return WordPress::config(
+        'Written by bench/wordpress/prepare.php. The same copy is served by several stacks on several ports, so the site\'s URL follows the request\'s host and port (no canonical redirect to another port).',
+        BENCH_WP_DB,
+        $password,
+        $host,
+        <<<'PHP'
+            // The port comes from SERVER_PORT: Debian's nginx passes HTTP_HOST as $host, without it.
+            $bench_host = preg_match('/^[\w.-]+/', $_SERVER['HTTP_HOST'] ?? '', $m) === 1 ? $m[0] : '127.0.0.1';
+            $bench_port = (int) ($_SERVER['SERVER_PORT'] ?? 80);
+            define('WP_HOME', 'http://' . $bench_host . ($bench_port !== 80 ? ':' . $bench_port : ''));
+            define('WP_SITEURL', WP_HOME);
+            define('DISABLE_WP_CRON', true);
+            PHP,
+    );
 }
 
 /** Install, log in, publish the post, switch to /%postname%/ permalinks: what a new site owner does first. */
@@ -108,7 +90,7 @@ function bench_wp_prepare(string $dir): array
         $password = bin2hex(random_bytes(12));
         $db->createDatabase(BENCH_WP_DB, BENCH_WP_DB, $password);
         $copy = SiteCopy::of(WordPress::SOURCE, 'wordpress');
-        $copy->write('wp-config.php', str_replace('%DB_HOST%', $db->host() . ':' . $db->port(), bench_wp_config($password)));
+        $copy->write('wp-config.php', bench_wp_config($password, $db->host() . ':' . $db->port()));
         // What WordPress writes itself when it can (it cannot here: the installer does not run under Apache).
         $copy->write('.htaccess', "# BEGIN WordPress\n<IfModule mod_rewrite.c>\nRewriteEngine On\nRewriteBase /\n"
             . "RewriteRule ^index\\.php$ - [L]\nRewriteCond %{REQUEST_FILENAME} !-f\nRewriteCond %{REQUEST_FILENAME} !-d\n"

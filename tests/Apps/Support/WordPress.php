@@ -23,22 +23,21 @@ final class WordPress
         return is_file(self::SOURCE . '/wp-settings.php') && is_dir(self::SOURCE . '/wp-content/themes/twentytwentythree');
     }
 
-    public static function prepare(MariaDb $db, string $stack): SiteCopy
+    /**
+     * A wp-config.php for a copy: the database, fresh keys and salts, no debug output and no updates.
+     * $extra is PHP put in before wp-settings.php is loaded (the benchmark's URL and cron settings).
+     */
+    public static function config(string $comment, string $database, string $password, string $host, string $extra = ''): string
     {
-        $name = 'wp_' . preg_replace('/\W/', '_', $stack);
-        $db->createDatabase($name, $name, self::DB_PASSWORD);
-        $copy = SiteCopy::of(self::SOURCE, 'kiln-apps-wordpress');
         $keys = '';
         foreach (['AUTH_KEY', 'SECURE_AUTH_KEY', 'LOGGED_IN_KEY', 'NONCE_KEY', 'AUTH_SALT', 'SECURE_AUTH_SALT', 'LOGGED_IN_SALT', 'NONCE_SALT'] as $key) {
             $keys .= "define('$key', '" . bin2hex(random_bytes(24)) . "');\n";
         }
-        $host = $db->host() . ':' . $db->port();
-        $password = self::DB_PASSWORD;
-        $copy->write('wp-config.php', <<<PHP
+        return <<<PHP
             <?php
-            // Written by tests/Apps/Support/WordPress.php for a throwaway copy of Debian's /usr/share/wordpress.
-            define('DB_NAME', '$name');
-            define('DB_USER', '$name');
+            // $comment
+            define('DB_NAME', '$database');
+            define('DB_USER', '$database');
             define('DB_PASSWORD', '$password');
             define('DB_HOST', '$host');
             define('DB_CHARSET', 'utf8mb4');
@@ -49,12 +48,26 @@ final class WordPress
             define('WP_AUTO_UPDATE_CORE', false);
             define('AUTOMATIC_UPDATER_DISABLED', true);
             define('FS_METHOD', 'direct');
+            $extra
             if (!defined('ABSPATH')) {
                 define('ABSPATH', __DIR__ . '/');
             }
             require_once ABSPATH . 'wp-settings.php';
 
-            PHP);
+            PHP;
+    }
+
+    public static function prepare(MariaDb $db, string $stack): SiteCopy
+    {
+        $name = 'wp_' . preg_replace('/\W/', '_', $stack);
+        $db->createDatabase($name, $name, self::DB_PASSWORD);
+        $copy = SiteCopy::of(self::SOURCE, 'kiln-apps-wordpress');
+        $copy->write('wp-config.php', self::config(
+            'Written by tests/Apps/Support/WordPress.php for a throwaway copy of Debian\'s /usr/share/wordpress.',
+            $name,
+            self::DB_PASSWORD,
+            $db->host() . ':' . $db->port(),
+        ));
         // What an administrator's editor or a careless deploy leaves behind: never to be served.
         $secret = "<?php define('DB_PASSWORD', '" . self::DB_PASSWORD . "');\n";
         foreach (['wp-config.php~', 'wp-config.php.bak', 'wp-config.php.orig', '.git/config'] as $leftover) {
