@@ -23,8 +23,10 @@ namespace Kiln\App\Handler;
  * its Fiber has no capture open in the WeakMap (when no capture is open at all, the common case, that needs
  * no lookup), and its end() needs neither the current Fiber nor a lookup. Captures begun while the slot is
  * taken (nested ones, other Fibers') go to the WeakMap, which write() asks first, so they nest correctly
- * above it. The slot's Fiber is known by spl_object_id(), which stays its own: a Fiber cannot be freed
- * inside a capture (one destroyed while suspended unwinds, running the finally that ends the capture).
+ * above it. The slot's Fiber is held by a weak reference (kept from one capture to the next, so a Fiber
+ * serving request after request does not make a new one): a Fiber destroyed while suspended inside its
+ * capture ends no capture (the invoker ends captures without a finally, see PreparedHandler), so the next
+ * begin() finds the reference empty and frees the slot; the destroyed Fiber's WeakMap entry goes by itself.
  *
  * @internal used by HandlerInvoker and ResultConverter
  */
@@ -50,8 +52,8 @@ final class OutputCapture
     /** What the slot captured so far; null while the slot is free. */
     private ?string $slot = null;
 
-    /** spl_object_id() of the Fiber holding the slot. */
-    private int $slotFiber = 0;
+    /** @var \WeakReference<object>|null the Fiber holding the slot (while it is taken), or the last one that did */
+    private ?\WeakReference $slotFiber = null;
 
     /** Our ob_start level; 0 while not installed (never yet, or someone ended our buffer). */
     private int $level = 0;
@@ -84,9 +86,16 @@ final class OutputCapture
             return $outer;
         }
         ++$this->open;
+        if ($this->slot !== null && $this->slotFiber?->get() === null) {
+            // The slot's Fiber was destroyed inside its capture: nothing will end that capture.
+            $this->slot = null;
+            --$this->open;
+        }
         if ($this->slot === null && ($this->open === 1 || !isset($this->fibers[$fiber]))) {
             $this->slot = '';
-            $this->slotFiber = \spl_object_id($fiber);
+            if ($this->slotFiber?->get() !== $fiber) {
+                $this->slotFiber = \WeakReference::create($fiber);
+            }
             return false;
         }
         $outer = $this->fibers[$fiber] ?? null;
@@ -147,7 +156,7 @@ final class OutputCapture
             $this->fibers[$fiber] .= $bytes;
             return '';
         }
-        if ($this->slot !== null && \spl_object_id($fiber) === $this->slotFiber) {
+        if ($this->slot !== null && $this->slotFiber?->get() === $fiber) {
             $this->slot .= $bytes;
             return '';
         }
@@ -173,7 +182,7 @@ final class OutputCapture
         // Owners of open captures: the main context, the slot's Fiber, each Fiber capturing in the WeakMap.
         $capturing = ($this->main === null ? 0 : 1) + ($this->slot === null ? 0 : 1);
         foreach ($this->fibers as $fiber => $bytes) {
-            if ($bytes !== null && ($this->slot === null || \spl_object_id($fiber) !== $this->slotFiber)) {
+            if ($bytes !== null && ($this->slot === null || $this->slotFiber?->get() !== $fiber)) {
                 $capturing++;
             }
         }

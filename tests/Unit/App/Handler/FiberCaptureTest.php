@@ -158,7 +158,7 @@ final class FiberCaptureTest extends InvokerTestCase
             });
         });
         $fiber->start();
-        unset($fiber); // unwinds the handler: its capture ends in the invoker's finally
+        unset($fiber); // unwinds the handler, which ends no capture: the next begin() frees the slot
 
         $response = null;
         $next = new \Fiber(function () use (&$response): void {
@@ -170,5 +170,29 @@ final class FiberCaptureTest extends InvokerTestCase
 
         self::assertNotNull($response);
         self::assertSame('next;', self::body($response));
+    }
+
+    public function testAFiberThatDoesNotCaptureIsNeverMistakenForADestroyedOneThatDid(): void
+    {
+        ob_start();
+        $fiber = new \Fiber(function (): void {
+            $this->invoke(static function (): void {
+                echo 'abandoned;';
+                \Fiber::suspend();
+            });
+        });
+        $fiber->start();
+        unset($fiber);
+        // New Fibers, not capturing, likely at the destroyed one's address and object id.
+        for ($i = 0; $i < 3; $i++) {
+            (new \Fiber(static function () use ($i): void {
+                echo "timer $i;";
+            }))->start();
+        }
+        $response = $this->invoke(static fn(): string => 'main');
+        OutputCapture::instance()->uninstall();
+
+        self::assertSame('timer 0;timer 1;timer 2;', ob_get_clean());
+        self::assertSame('main', self::body($response));
     }
 }
