@@ -78,17 +78,7 @@ final class HttpCore
             $response->setHeader('Retry-After', '1');
             $failure = null;
         } else {
-            $this->inFlight++;
-            $this->serving[$connection->id] = $request;
-            try {
-                $response = $this->handler->handle($request);
-                $failure = $response->failure();
-            } catch (\Throwable $failure) {
-                $response = self::plain(500);
-            } finally {
-                $this->inFlight--;
-                unset($this->serving[$connection->id]);
-            }
+            [$response, $failure] = $this->handle($connection, $request);
         }
         if ($failure !== null) {
             $this->logFailure($request, $failure);
@@ -96,6 +86,32 @@ final class HttpCore
         $head = $request->head();
         $keepAlive = $head->keepAlive && !$this->draining && $connection->mayKeepAlive()
             && $connection->served + 1 < $this->limits->keepAliveRequests;
+        $this->send($connection, $request, $response, $keepAlive);
+    }
+
+    /**
+     * The handler's response, or a 500 and what it threw. This and send() hold respond()'s finally blocks:
+     * PHP's tracing JIT compiles no trace through a finally block, so respond() itself stays compiled.
+     *
+     * @return array{Response, ?\Throwable}
+     */
+    private function handle(Connection $connection, Request $request): array
+    {
+        $this->inFlight++;
+        $this->serving[$connection->id] = $request;
+        try {
+            $response = $this->handler->handle($request);
+            return [$response, $response->failure()];
+        } catch (\Throwable $failure) {
+            return [self::plain(500), $failure];
+        } finally {
+            $this->inFlight--;
+            unset($this->serving[$connection->id]);
+        }
+    }
+
+    private function send(Connection $connection, Request $request, Response $response, bool $keepAlive): void
+    {
         $sent = 0;
         $status = $response->status();
         try {
@@ -103,6 +119,7 @@ final class HttpCore
         } catch (\Throwable $e) {
             // Whatever reached the wire cannot be trusted to be a whole response: end the connection.
             $keepAlive = false;
+            $head = $request->head();
             $this->context->log('error', 'Sending the response to ' . $head->method . ' ' . $head->target
                 . ' failed: ' . $e::class . ': ' . $e->getMessage());
         } finally {
