@@ -18,6 +18,10 @@ use Kiln\Http\Response;
  * - every other request whose response has not started gets a short `500 Internal Server Error`;
  * - a response already under way is cut, which is the only honest signal left; a response already fully
  *   queued (its handler returned) is flushed first;
+ * - a request that reached the worker but was never started (part of it parsed, or its bytes still unread
+ *   in the socket, or arriving within FRESH_WAIT on a connection that has served nothing yet) gets a
+ *   `503 Service Unavailable` with `Retry-After: 1`: it did not run, so the client may send it again, and it
+ *   is not left with an empty reply;
  * - idle keep-alive connections are closed gracefully (FIN, not reset).
  *
  * Every write is blocking and bounded in time. The fatal error is logged. The supervisor replaces the
@@ -31,6 +35,15 @@ final class FatalGuard
 
     private const RESPONSE = "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/plain; charset=utf-8\r\n"
         . "Content-Length: 26\r\nConnection: close\r\n\r\n500 Internal Server Error\n";
+
+    private const UNAVAILABLE = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        . "Retry-After: 1\r\nContent-Length: 24\r\nConnection: close\r\n\r\n503 Service Unavailable\n";
+
+    /**
+     * How long a connection that has served nothing yet may take to show its request (seconds): it was
+     * accepted just before the worker ended, and the request may still be on its way.
+     */
+    private const FRESH_WAIT = 0.05;
 
     /** How long the shutdown may spend writing, over all connections (seconds). */
     private const BUDGET = 2.0;
@@ -78,9 +91,11 @@ final class FatalGuard
         $answered = $cut = $last = 0;
         /** @var list<array{Connection, Request, \Closure(): Response}> $deferred */
         $deferred = [];
+        /** @var list<Connection> $idle */
+        $idle = [];
         foreach ($this->core->connections as $connection) {
             if ($connection->state !== ConnectionState::Responding) {
-                $this->closeIdle($connection, $deadline);
+                $idle[] = $connection;
                 continue;
             }
             $request = $this->core->serving($connection);
@@ -98,6 +113,7 @@ final class FatalGuard
                 $answered++;
             }
         }
+        $refused = $this->closeIdle($idle, $deadline);
         if ($deferred !== []) {
             // Registered now, so it runs after every shutdown function the script registered. A shutdown
             // function that calls exit() makes PHP skip the ones after it, but not the destructors that run
@@ -115,7 +131,7 @@ final class FatalGuard
                 }
             };
         }
-        if (!$fatal && $answered + $cut + $last + \count($deferred) === 0) {
+        if (!$fatal && $answered + $cut + $last + $refused + \count($deferred) === 0) {
             return;
         }
         $cause = $fatal ? "fatal error: {$error['message']} in {$error['file']}:{$error['line']}" : 'worker exited';
@@ -123,6 +139,7 @@ final class FatalGuard
         $level = $fatal || $answered + $cut > 0 ? 'error' : 'info';
         $this->core->log($level, "$cause; answered $answered in-flight request(s) with 500"
             . ($cut > 0 ? ", cut $cut response(s) already under way" : '')
+            . ($refused > 0 ? ", answered $refused request(s) not yet started with 503" : '')
             . ($last + \count($deferred) > 0 ? ', sent the script\'s own response to ' . ($last + \count($deferred)) . ' request(s)' : ''));
         $this->core->flushLogs();
     }
@@ -168,23 +185,84 @@ final class FatalGuard
         return $sent;
     }
 
-    /** A response already fully queued is flushed; then the connection closes without a reset. */
-    private function closeIdle(Connection $connection, float $deadline): void
+    /**
+     * The connections with no request running: a response already fully queued is flushed; a request
+     * that came but was never started gets the 503; the rest close without a reset.
+     *
+     * @param list<Connection> $connections
+     * @return int the requests answered with 503
+     */
+    private function closeIdle(array $connections, float $deadline): int
     {
-        if ($connection->state === ConnectionState::Closed || $connection->state === ConnectionState::Detached) {
-            return;
+        $open = [];
+        $fresh = false;
+        foreach ($connections as $connection) {
+            if ($connection->state === ConnectionState::Closed || $connection->state === ConnectionState::Detached
+                || !\is_resource($connection->socket)) {
+                continue;
+            }
+            if ($connection->output->pending() > 0) {
+                stream_set_blocking($connection->socket, true);
+                $left = max(0.001, $deadline - microtime(true));
+                stream_set_timeout($connection->socket, (int) $left, (int) (fmod($left, 1.0) * 1e6));
+                $connection->output->flush();
+            }
+            $open[] = $connection;
+            $fresh = $fresh || $connection->served === 0;
         }
-        $socket = $connection->socket;
-        if (!\is_resource($socket)) {
-            return;
+        $waiting = self::withRequestWaiting($open, $fresh ? min(self::FRESH_WAIT, max(0.0, $deadline - microtime(true))) : 0.0);
+        $refused = 0;
+        foreach ($open as $i => $connection) {
+            if (isset($waiting[$i])) {
+                $refused += ShutdownSocket::answer($connection->socket, self::UNAVAILABLE, $deadline) ? 1 : 0;
+            } else {
+                ShutdownSocket::close($connection->socket);
+            }
         }
-        if ($connection->output->pending() > 0) {
-            stream_set_blocking($socket, true);
-            $left = max(0.001, $deadline - microtime(true));
-            stream_set_timeout($socket, (int) $left, (int) (fmod($left, 1.0) * 1e6));
-            $connection->output->flush();
+        return $refused;
+    }
+
+    /**
+     * The connections (by index) holding a request that was never started: part of it parsed already, or
+     * bytes of it in the socket now, or, on one that has served nothing yet, within $wait seconds.
+     *
+     * @param list<Connection> $connections
+     * @return array<int, true>
+     */
+    private static function withRequestWaiting(array $connections, float $wait): array
+    {
+        $waiting = [];
+        $sockets = [];
+        foreach ($connections as $i => $connection) {
+            if ($connection->isWaitingForHead() || $connection->isReadingBody()) {
+                $waiting[$i] = true;
+            } else {
+                $sockets[$i] = $connection->socket;
+            }
         }
-        ShutdownSocket::close($socket);
+        $until = microtime(true) + $wait;
+        while ($sockets !== []) {
+            $read = $sockets;
+            $write = $except = null;
+            $left = max(0.0, $until - microtime(true));
+            if (@stream_select($read, $write, $except, 0, (int) ($left * 1e6)) < 1) {
+                break;
+            }
+            foreach ($read as $i => $socket) {
+                unset($sockets[$i]);
+                $peek = @stream_socket_recvfrom($socket, 1, STREAM_PEEK);
+                if (\is_string($peek) && $peek !== '') {
+                    $waiting[$i] = true;
+                }
+            }
+            // Only a connection that has served nothing yet is waited for; the others were looked at once.
+            foreach ($sockets as $i => $socket) {
+                if ($connections[$i]->served > 0) {
+                    unset($sockets[$i]);
+                }
+            }
+        }
+        return $waiting;
     }
 
     /** Some room over what the dying handler took, for logging; never lowers the limit. */

@@ -52,8 +52,26 @@ final class Browser
         return $this->request('POST', $target, $body . "--$boundary--\r\n", $headers);
     }
 
-    /** @param array<string, string> $headers */
+    /**
+     * One request on a new connection. A 503 with Retry-After is sent once more after the wait it asks for
+     * (at most 2 s), as a user would reload: Kiln answers so a request that reached a worker as the worker
+     * ended (the sequential tier replaces a worker after exit()) without having run it.
+     *
+     * @param array<string, string> $headers
+     */
     public function request(string $method, string $target, string $body = '', array $headers = []): Page
+    {
+        $page = $this->send($method, $target, $body, $headers);
+        $retryAfter = $page->headers['retry-after'][0] ?? null;
+        if ($page->status === 503 && $retryAfter !== null && ctype_digit($retryAfter)) {
+            usleep((int) (min(2.0, (float) $retryAfter) * 1e6));
+            $page = $this->send($method, $target, $body, $headers);
+        }
+        return $page;
+    }
+
+    /** @param array<string, string> $headers */
+    private function send(string $method, string $target, string $body, array $headers): Page
     {
         $url = str_starts_with($target, 'http') ? $target : $this->baseUrl . $target;
         $parts = parse_url($url);

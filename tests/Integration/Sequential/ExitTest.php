@@ -53,6 +53,31 @@ final class ExitTest extends SequentialTestCase
         $this->waitForReplacement((int) $first['body']);
     }
 
+    public function testARequestThatReachedTheWorkerButNeverRanGetsA503ToRetryNotAnEmptyReply(): void
+    {
+        $server = $this->server();
+        $pid = $this->workerPid();
+        // Connected first, so the worker accepts it while idle; its request comes while a script runs.
+        $waiting = RawClient::to($server);
+        usleep(200_000);
+        $exiting = RawClient::to($server);
+        $exiting->send("GET /slow-exit.php HTTP/1.1\r\nHost: test\r\n\r\n");
+        usleep(100_000);
+        $waiting->send("GET /pid.php HTTP/1.1\r\nHost: test\r\n\r\n");
+
+        $exited = $exiting->readResponse();
+        self::assertNotNull($exited);
+        self::assertSame('exited after 0.4 s', $exited['body']);
+        $refused = $waiting->readResponse();
+        self::assertNotNull($refused, 'the request that never ran got an empty reply');
+        self::assertSame(503, $refused['status']);
+        self::assertSame(['1'], $refused['headers']['retry-after']);
+        self::assertSame(['close'], $refused['headers']['connection']);
+        self::assertTrue($waiting->isClosedWithin(2.0));
+        $this->waitForReplacement($pid);
+        self::assertSame(200, $this->get('/pid.php')['status'], 'sent again, it is served');
+    }
+
     public function testShutdownFunctionsRunBeforeTheResponseLeavesAndTheirOutputIsPartOfIt(): void
     {
         $pid = $this->workerPid();
