@@ -137,7 +137,7 @@ final class SequentialRunner implements ScriptRunner
     /**
      * execute(), then the next waiting script's turn. The finally blocks of this tier sit in small methods
      * of their own (this one, runScript()): PHP's tracing JIT compiles no trace through a finally block, so
-     * the larger methods around them stay compiled (measured: 7–10% more requests per second).
+     * the larger methods around them stay compiled (6–10% more requests per second, docs/design/010).
      */
     private function executeAndRelease(Runtime $runtime, Request $request, Script $script): Response
     {
