@@ -14,7 +14,7 @@ declare(strict_types=1);
  *
  * Data directory layout (written by bench/run):
  *   runs.tsv         stack <TAB> connections <TAB> rep <TAB> wrk output file <TAB> peak RSS KiB <TAB> wrk exit code
- *                    [<TAB> PSS KiB sampled half-way through]
+ *                    [<TAB> PSS KiB sampled half-way through [<TAB> CPU ms of the stack's process tree during the run]]
  *   unavailable.tsv  stack <TAB> reason
  *   meta.tsv         key <TAB> value            (software versions, settings; shown in the report)
  *   idle.tsv         key <TAB> value            (idle mode only)
@@ -141,6 +141,7 @@ function bench_reduce(array $runs): array
             'p99_ms' => bench_median(array_map(static fn($r) => $r['p99_ms'], $g)),
             'rss_mib' => bench_median(array_map(static fn($r) => $r['rss_kib'] === null ? null : $r['rss_kib'] / 1024, $g)),
             'pss_mib' => bench_median(array_map(static fn($r) => ($r['pss_kib'] ?? null) === null ? null : $r['pss_kib'] / 1024, $g)),
+            'cpu_us' => bench_median(array_map(static fn($r) => bench_cpu_per_request_us($r['cpu_ms'] ?? null, $r['requests']), $g)),
             'non2xx' => array_sum(array_map(static fn($r) => $r['non2xx'], $g)),
             'sockerr' => array_sum(array_map(static fn($r) => $r['connect'] + $r['read'] + $r['write'] + $r['timeout'], $g)),
             'sockerr_detail' => implode(' ', array_map(
@@ -179,6 +180,12 @@ function bench_ratios(array $rows, array $baselines): array
     return $rows;
 }
 
+/** Server CPU (user + system, ms, whole process tree) per completed request, in µs; null when either is unknown. */
+function bench_cpu_per_request_us(?float $cpuMs, ?int $requests): ?float
+{
+    return ($cpuMs === null || $requests === null || $requests === 0) ? null : $cpuMs * 1000 / $requests;
+}
+
 /** Display width without needing mbstring (counts UTF-8 code points). */
 function bench_strlen(string $s): int
 {
@@ -198,7 +205,7 @@ function bench_fmt(?float $v, int $dec, string $suffix = ''): string
  */
 function bench_table_cells(array $rows, array $baselines): array
 {
-    $head = ['stack', 'conns', 'req/s (median)', 'min–max', 'p50 ms', 'p99 ms', 'RSS MiB', 'PSS MiB', 'errors'];
+    $head = ['stack', 'conns', 'req/s (median)', 'min–max', 'p50 ms', 'p99 ms', 'RSS MiB', 'PSS MiB', 'CPU µs/req', 'errors'];
     foreach ($baselines as $b) {
         $head[] = '× ' . $b;
     }
@@ -223,6 +230,7 @@ function bench_table_cells(array $rows, array $baselines): array
             bench_fmt($r['p99_ms'], 2),
             bench_fmt($r['rss_mib'], 1),
             bench_fmt($r['pss_mib'], 1),
+            bench_fmt($r['cpu_us'] ?? null, 0),
             $err ? implode(', ', $err) : '0',
         ];
         foreach ($baselines as $b) {
@@ -311,11 +319,12 @@ function bench_report_throughput(string $dir, array $baselines, string $title, s
 {
     $runs = [];
     foreach (bench_read_tsv($dir . '/runs.tsv') as $f) {
-        [$stack, $conns, $rep, $file, $rss, $exit, $pss] = array_pad($f, 7, '');
+        [$stack, $conns, $rep, $file, $rss, $exit, $pss, $cpu] = array_pad($f, 8, '');
         $wrkFile = str_starts_with($file, '/') ? $file : $dir . '/' . $file;
         $parsed = bench_parse_wrk(is_file($wrkFile) ? (string) file_get_contents($wrkFile) : '');
         $runs[] = ['stack' => $stack, 'conns' => (int) $conns, 'rep' => (int) $rep,
-            'rss_kib' => $rss === '' ? null : (float) $rss, 'pss_kib' => $pss === '' ? null : (float) $pss, 'exit' => $exit === '' ? 1 : (int) $exit] + $parsed;
+            'rss_kib' => $rss === '' ? null : (float) $rss, 'pss_kib' => $pss === '' ? null : (float) $pss,
+            'cpu_ms' => $cpu === '' ? null : (float) $cpu, 'exit' => $exit === '' ? 1 : (int) $exit] + $parsed;
     }
     $rows = bench_ratios(bench_reduce($runs), $baselines);
     [$head, $cells] = bench_table_cells($rows, $baselines);
@@ -336,6 +345,7 @@ function bench_report_throughput(string $dir, array $baselines, string $title, s
     $text .= "req/s, p50, p99, RSS and PSS are medians over the repetitions;\n"
         . "RSS: peak of the summed RSS of the stack's process tree during the run (counts shared pages once per process);\n"
         . "PSS: summed proportional set size half-way through the run (shared pages split between sharers);\n"
+        . "CPU µs/req: user + system CPU of the stack's process tree (children it reaped included) during the run / requests completed;\n"
         . '× columns: this median req/s / the named stack\'s median req/s at the same connection count.' . "\n";
 
     $md = '## ' . $title . "\n\n";
@@ -438,8 +448,8 @@ function bench_selftest(): int
     $eq('median empty', null, bench_median([]));
 
     $mk = static fn(string $s, int $c, int $rep, ?float $rps, float $p50 = 1.0) => [
-        'stack' => $s, 'conns' => $c, 'rep' => $rep, 'rss_kib' => 2048.0, 'pss_kib' => 1024.0, 'exit' => $rps === null ? 1 : 0,
-        'rps' => $rps, 'p50_ms' => $p50, 'p99_ms' => $p50 * 4, 'requests' => 1, 'non2xx' => 0,
+        'stack' => $s, 'conns' => $c, 'rep' => $rep, 'rss_kib' => 2048.0, 'pss_kib' => 1024.0, 'cpu_ms' => 500.0, 'exit' => $rps === null ? 1 : 0,
+        'rps' => $rps, 'p50_ms' => $p50, 'p99_ms' => $p50 * 4, 'requests' => 10_000, 'non2xx' => 0,
         'connect' => 0, 'read' => 0, 'write' => 0, 'timeout' => $rps === null ? 0 : 1,
     ];
     $runs = [
@@ -458,8 +468,10 @@ function bench_selftest(): int
     $eq('median over the successful reps', 10.0, $rows[1]['rps']);
     $eq('sock errors summed', 3, $rows[0]['sockerr']);
     [$head, $cells] = bench_table_cells($rows, ['nginx-fpm']);
-    $eq('ratio cell', '4.00', $cells[0][9]);
-    $eq('self ratio', '1.00', $cells[2][9]);
+    $eq('ratio cell', '4.00', $cells[0][10]);
+    $eq('self ratio', '1.00', $cells[2][10]);
+    $eq('cpu cell', '50', $cells[0][8]);
+    $eq('cpu unknown', null, bench_cpu_per_request_us(null, 5));
     $eq('pss cell', '1.0', $cells[0][7]);
     $md = bench_render_markdown($head, $cells);
     $eq('markdown rows', 5, substr_count($md, "\n"));

@@ -77,7 +77,7 @@ final class Application
               --driver=auto|select|epoll  event loop driver (default auto)
               --connections=N           open connections per worker (default 512; above 960 needs epoll)
               --listener=shared|reuseport  one shared listening socket (default) or one per worker
-              --jit=on|off              opcache + tracing JIT in the workers (default on)
+              --jit=on|off              opcache + tracing JIT in the workers and php-cgi children (default on)
               --limit-NAME=VALUE        an HTTP limit, e.g. --limit-header-timeout=5, --limit-body-size=1048576
 
             document root options (PATH without app.php; docs/configuration.md):

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Kiln\Cli;
 
+use Kiln\Kiln;
+
 /**
  * Workers run hot loops for hours: they get opcache and the tracing JIT (measured here: +20–40% req/s
  * on a hello-world route). PHP's CLI starts with both off and the JIT buffer can only be sized at
@@ -14,8 +16,7 @@ final class JitLauncher
 {
     public const SETTINGS = [
         'opcache.enable_cli' => '1',
-        'opcache.jit_buffer_size' => '64M',
-        'opcache.jit' => 'tracing',
+        ...Kiln::JIT,
         // Node-shared state (rate limits, later sessions and cache) uses APCu when it is on; the
         // workers share its memory because the supervisor maps it before forking them.
         'apc.enable_cli' => '1',

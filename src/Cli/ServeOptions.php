@@ -80,14 +80,14 @@ final class ServeOptions
         if ($jit !== 'on' && $jit !== 'off') {
             throw new UsageError("--jit must be on or off, got '$jit'");
         }
-        return new self($target, $config, $limits, self::site($options, $env, $cwd), $jit);
+        return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit);
     }
 
     /**
      * @param array<string, string> $env
      * @throws UsageError
      */
-    private static function site(Options $options, array $env, string $cwd): SiteConfig
+    private static function site(Options $options, array $env, string $cwd, bool $jit): SiteConfig
     {
         $frontController = $options->string('front-controller');
         try {
@@ -108,6 +108,7 @@ final class ServeOptions
                 searchPath: $env['PATH'] ?? (string) getenv('PATH'),
                 cwd: $cwd,
                 htaccess: !$options->flag('no-htaccess'),
+                jit: $jit,
             );
         } catch (\ValueError $e) {
             throw new UsageError($e->getMessage(), 0, $e);

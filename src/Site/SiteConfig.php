@@ -49,6 +49,8 @@ final class SiteConfig
         public readonly ?string $frontController,
         /** Whether the document root reads Apache `.htaccess` files (`--no-htaccess` turns it off). */
         public readonly bool $htaccess = true,
+        /** Whether the php-cgi children run the tracing JIT where --php-ini does not set it (`--jit`). */
+        public readonly bool $jit = true,
     ) {}
 
     /**
@@ -76,6 +78,7 @@ final class SiteConfig
         ?string $searchPath = null,
         string $cwd = '/',
         bool $htaccess = true,
+        bool $jit = true,
     ): self {
         $cwd = rtrim($cwd, '/');
         $searchPath ??= (string) getenv('PATH');
@@ -146,6 +149,7 @@ final class SiteConfig
             $forkMax,
             $frontController,
             $htaccess,
+            $jit,
         );
     }
 
@@ -179,6 +183,7 @@ final class SiteConfig
             $this->forkMax,
             $this->frontController,
             $this->htaccess,
+            $this->jit,
         );
     }
 

@@ -6,7 +6,7 @@ namespace Kiln\Isolation\PhpCgi;
 
 /**
  * Settings of one worker's php-cgi pool (`kiln serve --pool-size --pool-max-requests --pool-queue
- * --php-cgi --php-ini --pass-env --time-limit`). Checked at construction: \ValueError names the option.
+ * --php-cgi --php-ini --pass-env --time-limit --jit`). Checked at construction: \ValueError names the option.
  */
 final class PhpCgiOptions
 {
@@ -27,6 +27,8 @@ final class PhpCgiOptions
         public readonly float $timeLimit = 30.0,
         public readonly array $phpIni = [],
         public readonly array $passEnv = [],
+        /** Whether the children run the tracing JIT (Kiln::JIT) where $phpIni does not set it. */
+        public readonly bool $jit = true,
     ) {
         if ($binary === '' || str_contains($binary, "\0")) {
             throw new \ValueError('--php-cgi must name the php-cgi binary');

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Isolation\PhpCgi;
 
 use Kiln\Isolation\FastCgi\FastCgiAddress;
+use Kiln\Kiln;
 use Kiln\Loop\Loop;
 use Kiln\Loop\Suspension;
 use Kiln\Server\SidecarClient;
@@ -90,11 +91,15 @@ final class PhpCgiPool implements SidecarListener
         $this->letGo = $letGo;
     }
 
-    /** What the supervisor runs: `php-cgi -d opcache.enable=1 [-d NAME=VALUE…] -b {socket}`, allowlisted env only. */
+    /**
+     * What the supervisor runs: `php-cgi -d opcache.enable=1 [-d NAME=VALUE…] -b {socket}`, allowlisted env only.
+     * The NAME=VALUE pairs are --php-ini's, then the JIT's (Kiln::JIT) for what --php-ini leaves unset.
+     */
     public function spec(): SidecarSpec
     {
         $command = [$this->options->binary, '-d', 'opcache.enable=1'];
-        foreach ($this->options->phpIni as $name => $value) {
+        $ini = $this->options->jit ? $this->options->phpIni + Kiln::JIT : $this->options->phpIni;
+        foreach ($ini as $name => $value) {
             $command[] = '-d';
             $command[] = preg_match('~^[A-Za-z0-9_./:,+\-]*$~', $value) === 1 ? "$name=$value" : "$name=\"$value\"";
         }

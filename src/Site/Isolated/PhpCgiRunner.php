@@ -76,6 +76,7 @@ final class PhpCgiRunner implements ScriptRunner
             $config->timeLimit,
             $config->phpIni,
             $config->passEnv,
+            $config->jit,
         ), $log);
     }
 

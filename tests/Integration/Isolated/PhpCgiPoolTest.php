@@ -119,7 +119,7 @@ final class PhpCgiPoolTest extends IsolatedTestCase
         $response = $client->readResponse(10.0);
         self::assertNotNull($response);
         self::assertSame(
-            ['passed' => 'yes', 'secret' => false, 'path' => false, 'memory_limit' => '77M', 'proxy' => null, 'host' => 'example.test:8080'],
+            ['passed' => 'yes', 'secret' => false, 'path' => false, 'memory_limit' => '77M', 'proxy' => null, 'host' => 'example.test:8080', 'jit' => true],
             json_decode($response['body'], true, 4, JSON_THROW_ON_ERROR),
         );
         $client->close();
@@ -149,6 +149,7 @@ final class PhpCgiPoolTest extends IsolatedTestCase
         $env = json_decode($this->get('/legacy/env.php')['body'], true, 4, JSON_THROW_ON_ERROR);
         self::assertIsArray($env);
         self::assertSame('33M', $env['memory_limit']);
+        self::assertTrue($env['jit'], 'the children compile with the tracing JIT (--jit defaults to on)');
     }
 
     public function testEachChildListensOnItsOwnSocketInADirectoryOnlyTheServerMayEnter(): void

@@ -36,6 +36,8 @@ final class ServeSiteOptionsTest extends TestCase
         self::assertSame(realpath(self::CGI_BIN), $site->cgiBin);
         self::assertSame(4, $site->forkMax);
         self::assertSame('/app.php', $site->frontController);
+        self::assertTrue($site->jit, 'php-cgi children run the JIT by default');
+        self::assertFalse(ServeOptions::parse([self::APP, '--jit=off'], [], '/srv')->site->jit);
     }
 
     public function testEnvironmentFillsTheSiteOptions(): void

@@ -10,4 +10,5 @@ echo json_encode([
     'memory_limit' => ini_get('memory_limit'),
     'proxy' => $_SERVER['HTTP_PROXY'] ?? null,
     'host' => $_SERVER['HTTP_HOST'] ?? null,
+    'jit' => (opcache_get_status(false) ?: [])['jit']['on'] ?? null,
 ]);

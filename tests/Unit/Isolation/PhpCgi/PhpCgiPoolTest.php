@@ -41,9 +41,18 @@ final class PhpCgiPoolTest extends TestCase
     {
         $pool = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', 3, phpIni: ['memory_limit' => '64M', 'error_log' => '/tmp/a b.log'], passEnv: ['APP_ENV', 'MISSING']));
         $spec = $pool->spec();
-        self::assertSame(['/usr/bin/php-cgi', '-d', 'opcache.enable=1', '-d', 'memory_limit=64M', '-d', 'error_log="/tmp/a b.log"', '-b', '{socket}'], $spec->command);
+        self::assertSame(['/usr/bin/php-cgi', '-d', 'opcache.enable=1', '-d', 'memory_limit=64M', '-d', 'error_log="/tmp/a b.log"',
+            '-d', 'opcache.jit_buffer_size=64M', '-d', 'opcache.jit=tracing', '-b', '{socket}'], $spec->command);
         self::assertSame(['APP_ENV' => 'prod', 'PHP_FCGI_CHILDREN' => '0', 'PHP_FCGI_MAX_REQUESTS' => '0'], $spec->env);
         self::assertSame(3, $spec->count);
+    }
+
+    public function testTheChildrenRunTheJitUnlessItIsOffOrPhpIniSetsItsOwn(): void
+    {
+        $own = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', phpIni: ['opcache.jit' => 'function']))->spec();
+        self::assertSame(['/usr/bin/php-cgi', '-d', 'opcache.enable=1', '-d', 'opcache.jit=function', '-d', 'opcache.jit_buffer_size=64M', '-b', '{socket}'], $own->command);
+        $off = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', phpIni: ['memory_limit' => '64M'], jit: false))->spec();
+        self::assertSame(['/usr/bin/php-cgi', '-d', 'opcache.enable=1', '-d', 'memory_limit=64M', '-b', '{socket}'], $off->command);
     }
 
     public function testARequestWaitsUntilAChildIsUpAndTheFirstAskOpensTheSet(): void
