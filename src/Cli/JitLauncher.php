@@ -17,6 +17,13 @@ final class JitLauncher
     public const SETTINGS = [
         'opcache.enable_cli' => '1',
         ...Kiln::JIT,
+        // opcache does not cache a file modified less than this many seconds before the request started, and
+        // under the CLI the one request is the process: every file written after (start - 2 s) would be
+        // compiled again at each include, for the worker's life. The sequential tier includes its scripts
+        // on every request, so a site deployed just before `kiln serve`, or edited while it runs, would run
+        // uncached (measured: hello.php at 0.6-0.7x). 0 caches every file; docs/tiers.md says what that means
+        // for a file caught half-written.
+        'opcache.file_update_protection' => '0',
         // Node-shared state (rate limits, later sessions and cache) uses APCu when it is on; the
         // workers share its memory because the supervisor maps it before forking them.
         'apc.enable_cli' => '1',

@@ -1,0 +1,54 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Integration\Cli;
+
+use Kiln\Tests\Support\HttpClient;
+use Kiln\Tests\Support\KilnProcess;
+use PHPUnit\Framework\TestCase;
+
+/**
+ * A site written just before `kiln serve` starts (a deploy, then a start) or edited while it runs: the
+ * sequential tier includes its scripts on every request, and opcache must keep them compiled. Under the CLI
+ * opcache's file_update_protection compares a file's mtime with the start of the process, so without
+ * Kiln's setting such a file was compiled again at every request for the worker's life.
+ */
+final class FreshFilesAreCachedTest extends TestCase
+{
+    private string $root;
+
+    protected function setUp(): void
+    {
+        if (!\extension_loaded('Zend OPcache')) {
+            self::markTestSkipped('opcache is not installed');
+        }
+        $this->root = sys_get_temp_dir() . '/kiln-fresh-' . getmypid() . '-' . bin2hex(random_bytes(3));
+        mkdir($this->root . '/public', 0755, true);
+    }
+
+    protected function tearDown(): void
+    {
+        foreach (glob($this->root . '/public/*') ?: [] as $file) {
+            unlink($file);
+        }
+        @rmdir($this->root . '/public');
+        @rmdir($this->root);
+    }
+
+    public function testAScriptWrittenJustBeforeStartAndOneWrittenWhileRunningStayCompiled(): void
+    {
+        $script = "<?php\necho opcache_is_script_cached(__FILE__) ? 'cached' : 'compiled again';\n";
+        file_put_contents($this->root . '/public/deployed.php', $script);
+        $server = KilnProcess::start($this->root, ['--workers=1', '--tier=sequential']);
+        try {
+            HttpClient::get($server->baseUrl() . '/deployed.php');
+            self::assertSame('cached', HttpClient::get($server->baseUrl() . '/deployed.php')['body']);
+            file_put_contents($this->root . '/public/edited.php', $script);
+            HttpClient::get($server->baseUrl() . '/edited.php');
+            self::assertSame('cached', HttpClient::get($server->baseUrl() . '/edited.php')['body']);
+        } finally {
+            $server->stop();
+        }
+    }
+}
