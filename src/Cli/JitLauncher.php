@@ -21,7 +21,7 @@ final class JitLauncher
         // under the CLI the one request is the process: every file written after (start - 2 s) would be
         // compiled again at each include, for the worker's life. The sequential tier includes its scripts
         // on every request, so a site deployed just before `kiln serve`, or edited while it runs, would run
-        // uncached (measured: hello.php at 0.6-0.7x). 0 caches every file; docs/tiers.md says what that means
+        // uncached (measured: hello.php at about 0.75x). 0 caches every file; docs/tiers.md says what that means
         // for a file caught half-written.
         'opcache.file_update_protection' => '0',
         // Node-shared state (rate limits, later sessions and cache) uses APCu when it is on; the
