@@ -56,6 +56,22 @@ final class JitLauncher
         // Only reached when exec failed: serve without the JIT rather than not at all.
     }
 
+    /**
+     * What to tell the user when opcache runs in this process with a file_update_protection other than 0: the
+     * case of a CLI whose opcache the user configured (Kiln did not relaunch PHP with its settings). Null when
+     * all is well, or opcache is off.
+     */
+    public static function fileUpdateProtectionWarning(): ?string
+    {
+        if (!filter_var(\ini_get('opcache.enable_cli'), FILTER_VALIDATE_BOOL)) {
+            return null;
+        }
+        $seconds = (string) \ini_get('opcache.file_update_protection');
+        return $seconds === '0' || $seconds === '' ? null
+            : "opcache.file_update_protection=$seconds: in a long-running worker opcache never caches a file written less than $seconds s "
+            . 'before Kiln started or while it runs, and compiles it at every include; run PHP with -d opcache.file_update_protection=0';
+    }
+
     /** Whether the JIT is compiling in this process (for the ready line). */
     public static function active(): bool
     {

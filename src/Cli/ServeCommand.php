@@ -72,6 +72,9 @@ final class ServeCommand
             $errorLog->reopen(); // The daemon's own handle, not one shared with the launcher.
         }
         $log = new Log($errorLog, $config->logLevel);
+        if (($warning = JitLauncher::fileUpdateProtectionWarning()) !== null) {
+            $log->warning($warning);
+        }
         $target = $options->target;
         $limits = $options->limits;
         $site = $options->site;
