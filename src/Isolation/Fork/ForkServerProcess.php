@@ -28,7 +28,12 @@ use function Kiln\Loop\write;
  */
 final class ForkServerProcess
 {
-    public const DEFAULT_PHP_OPTIONS = ['opcache.enable_cli=1', 'ffi.enable=1', 'display_errors=0', 'log_errors=1', 'html_errors=0'];
+    /**
+     * opcache on, and caching files whatever their age: the children inherit the server's start as opcache's
+     * request time, so with PHP's file_update_protection a script written after the server started would be
+     * compiled again in every child (see JitLauncher).
+     */
+    public const DEFAULT_PHP_OPTIONS = ['opcache.enable_cli=1', 'opcache.file_update_protection=0', 'ffi.enable=1', 'display_errors=0', 'log_errors=1', 'html_errors=0'];
 
     private const ENTRY = __DIR__ . '/fork-server.php';
 

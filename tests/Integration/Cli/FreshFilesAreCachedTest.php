@@ -6,6 +6,7 @@ namespace Kiln\Tests\Integration\Cli;
 
 use Kiln\Tests\Support\HttpClient;
 use Kiln\Tests\Support\KilnProcess;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -36,11 +37,19 @@ final class FreshFilesAreCachedTest extends TestCase
         @rmdir($this->root);
     }
 
-    public function testAScriptWrittenJustBeforeStartAndOneWrittenWhileRunningStayCompiled(): void
+    /** @return iterable<string, array{string}> */
+    public static function tiers(): iterable
+    {
+        yield 'sequential: the worker includes the script' => ['sequential'];
+        yield 'fork: a child of the fork server includes it' => ['fork'];
+    }
+
+    #[DataProvider('tiers')]
+    public function testAScriptWrittenJustBeforeStartAndOneWrittenWhileRunningStayCompiled(string $tier): void
     {
         $script = "<?php\necho opcache_is_script_cached(__FILE__) ? 'cached' : 'compiled again';\n";
         file_put_contents($this->root . '/public/deployed.php', $script);
-        $server = KilnProcess::start($this->root, ['--workers=1', '--tier=sequential']);
+        $server = KilnProcess::start($this->root, ['--workers=1', "--tier=$tier"]);
         try {
             HttpClient::get($server->baseUrl() . '/deployed.php');
             self::assertSame('cached', HttpClient::get($server->baseUrl() . '/deployed.php')['body']);
