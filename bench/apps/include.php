@@ -23,17 +23,18 @@ return new class ((string) getenv('KILN_BENCH_SCRIPT')) implements RequestHandle
 
     public function handle(Request $request): Response
     {
-        $_SERVER = $this->server + [
+        $_SERVER = [
             'REQUEST_METHOD' => $request->method(), 'REQUEST_URI' => $request->target(), 'QUERY_STRING' => '',
             'SCRIPT_FILENAME' => $this->script, 'SCRIPT_NAME' => '/hello.php', 'PHP_SELF' => '/hello.php',
             'HTTP_HOST' => $request->header('host') ?? '', 'REQUEST_TIME_FLOAT' => microtime(true), 'REQUEST_TIME' => time(),
-        ];
+        ] + $this->server;
         [$_GET, $_POST, $_COOKIE, $_FILES, $_REQUEST] = [[], [], [], [], []];
         ob_start();
         include $this->script;
         $body = (string) ob_get_clean();
         $status = http_response_code();
         header_remove();
+        http_response_code(200);
         return new Response(\is_int($status) ? $status : 200, ['Content-Type' => 'text/html; charset=UTF-8'], $body);
     }
 };

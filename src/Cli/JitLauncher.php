@@ -63,7 +63,7 @@ final class JitLauncher
      */
     public static function fileUpdateProtectionWarning(): ?string
     {
-        if (!filter_var(\ini_get('opcache.enable_cli'), FILTER_VALIDATE_BOOL)) {
+        if (!filter_var(\ini_get('opcache.enable'), FILTER_VALIDATE_BOOL) || !filter_var(\ini_get('opcache.enable_cli'), FILTER_VALIDATE_BOOL)) {
             return null;
         }
         $seconds = (string) \ini_get('opcache.file_update_protection');

@@ -72,7 +72,9 @@ final class ServeCommand
             $errorLog->reopen(); // The daemon's own handle, not one shared with the launcher.
         }
         $log = new Log($errorLog, $config->logLevel);
-        if (($warning = JitLauncher::fileUpdateProtectionWarning()) !== null) {
+        // Only the sequential tier includes scripts in the workers on every request (an app.php may ask for it).
+        $sequential = $options->target->kind !== Target::DOCROOT || $options->site->tier === Tier::Sequential;
+        if ($sequential && ($warning = JitLauncher::fileUpdateProtectionWarning()) !== null) {
             $log->warning($warning);
         }
         $target = $options->target;

@@ -62,17 +62,19 @@ final class FreshFilesAreCachedTest extends TestCase
         }
     }
 
-    public function testAUserConfiguredOpcacheThatWouldRecompileFreshFilesIsWarnedAbout(): void
+    public function testAUserConfiguredOpcacheThatWouldRecompileFreshFilesIsWarnedAboutWhereScriptsRunInTheWorker(): void
     {
         file_put_contents($this->root . '/public/index.php', "<?php\necho 'ok';\n");
-        // opcache already on for the CLI: Kiln does not relaunch PHP with its own settings.
-        $server = KilnProcess::launch([PHP_BINARY, '-d', 'opcache.enable_cli=1', '-d', 'opcache.file_update_protection=2', \dirname(__DIR__, 3) . '/bin/kiln',
-            'serve', $this->root, '--listen=127.0.0.1:0', '--workers=1', '--tier=sequential']);
-        try {
-            self::assertSame('ok', HttpClient::get($server->baseUrl() . '/')['body']);
-            self::assertStringContainsString('opcache.file_update_protection=2: in a long-running worker opcache never caches', $server->log());
-        } finally {
-            $server->stop();
+        foreach (['sequential' => true, 'isolated' => false] as $tier => $warned) {
+            // opcache already on for the CLI: Kiln does not relaunch PHP with its own settings.
+            $server = KilnProcess::launch([PHP_BINARY, '-d', 'opcache.enable_cli=1', '-d', 'opcache.file_update_protection=2', \dirname(__DIR__, 3) . '/bin/kiln',
+                'serve', $this->root, '--listen=127.0.0.1:0', '--workers=1', "--tier=$tier"]);
+            try {
+                self::assertSame('ok', HttpClient::get($server->baseUrl() . '/')['body']);
+                self::assertSame($warned, str_contains($server->log(), 'opcache.file_update_protection=2: in a long-running worker opcache never caches'), $tier);
+            } finally {
+                $server->stop();
+            }
         }
     }
 }
