@@ -6,18 +6,21 @@ namespace Kiln\Site\Sequential;
 
 /**
  * A wall-clock limit for a script running in the worker, which the CLI does not have (max_execution_time
- * counts CPU time, and is 0 there). arm() starts SIGALRM (whole seconds, rounded up) and turns asynchronous
- * signals on, so the handler runs at the next instruction of the script; the handler is installed without
- * SA_RESTART, so sleep(), a blocking read or a database wait returns early instead of finishing first.
- * disarm() turns async signals back off (the event loop dispatches signals itself, synchronously). The event
- * loop never uses SIGALRM.
+ * counts CPU time, and is 0 there). arm() turns asynchronous signals on, so SIGALRM's handler runs at the
+ * next instruction of the script; the handler is installed without SA_RESTART, so sleep(), a blocking read or
+ * a database wait returns early instead of finishing first. disarm() turns async signals back off (the event
+ * loop dispatches signals itself, synchronously). The event loop never uses SIGALRM.
  *
- * Cheap per request (one alarm() call): the handler stays installed, and an alarm left pending after a
- * quick script fires later into a handler that ignores it (or is replaced by the next arm()).
+ * At most one system call a second: the alarm (alarm(), whole seconds) is started for the limit rounded up
+ * plus one second, and a script that starts within that second of it keeps it, since the alarm then fires
+ * after its own limit is up, never before (a signal before would cut short the script's sleep() or
+ * database wait). So a script is stopped between its limit and a second after it. An alarm that fires
+ * between scripts does nothing; the next arm() starts a new one.
  *
  * The callback must not return into the script: it answers the request and ends the process (a script
  * stopped at an arbitrary instruction leaves state no reset can trust). A script blocked inside an
- * extension call that retries on EINTR is stopped only when that call returns.
+ * extension call that retries on EINTR is stopped only when that call returns. A script that cancels the
+ * alarm itself (pcntl_alarm(0)) runs without a limit, as do the scripts after it for up to one limit's time.
  *
  * @api reused by the fork tier
  */
@@ -30,6 +33,12 @@ final class TimeLimit
 
     private bool $previousAsync = false;
 
+    /** When the pending alarm fires (hrtime, ns); 0: none pending. */
+    private int $alarmAt = 0;
+
+    /** When the armed script started (hrtime, ns). */
+    private int $started = 0;
+
     /** @param float $seconds 0: no limit */
     public function __construct(public readonly float $seconds) {}
 
@@ -39,19 +48,17 @@ final class TimeLimit
         if ($this->seconds <= 0) {
             return;
         }
-        $this->handler ??= function (): void {
-            $onTimeout = $this->onTimeout;
-            if ($onTimeout !== null) {
-                $this->onTimeout = null;
-                $onTimeout();
-            }
-        };
+        $this->handler ??= $this->expired(...);
         if (pcntl_signal_get_handler(SIGALRM) !== $this->handler) {
             pcntl_signal(SIGALRM, $this->handler, false); // first use, or a script installed its own
         }
         $this->onTimeout = $onTimeout;
         $this->previousAsync = pcntl_async_signals(true);
-        pcntl_alarm((int) max(1, ceil($this->seconds)));
+        $this->started = $now = hrtime(true);
+        $whole = (int) ceil($this->seconds);
+        if ($now + $whole * 1_000_000_000 > $this->alarmAt) { // the pending alarm (if any) would fire before this script's limit is up
+            $this->alarm($whole + 1, $now);
+        }
     }
 
     public function disarm(): void
@@ -59,8 +66,33 @@ final class TimeLimit
         if ($this->onTimeout === null) {
             return;
         }
-        $this->onTimeout = null; // the alarm may still fire: into a handler with nothing to do
+        $this->onTimeout = null; // the alarm stays pending: it fires into a handler with nothing to do
         pcntl_async_signals($this->previousAsync);
+    }
+
+    /** The SIGALRM handler: the armed script's time is up (or a signal queued earlier is dispatched late). */
+    private function expired(): void
+    {
+        $this->alarmAt = 0;
+        $onTimeout = $this->onTimeout;
+        if ($onTimeout === null) {
+            return; // between scripts
+        }
+        $now = hrtime(true);
+        $left = $this->started + (int) ($this->seconds * 1e9) - $now;
+        if ($left > 1_000_000) { // not this script's alarm
+            $this->alarm((int) ceil($left / 1e9), $now);
+            return;
+        }
+        $this->onTimeout = null;
+        $onTimeout();
+    }
+
+    private function alarm(int $seconds, int $now): void
+    {
+        $seconds = max(1, $seconds);
+        pcntl_alarm($seconds);
+        $this->alarmAt = $now + $seconds * 1_000_000_000;
     }
 
     /**
