@@ -24,12 +24,24 @@ final class ServiceFactory
         $site ??= SiteConfig::create();
         $handler = match ($kind) {
             self::KIND_SCRIPT => App::load($path),
-            self::KIND_DOCROOT => DocumentRoot::forSite($path, $site),
+            self::KIND_DOCROOT => self::documentRoot($path, $site),
             default => throw new \ValueError("Unknown target kind '$kind'"),
         };
         if ($handler instanceof App) {
             $handler->configureSite($site);
         }
         return new HttpServer($handler, $limits, $accessLog === null ? null : new AccessLog($accessLog));
+    }
+
+    /**
+     * A worker that serves only a document root works in it: a script in the root then runs without a change
+     * of directory before and after it (the sequential tier; nothing else in such a worker reads the working
+     * directory, every path Kiln keeps is absolute).
+     */
+    private static function documentRoot(string $path, SiteConfig $site): DocumentRoot
+    {
+        $documentRoot = DocumentRoot::forSite($path, $site);
+        @chdir($documentRoot->root());
+        return $documentRoot;
     }
 }

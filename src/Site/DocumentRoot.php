@@ -86,6 +86,12 @@ final class DocumentRoot implements RequestHandler
         return $documentRoot;
     }
 
+    /** The document root's real path. */
+    public function root(): string
+    {
+        return $this->resolver->root();
+    }
+
     public function handle(Request $request): Response
     {
         $rules = $this->htaccess;
