@@ -40,12 +40,20 @@ final class CgiParams
     /** Header names made only of these (lower-cased) become HTTP_* variables, as nginx's ignore_invalid_headers. */
     private const NAME_BYTES = 'abcdefghijklmnopqrstuvwxyz0123456789-';
 
+    /** How many header names variable() remembers. */
+    private const MAX_VARIABLES = 256;
+
+    /** @var array<string, string> lower-case header name => its HTTP_* variable, '' for none */
+    private static array $variables = [];
+
     /**
      * @param array<string, string> $extra added last, overriding what is built (PHP_VALUE, a tier's own)
      * @return array<string, string>
      */
     public static function build(Request $request, Script $script, array $extra = []): array
     {
+        $head = $request->head;
+        $headers = $head->headers;
         $scheme = $request->scheme();
         $params = [
             'SCRIPT_FILENAME' => $script->filename,
@@ -55,18 +63,19 @@ final class CgiParams
         if ($script->pathInfo !== '') {
             $params['PATH_TRANSLATED'] = $script->documentRoot . $script->pathInfo;
         }
+        $target = $head->target;
         $params += [
             'DOCUMENT_ROOT' => $script->documentRoot,
             'DOCUMENT_URI' => $script->scriptName,
-            'REQUEST_URI' => self::requestUri($request->target()),
-            'QUERY_STRING' => $script->queryString ?? $request->queryString(),
-            'REQUEST_METHOD' => $request->method(),
-            'CONTENT_TYPE' => $request->header('content-type') ?? '',
-            'CONTENT_LENGTH' => $request->head()->hasBody() ? (string) $request->bodySize() : ($request->header('content-length') ?? ''),
-            'SERVER_NAME' => $request->host() !== '' ? $request->host() : $request->localAddress,
+            'REQUEST_URI' => $target !== '' && $target[0] === '/' ? $target : self::requestUri($target),
+            'QUERY_STRING' => $script->queryString ?? $head->query,
+            'REQUEST_METHOD' => $head->method,
+            'CONTENT_TYPE' => $headers['content-type'][0] ?? '',
+            'CONTENT_LENGTH' => $head->hasBody() ? (string) $request->bodySize() : ($headers['content-length'][0] ?? ''),
+            'SERVER_NAME' => $head->host !== '' ? $head->host : $request->localAddress,
             'SERVER_PORT' => (string) ($request->localPort !== 0 ? $request->localPort : self::hostPort($request, $scheme)),
             'SERVER_ADDR' => $request->localAddress,
-            'SERVER_PROTOCOL' => 'HTTP/' . $request->protocolVersion(),
+            'SERVER_PROTOCOL' => 'HTTP/' . $head->version,
             'SERVER_SOFTWARE' => self::SOFTWARE,
             'GATEWAY_INTERFACE' => 'CGI/1.1',
             'REMOTE_ADDR' => $request->clientIp(),
@@ -77,21 +86,32 @@ final class CgiParams
             $params['HTTPS'] = 'on';
         }
         $params['REDIRECT_STATUS'] = $script->env['REDIRECT_STATUS'] ?? '200';
-        foreach ($request->headers() as $name => $values) {
-            if ($name === 'proxy' || strspn($name, self::NAME_BYTES) !== \strlen($name)) {
-                continue;
+        foreach ($headers as $name => $values) {
+            $variable = self::$variables[$name] ?? self::variable($name);
+            if ($variable !== '') {
+                $params[$variable] = isset($values[1]) ? implode($name === 'cookie' ? '; ' : ', ', $values) : $values[0];
             }
-            $params['HTTP_' . strtoupper(str_replace('-', '_', $name))] = implode($name === 'cookie' ? '; ' : ', ', $values);
         }
-        $authority = self::authority($request->target());
-        if ($authority !== null) {
+        if ($target !== '' && $target[0] !== '/' && ($authority = self::authority($target)) !== null) {
             $params['HTTP_HOST'] = $authority;
         }
-        $params += $script->env;
+        if ($script->env !== []) {
+            $params += $script->env;
+        }
         foreach ($extra as $name => $value) {
             $params[$name] = $value;
         }
         return $params;
+    }
+
+    /** The variable of a (lower-case) header name, '' for one that gets none; remembered for the next request. */
+    private static function variable(string $name): string
+    {
+        $variable = $name === 'proxy' || strspn($name, self::NAME_BYTES) !== \strlen($name) ? '' : 'HTTP_' . strtoupper(str_replace('-', '_', $name));
+        if (\count(self::$variables) >= self::MAX_VARIABLES) {
+            self::$variables = []; // made-up names must not grow the table without bound
+        }
+        return self::$variables[$name] = $variable;
     }
 
     /** The target as sent, less the `scheme://authority` of an absolute-form one (as nginx's `$request_uri`). */

@@ -18,16 +18,23 @@ namespace Kiln\Site;
  * never served as files (403).
  *
  * Each call clears PHP's stat cache (a long-running worker must see files come and go) but keeps its
- * realpath cache (`realpath_cache_ttl`): a symlink re-pointed may be seen late by that many seconds.
+ * realpath cache (`realpath_cache_ttl`): a symlink re-pointed may be seen late by that many seconds. What a
+ * path's text says (its segments, or its refusal) is remembered for the next request for the same path.
  */
 final class PathResolver
 {
+    /** How many paths parse() remembers. */
+    private const MAX_PARSED = 1024;
+
     /** Never sent as files: PHP sources and their editor/backup copies (any case). */
     private const SOURCE = '/\.(php\d?|phtml|phps|phar|inc)(~|\.bak|\.orig|\.swp|\.save|\.old|\.dist)?$/i';
 
     private readonly string $root;
 
     private readonly ?string $cgiBin;
+
+    /** @var array<string, array{list<string>, bool}|Refusal> raw path => what parse() made of it */
+    private array $parsed = [];
 
     /**
      * @param ?string $frontController URL path of the script that gets every path no file matches
@@ -75,6 +82,35 @@ final class PathResolver
      */
     public function resolve(string $path, string $query = '', ?array $indexFiles = null): Script|StaticFile|Redirect|Refusal
     {
+        $parsed = $this->parsed[$path] ?? $this->parse($path);
+        if ($parsed instanceof Refusal) {
+            return $parsed;
+        }
+        [$segments, $slash] = $parsed;
+        clearstatcache();
+        if ($this->cgiBin !== null && ($segments[0] ?? '') === 'cgi-bin') {
+            return $this->cgi($this->cgiBin, $segments, $slash);
+        }
+        return $this->walk($segments, $slash, $query, $indexFiles ?? $this->indexFiles);
+    }
+
+    /**
+     * The path's segments (decoded, dot segments applied) and whether it ends in a slash, or its refusal;
+     * remembered for the next request for it (the file system is looked at again every time).
+     *
+     * @return array{list<string>, bool}|Refusal
+     */
+    private function parse(string $path): array|Refusal
+    {
+        if (\count($this->parsed) >= self::MAX_PARSED) {
+            $this->parsed = []; // made-up paths must not grow the table without bound
+        }
+        return $this->parsed[$path] = self::segments($path);
+    }
+
+    /** @return array{list<string>, bool}|Refusal */
+    private static function segments(string $path): array|Refusal
+    {
         if ($path === '' || $path[0] !== '/') {
             return new Refusal(400, 'path must start with /');
         }
@@ -107,11 +143,7 @@ final class PathResolver
                 return new Refusal(404, 'hidden file');
             }
         }
-        clearstatcache();
-        if ($this->cgiBin !== null && ($segments[0] ?? '') === 'cgi-bin') {
-            return $this->cgi($this->cgiBin, $segments, $slash);
-        }
-        return $this->walk($segments, $slash, $query, $indexFiles ?? $this->indexFiles);
+        return [$segments, $slash];
     }
 
     /**

@@ -4,7 +4,6 @@ declare(strict_types=1);
 
 namespace Kiln\Site\Sequential;
 
-use Kiln\Site\Sequential\Engine\Native;
 use Kiln\Site\Sequential\Engine\SapiGlobals;
 use Kiln\Site\Sequential\Engine\Stdout;
 
@@ -114,7 +113,7 @@ final class ScriptOutput
     /** Tells PHP its headers were not sent (after something printed to standard output), when FFI allows. */
     public function resetHeadersSent(): void
     {
-        if ($this->headersSent !== null && Native::int($this->headersSent[0]) !== 0) {
+        if ($this->headersSent !== null && headers_sent()) { // headers_sent() reads the same flag, cheaper than FFI
             $this->headersSent[0] = 0;
         }
     }

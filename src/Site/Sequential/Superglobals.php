@@ -51,7 +51,7 @@ final class Superglobals
         $_POST = $post;
         $_COOKIE = $cookie;
         $_FILES = $files;
-        $_REQUEST = self::request(['G' => $get, 'P' => $post, 'C' => $cookie]);
+        $_REQUEST = $get === [] && $post === [] && $cookie === [] ? [] : self::request(['G' => $get, 'P' => $post, 'C' => $cookie]);
         $_ENV = str_contains(strtoupper((string) ini_get('variables_order')), 'E') ? getenv() : [];
         return $paths;
     }

@@ -62,6 +62,11 @@ final class GlobalScope
 
     private int $entered = 0;
 
+    /** The frame last entered, and its words (the next script, at the same depth, gets the same frame). */
+    private int $frame = 0;
+
+    private ?\FFI\CData $frameWords = null;
+
     private function __construct(private readonly ?ExecutorGlobals $executorGlobals)
     {
         $include = \Closure::bind(static function (): mixed {
@@ -124,7 +129,10 @@ final class GlobalScope
         }
         // The frame is on the VM stack, its function in the heap: both readable, no mapping check needed.
         $native = $scope->executorGlobals->native;
-        $words = $native->words($frame);
+        if ($frame !== $scope->frame || $scope->frameWords === null) {
+            [$scope->frame, $scope->frameWords] = [$frame, $native->words($frame)];
+        }
+        $words = $scope->frameWords;
         $function = Native::int($words[self::FUNC]);
         if ((Native::int($words[self::CALL_INFO]) & self::NESTED_CODE_WITH_TABLE) !== self::NESTED_CODE_WITH_TABLE) {
             return; // not a file's frame with a symbol table: leave it alone
