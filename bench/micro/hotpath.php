@@ -6,7 +6,8 @@ declare(strict_types=1);
  * CPU cost per request on the hot path: one process serves N keep-alive `GET /hello` requests sent by a
  * forked client over 8 connections, one request in flight per connection (like wrk).
  *
- *   php bench/micro/hotpath.php [app|bare] [N]                      wall clock (use JIT for a sanity check)
+ *   php bench/micro/hotpath.php [app|bare|PATH] [N] [URL-PATH]       wall clock (use JIT for a sanity check)
+ *   php bench/micro/hotpath.php bench/apps/site.php 20000 /hello.php   the sequential tier
  *   valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out \
  *     php -d opcache.enable_cli=1 -d opcache.jit=0 bench/micro/hotpath.php app 20000
  *
@@ -21,10 +22,12 @@ use Kiln\App\App;
 use Kiln\Http\HttpServer;
 use Kiln\Http\Limits;
 use Kiln\Loop\Loop;
+use Kiln\Server\AcceptBalance;
 use Kiln\Server\WorkerContext;
 
 $which = $argv[1] ?? 'app';
 $n = (int) ($argv[2] ?? 20000);
+$target = $argv[3] ?? '/hello';
 $connections = 8;
 $app = match ($which) {
     'app' => __DIR__ . '/../../examples/hello/app.php',
@@ -41,7 +44,7 @@ $address = stream_socket_get_name($listener, false);
 $pid = pcntl_fork();
 if ($pid === 0) {
     // Client: blocking sockets, round-robin over the connections, one request in flight on each.
-    $request = "GET /hello HTTP/1.1\r\nHost: localhost\r\nUser-Agent: hotpath\r\nAccept: */*\r\n\r\n";
+    $request = "GET $target HTTP/1.1\r\nHost: localhost\r\nUser-Agent: hotpath\r\nAccept: */*\r\n\r\n";
     $sockets = [];
     for ($i = 0; $i < $connections; $i++) {
         $sockets[] = stream_socket_client("tcp://$address", $errno, $error, 5.0);
@@ -59,7 +62,10 @@ if ($pid === 0) {
     while ($pending !== []) {
         $read = array_map(static fn(int $i) => $sockets[$i], array_keys($pending));
         $write = $except = null;
-        stream_select($read, $write, $except, 10);
+        if (stream_select($read, $write, $except, 10) === 0) {
+            fwrite(STDERR, "no answer for 10 s\n");
+            exit(1);
+        }
         foreach ($read as $socket) {
             $i = array_search($socket, $sockets, true);
             $chunk = fread($socket, 65536);
@@ -108,17 +114,28 @@ $context = new class ($n) implements WorkerContext {
     {
         return 1;
     }
+
+    public function acceptBalance(): ?AcceptBalance
+    {
+        return null;
+    }
 };
 
 $server = new HttpServer(App::load($app), new Limits());
 $server->start([$listener], $context);
+$cpu = static function (): float {
+    $usage = getrusage();
+    return $usage['ru_utime.tv_sec'] * 1e6 + $usage['ru_utime.tv_usec'] + $usage['ru_stime.tv_sec'] * 1e6 + $usage['ru_stime.tv_usec'];
+};
 $start = hrtime(true);
+$cpuStart = $cpu();
 Loop::run();
 $ns = hrtime(true) - $start;
+$cpuUs = $cpu() - $cpuStart;
 $server->stop();
 pcntl_waitpid($pid, $status);
 if ($context->served !== $n || pcntl_wexitstatus($status) !== 0) {
     fwrite(STDERR, "served {$context->served} of $n, client exit " . pcntl_wexitstatus($status) . "\n");
     exit(1);
 }
-printf("%s: %d requests over %d connections, %.2f µs/request (server wall clock, client included)\n", $which, $n, $connections, $ns / 1e3 / $n);
+printf("%s: %d requests over %d connections, %.2f µs/request wall clock (client included), %.2f µs/request server CPU\n", $which, $n, $connections, $ns / 1e3 / $n, $cpuUs / $n);
