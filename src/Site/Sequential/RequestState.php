@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Site\Sequential;
 
+use Kiln\Site\Sequential\Engine\SavedUmask;
 use Kiln\Site\Sequential\Engine\SessionId;
 
 /**
@@ -51,8 +52,10 @@ final class RequestState
      * variables of the entry script such as bin/kiln's), minus the CLI's `$argv` and `$argc`, which a script
      * under php-fpm does not have.
      */
-    public function __construct(private readonly ?SessionId $sessionId = null)
-    {
+    public function __construct(
+        private readonly ?SessionId $sessionId = null,
+        private readonly ?SavedUmask $savedUmask = null,
+    ) {
         unset($GLOBALS['argv'], $GLOBALS['argc']);
         $globals = [];
         foreach (array_keys($GLOBALS) as $name) {
@@ -65,6 +68,7 @@ final class RequestState
         $this->sessions = \extension_loaded('session');
         $this->timezone = date_default_timezone_get();
         $this->umask = umask();
+        $this->savedUmask?->clear();
         $this->locale = (string) setlocale(\LC_ALL, '0');
     }
 
@@ -126,7 +130,14 @@ final class RequestState
         if (date_default_timezone_get() !== $this->timezone) {
             date_default_timezone_set($this->timezone);
         }
-        umask($this->umask); // two system calls (PHP reads the old mask first); never skipped: a script's umask(0) must not outlive it
+        // A script's umask(0) must not outlive it. umask() is two system calls (PHP reads the old mask first):
+        // where SavedUmask can tell, only after a script that called it.
+        if ($this->savedUmask === null) {
+            umask($this->umask);
+        } elseif ($this->savedUmask->changed()) {
+            umask($this->umask);
+            $this->savedUmask->clear();
+        }
         if ($this->locale !== '' && setlocale(\LC_ALL, '0') !== $this->locale) {
             setlocale(\LC_ALL, $this->locale);
         }

@@ -10,6 +10,7 @@ use Kiln\Site\Sequential\Engine\IncludedFiles;
 use Kiln\Site\Sequential\Engine\InputBody;
 use Kiln\Site\Sequential\Engine\RequestMethod;
 use Kiln\Site\Sequential\Engine\SapiGlobals;
+use Kiln\Site\Sequential\Engine\SavedUmask;
 use Kiln\Site\Sequential\Engine\SessionId;
 use Kiln\Site\Sequential\Engine\ShutdownWatch;
 use Kiln\Site\Sequential\Engine\UploadTable;
@@ -73,7 +74,7 @@ final class Runtime
         header_remove();
         $sessionId = SessionId::find();
         $runtime = new self(
-            new RequestState($sessionId),
+            new RequestState($sessionId, SavedUmask::find()),
             $output,
             IniReset::fromCurrent($executor),
             GlobalScope::create($executor),

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Unit\Site\Sequential;
 
+use Kiln\Site\Sequential\Engine\SavedUmask;
 use Kiln\Site\Sequential\RequestState;
 use PHPUnit\Framework\TestCase;
 
@@ -52,5 +53,37 @@ final class RequestStateTest extends TestCase
         chdir('/');
         $state->end();
         self::assertSame($this->cwd, getcwd());
+    }
+
+    public function testTheUmaskIsReadFromPhpsOwnFieldAndPutBackOnlyAfterAScriptThatChangedIt(): void
+    {
+        $saved = SavedUmask::find();
+        self::assertNotNull($saved, 'BG(umask) is found on this PHP');
+        $state = new RequestState(null, $saved);
+        self::assertFalse($saved->changed());
+        $state->begin($this->cwd);
+        $state->end();
+        self::assertFalse($saved->changed());
+        self::assertSame($this->umask, umask(), 'umask() itself marks the field');
+        self::assertTrue($saved->changed());
+        $saved->clear();
+        $state->begin($this->cwd);
+        umask(0);
+        self::assertTrue($saved->changed());
+        $state->end();
+        self::assertSame($this->umask, umask(), "the script's umask(0) did not outlive it");
+        $saved->clear();
+        $state->begin($this->cwd);
+        umask(0o022 === $this->umask ? 0o027 : 0o022);
+        umask(0); // a second call: PHP keeps the first mask it saw, the field stays set
+        $state->end();
+        self::assertSame($this->umask, umask());
+    }
+
+    public function testFindingTheFieldLeavesTheIniSettingItProbesAsItWas(): void
+    {
+        $before = ini_get('unserialize_max_depth');
+        SavedUmask::find();
+        self::assertSame($before, ini_get('unserialize_max_depth'));
     }
 }
