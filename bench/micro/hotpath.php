@@ -11,6 +11,9 @@ declare(strict_types=1);
  *   valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out \
  *     php -d opcache.enable_cli=1 -d opcache.jit=0 bench/micro/hotpath.php app 20000
  *
+ * N stays under about 70,000: a connection is closed after 10,000 requests (Limits::$keepAliveRequests) and
+ * the client stops at the first close.
+ *
  * Instructions per request: run with N and 2N and divide the difference by N (removes start-up cost);
  * bench/micro/instructions.php does that. The client lives in a forked child, so callgrind reports it
  * apart: only the server (the parent) counts.
