@@ -67,7 +67,7 @@ final class CgiParams
         $params += [
             'DOCUMENT_ROOT' => $script->documentRoot,
             'DOCUMENT_URI' => $script->scriptName,
-            'REQUEST_URI' => $target !== '' && $target[0] === '/' ? $target : self::requestUri($target),
+            'REQUEST_URI' => self::requestUri($target),
             'QUERY_STRING' => $script->queryString ?? $head->query,
             'REQUEST_METHOD' => $head->method,
             'CONTENT_TYPE' => $headers['content-type'][0] ?? '',
@@ -92,12 +92,11 @@ final class CgiParams
                 $params[$variable] = isset($values[1]) ? implode($name === 'cookie' ? '; ' : ', ', $values) : $values[0];
             }
         }
-        if ($target !== '' && $target[0] !== '/' && ($authority = self::authority($target)) !== null) {
+        $authority = self::authority($target);
+        if ($authority !== null) {
             $params['HTTP_HOST'] = $authority;
         }
-        if ($script->env !== []) {
-            $params += $script->env;
-        }
+        $params += $script->env;
         foreach ($extra as $name => $value) {
             $params[$name] = $value;
         }

@@ -39,8 +39,17 @@ final class TimeLimit
     /** When the armed script started (hrtime, ns). */
     private int $started = 0;
 
+    /** The limit rounded up to whole seconds, as alarm() takes it, and in nanoseconds. */
+    private readonly int $whole;
+
+    private readonly int $nanoseconds;
+
     /** @param float $seconds 0: no limit */
-    public function __construct(public readonly float $seconds) {}
+    public function __construct(public readonly float $seconds)
+    {
+        $this->whole = (int) ceil($seconds);
+        $this->nanoseconds = (int) ($seconds * 1e9);
+    }
 
     /** @param \Closure(): void $onTimeout */
     public function arm(\Closure $onTimeout): void
@@ -55,9 +64,8 @@ final class TimeLimit
         $this->onTimeout = $onTimeout;
         $this->previousAsync = pcntl_async_signals(true);
         $this->started = $now = hrtime(true);
-        $whole = (int) ceil($this->seconds);
-        if ($now + $whole * 1_000_000_000 > $this->alarmAt) { // the pending alarm (if any) would fire before this script's limit is up
-            $this->alarm($whole + 1, $now);
+        if ($now + $this->whole * 1_000_000_000 > $this->alarmAt) { // the pending alarm (if any) would fire before this script's limit is up
+            $this->alarm($this->whole + 1, $now);
         }
     }
 
@@ -79,7 +87,7 @@ final class TimeLimit
             return; // between scripts
         }
         $now = hrtime(true);
-        $left = $this->started + (int) ($this->seconds * 1e9) - $now;
+        $left = $this->started + $this->nanoseconds - $now;
         if ($left > 1_000_000) { // not this script's alarm
             $this->alarm((int) ceil($left / 1e9), $now);
             return;
