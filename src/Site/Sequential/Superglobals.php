@@ -51,7 +51,7 @@ final class Superglobals
         $_POST = $post;
         $_COOKIE = $cookie;
         $_FILES = $files;
-        $_REQUEST = self::request(['G' => $get, 'P' => $post, 'C' => $cookie]);
+        $_REQUEST = $get === [] && $post === [] && $cookie === [] ? [] : self::request(['G' => $get, 'P' => $post, 'C' => $cookie]);
         $_ENV = str_contains(strtoupper((string) ini_get('variables_order')), 'E') ? getenv() : [];
         return $paths;
     }
@@ -117,9 +117,6 @@ final class Superglobals
      */
     private static function request(array $sources): array
     {
-        if ($sources['G'] === [] && $sources['P'] === [] && $sources['C'] === []) {
-            return []; // the common GET without a query or cookies: no settings to read
-        }
         $order = (string) ini_get('request_order');
         if ($order === '') {
             $order = (string) ini_get('variables_order');
