@@ -55,25 +55,22 @@ final class CgiParams
         $head = $request->head;
         $headers = $head->headers;
         $scheme = $request->scheme();
+        $target = $head->target;
+        $local = $request->localPort;
+        // One literal: the array is made at its size once (this runs for every script a worker serves).
         $params = [
             'SCRIPT_FILENAME' => $script->filename,
             'SCRIPT_NAME' => $script->scriptName,
             'PATH_INFO' => $script->pathInfo,
-        ];
-        if ($script->pathInfo !== '') {
-            $params['PATH_TRANSLATED'] = $script->documentRoot . $script->pathInfo;
-        }
-        $target = $head->target;
-        $params += [
             'DOCUMENT_ROOT' => $script->documentRoot,
             'DOCUMENT_URI' => $script->scriptName,
-            'REQUEST_URI' => self::requestUri($target),
+            'REQUEST_URI' => $target !== '' && $target[0] === '/' ? $target : self::requestUri($target),
             'QUERY_STRING' => $script->queryString ?? $head->query,
             'REQUEST_METHOD' => $head->method,
             'CONTENT_TYPE' => $headers['content-type'][0] ?? '',
             'CONTENT_LENGTH' => $head->hasBody() ? (string) $request->bodySize() : ($headers['content-length'][0] ?? ''),
             'SERVER_NAME' => $head->host !== '' ? $head->host : $request->localAddress,
-            'SERVER_PORT' => (string) ($request->localPort !== 0 ? $request->localPort : self::hostPort($request, $scheme)),
+            'SERVER_PORT' => (string) ($local !== 0 ? $local : self::hostPort($request, $scheme)),
             'SERVER_ADDR' => $request->localAddress,
             'SERVER_PROTOCOL' => 'HTTP/' . $head->version,
             'SERVER_SOFTWARE' => self::SOFTWARE,
@@ -81,22 +78,30 @@ final class CgiParams
             'REMOTE_ADDR' => $request->clientIp(),
             'REMOTE_PORT' => (string) $request->remotePort,
             'REQUEST_SCHEME' => $scheme,
+            'REDIRECT_STATUS' => $script->env['REDIRECT_STATUS'] ?? '200',
         ];
+        if ($script->pathInfo !== '') {
+            $params['PATH_TRANSLATED'] = $script->documentRoot . $script->pathInfo;
+        }
         if ($scheme === 'https') {
             $params['HTTPS'] = 'on';
         }
-        $params['REDIRECT_STATUS'] = $script->env['REDIRECT_STATUS'] ?? '200';
+        $variables = self::$variables;
         foreach ($headers as $name => $values) {
-            $variable = self::$variables[$name] ?? self::variable($name);
+            $variable = $variables[$name] ?? self::variable($name);
             if ($variable !== '') {
                 $params[$variable] = isset($values[1]) ? implode($name === 'cookie' ? '; ' : ', ', $values) : $values[0];
             }
         }
-        $authority = self::authority($target);
-        if ($authority !== null) {
-            $params['HTTP_HOST'] = $authority;
+        if ($target !== '' && $target[0] !== '/') {
+            $authority = self::authority($target);
+            if ($authority !== null) {
+                $params['HTTP_HOST'] = $authority;
+            }
         }
-        $params += $script->env;
+        if ($script->env !== []) {
+            $params += $script->env;
+        }
         foreach ($extra as $name => $value) {
             $params[$name] = $value;
         }

@@ -19,7 +19,11 @@ namespace Kiln\Site;
  *
  * Each call clears PHP's stat cache (a long-running worker must see files come and go) but keeps its
  * realpath cache (`realpath_cache_ttl`): a symlink re-pointed may be seen late by that many seconds. What a
- * path's text says (its segments, or its refusal) is remembered for the next request for the same path.
+ * path's text says (its segments, or its refusal) is remembered for the next request for the same path, and
+ * what a file named by a path is (script, static file, refusal) for as long as the realpath cache would
+ * give the same answer. A script found on disk is not looked at again for `opcache.revalidate_freq` seconds
+ * when opcache is on (opcache runs its cached code that long without looking at the file either): a deleted
+ * script answers 404 that much later. New files, static files and everything else are looked at every time.
  */
 final class PathResolver
 {
@@ -37,11 +41,29 @@ final class PathResolver
     private array $parsed = [];
 
     /**
+     * @var array<string, array{Script|StaticFile|Refusal, int, int}> file => what file() made of it, until when
+     *      (time()) that holds, and until when a script is taken to exist without a stat (-1: not a script)
+     */
+    private array $files = [];
+
+    /** How long file() results are reused: PHP's realpath cache keeps a resolved symlink that long too. */
+    private readonly int $filesTtl;
+
+    /**
+     * Seconds a script found on disk is run again without a stat: opcache.revalidate_freq when opcache is on
+     * in this process (opcache runs a script's cached code that long without looking at the file either),
+     * else 0 (a stat per request).
+     */
+    private readonly int $scriptTtl;
+
+    /**
      * @param ?string $frontController URL path of the script that gets every path no file matches
      *                                 (`/index.php`, as WordPress and Laravel expect); null: 404 instead
      * @param list<string> $indexFiles tried in order for a directory
      * @param list<string> $scriptExtensions files run as scripts (case-sensitive, with the dot)
      * @param ?string $cgiBin directory served at `/cgi-bin/`: each executable file in it is a script
+     * @param ?int $scriptTtl seconds a script found on disk is run again without a stat; null: opcache's
+     *                        revalidate_freq when opcache is on in this process, else 0
      */
     public function __construct(
         string $root,
@@ -49,9 +71,12 @@ final class PathResolver
         private readonly array $indexFiles = ['index.php', 'index.html'],
         private readonly array $scriptExtensions = ['.php'],
         ?string $cgiBin = null,
+        ?int $scriptTtl = null,
     ) {
         $this->root = self::realDirectory($root, 'Document root');
         $this->cgiBin = $cgiBin === null ? null : self::realDirectory($cgiBin, 'cgi-bin directory');
+        $this->filesTtl = max(0, (int) ini_get('realpath_cache_ttl'));
+        $this->scriptTtl = min($this->filesTtl, max(0, $scriptTtl ?? self::opcacheRevalidation()));
         if ($frontController !== null && (!str_starts_with($frontController, '/') || str_ends_with($frontController, '/')
             || \in_array('..', explode('/', $frontController), true))) {
             throw new \ValueError("Front controller must be a URL path to a file such as /index.php, got '$frontController'");
@@ -153,8 +178,24 @@ final class PathResolver
     private function walk(array $segments, bool $slash, string $query, array $indexFiles): Script|StaticFile|Redirect|Refusal
     {
         $count = \count($segments);
-        if ($count > 0 && !$slash && is_file($full = $this->root . '/' . implode('/', $segments))) {
-            return $this->file($full, $segments, [], false); // The common case: one stat.
+        if ($count > 0 && !$slash) {
+            // The common case: a file named as it is. What it is (script, static file, refusal) is what the last
+            // request for it found; a script found less than scriptTtl seconds ago is not even looked at again.
+            $full = $this->root . '/' . implode('/', $segments);
+            $known = $this->files[$full] ?? null;
+            $now = time();
+            if ($known !== null && $known[2] > $now) {
+                return $known[0];
+            }
+            if (is_file($full)) {
+                if ($known !== null && $known[1] > $now) {
+                    if ($known[0] instanceof Script) {
+                        $this->files[$full][2] = $now + $this->scriptTtl;
+                    }
+                    return $known[0];
+                }
+                return $this->remember($full, $this->file($full, $segments, [], false), $now);
+            }
         }
         $dir = $this->root;
         for ($i = 0; $i < $count; $i++) {
@@ -175,6 +216,23 @@ final class PathResolver
             return $this->fallback();
         }
         return $this->directory($dir, $segments, $slash, $query, $indexFiles);
+    }
+
+    /**
+     * Keeps what file() found for an existing file with no PATH_INFO (it depends on the file's path and the
+     * symlinks on it only) for realpath_cache_ttl seconds, the time PHP's realpath() would give the same
+     * answer; a script's existence for scriptTtl seconds.
+     */
+    private function remember(string $full, Script|StaticFile|Refusal $outcome, int $now): Script|StaticFile|Refusal
+    {
+        if ($this->filesTtl === 0) {
+            return $outcome;
+        }
+        if (\count($this->files) >= self::MAX_PARSED) {
+            $this->files = []; // bounded, as the parsed paths
+        }
+        $this->files[$full] = [$outcome, $now + $this->filesTtl, $outcome instanceof Script ? $now + $this->scriptTtl : -1];
+        return $outcome;
     }
 
     /**
@@ -283,6 +341,16 @@ final class PathResolver
             return $slash ? '/' : '';
         }
         return '/' . implode('/', $rest) . ($slash ? '/' : '');
+    }
+
+    /** Seconds opcache runs a script without looking at its file, or 0 when opcache is off in this process. */
+    private static function opcacheRevalidation(): int
+    {
+        $enabled = \PHP_SAPI === 'cli' ? 'opcache.enable_cli' : 'opcache.enable';
+        if (!\function_exists('opcache_get_status') || !filter_var(ini_get($enabled), \FILTER_VALIDATE_BOOL)) {
+            return 0;
+        }
+        return max(0, (int) ini_get('opcache.revalidate_freq'));
     }
 
     private static function realDirectory(string $path, string $what): string

@@ -30,8 +30,13 @@ final class RequestState
     /** A bound on the pops, in case a handler cannot be popped. */
     private const MAX_HANDLERS = 256;
 
+    private const SUPERGLOBALS = ['_GET', '_POST', '_COOKIE', '_FILES', '_SERVER', '_REQUEST', '_ENV'];
+
     /** @var array<string, mixed> the globals that exist between requests, superglobals included, put back after each */
     private readonly array $globals;
+
+    /** @var array<string, mixed> the globals of the process other than the superglobals */
+    private readonly array $others;
 
     /** The worker's working directory, put back after each script. */
     private readonly string $cwd;
@@ -64,6 +69,7 @@ final class RequestState
         // Named one by one: $_SERVER and $_ENV exist only once code names them (auto_globals_jit).
         $this->globals = ['_GET' => $_GET, '_POST' => $_POST, '_COOKIE' => $_COOKIE, '_FILES' => $_FILES,
             '_SERVER' => $_SERVER, '_REQUEST' => $_REQUEST, '_ENV' => $_ENV] + $globals;
+        $this->others = array_diff_key($this->globals, array_flip(self::SUPERGLOBALS));
         $this->cwd = (string) getcwd();
         $this->sessions = \extension_loaded('session');
         $this->timezone = date_default_timezone_get();
@@ -120,8 +126,17 @@ final class RequestState
             restore_exception_handler();
         }
         restore_exception_handler();
-        foreach ($this->globals as $name => $value) {
-            $GLOBALS[$name] = $value; // the worker's own, and the superglobals, as they were
+        // The superglobals as they were (named: a fetch by a constant name is cached), then the worker's own.
+        $globals = $this->globals;
+        $_GET = $globals['_GET'];
+        $_POST = $globals['_POST'];
+        $_COOKIE = $globals['_COOKIE'];
+        $_FILES = $globals['_FILES'];
+        $_SERVER = $globals['_SERVER'];
+        $_REQUEST = $globals['_REQUEST'];
+        $_ENV = $globals['_ENV'];
+        foreach ($this->others as $name => $value) {
+            $GLOBALS[$name] = $value;
         }
         if ($this->moved || getcwd() !== $this->cwd) { // the script's own directory, or wherever it moved
             @chdir($this->cwd);
@@ -150,10 +165,8 @@ final class RequestState
      */
     public function unsetScriptGlobals(): void
     {
-        foreach (array_keys($GLOBALS) as $name) {
-            if (!\array_key_exists($name, $this->globals)) {
-                unset($GLOBALS[$name]);
-            }
+        foreach (array_diff_key($GLOBALS, $this->globals) as $name => $_) {
+            unset($GLOBALS[$name]);
         }
     }
 

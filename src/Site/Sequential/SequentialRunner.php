@@ -197,7 +197,7 @@ final class SequentialRunner implements ScriptRunner
         [$this->request, $this->script] = [$request, $script];
         LastResponse::set($request, $this->onExit ??= fn(): Response => $this->finish($runtime));
         $mark = $runtime->shutdowns?->mark();
-        $included = $runtime->included?->count() ?? 0;
+        $included = $runtime->included?->begin($script->filename) ?? 0;
         $this->timeLimit->arm($this->onTimeout ??= function (): void {
             $this->timedOut();
         });

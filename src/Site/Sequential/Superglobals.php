@@ -22,6 +22,9 @@ use Kiln\Http\Request;
  */
 final class Superglobals
 {
+    /** @var array{list<string>, bool}|null see order() */
+    private static ?array $order = null;
+
     /**
      * @param array<string, string> $server the CGI meta-variables of the request
      * @return list<string> temporary paths of the uploaded files (for UploadTable)
@@ -52,8 +55,21 @@ final class Superglobals
         $_COOKIE = $cookie;
         $_FILES = $files;
         $_REQUEST = $get === [] && $post === [] && $cookie === [] ? [] : self::request(['G' => $get, 'P' => $post, 'C' => $cookie]);
-        $_ENV = str_contains(strtoupper((string) ini_get('variables_order')), 'E') ? getenv() : [];
+        $_ENV = (self::$order ??= self::order())[1] ? getenv() : [];
         return $paths;
+    }
+
+    /**
+     * The letters of `request_order` (else `variables_order`) and whether `variables_order` holds E. Both can
+     * only be set when PHP starts (PHP_INI_PERDIR), so they are read once.
+     *
+     * @return array{list<string>, bool}
+     */
+    private static function order(): array
+    {
+        $variables = strtoupper((string) ini_get('variables_order'));
+        $request = strtoupper((string) ini_get('request_order'));
+        return [str_split($request !== '' ? $request : $variables), str_contains($variables, 'E')];
     }
 
     /** Empties them between requests, so no request's data lingers in the worker. */
@@ -86,8 +102,8 @@ final class Superglobals
      */
     private static function cookies(Request $request): array
     {
-        $headers = $request->headerValues('cookie');
-        if ($headers === []) {
+        $headers = $request->head->headers['cookie'] ?? null;
+        if ($headers === null) {
             return [];
         }
         $seen = $query = [];
@@ -117,12 +133,8 @@ final class Superglobals
      */
     private static function request(array $sources): array
     {
-        $order = (string) ini_get('request_order');
-        if ($order === '') {
-            $order = (string) ini_get('variables_order');
-        }
         $merged = [];
-        foreach (str_split(strtoupper($order)) as $letter) {
+        foreach ((self::$order ??= self::order())[0] as $letter) {
             if (isset($sources[$letter]) && $sources[$letter] !== []) {
                 $merged = $merged === [] ? $sources[$letter] : array_replace_recursive($merged, $sources[$letter]);
             }

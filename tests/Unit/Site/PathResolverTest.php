@@ -181,6 +181,39 @@ final class PathResolverTest extends TestCase
         self::assertSame('script both-index/index.php /both-index/index.php', $this->describe($resolver->resolve('/both-index/')), 'the default again');
     }
 
+    public function testADeletedScriptIsSeenAtOnceWithoutAScriptTtl(): void
+    {
+        $file = self::$base . '/root/gone-now.php';
+        file_put_contents($file, '<?php echo 1;');
+        $resolver = new PathResolver(self::$base . '/root', null, scriptTtl: 0);
+        self::assertSame('script gone-now.php /gone-now.php', $this->describe($resolver->resolve('/gone-now.php')));
+        unlink($file);
+        self::assertSame('refuse 404', $this->describe($resolver->resolve('/gone-now.php')));
+    }
+
+    public function testAScriptFoundIsTrustedForItsTtlButANewOrDeletedStaticFileIsSeenAtOnce(): void
+    {
+        $script = self::$base . '/root/gone-later.php';
+        $static = self::$base . '/root/gone-later.txt';
+        file_put_contents($script, '<?php echo 1;');
+        file_put_contents($static, 'x');
+        $resolver = new PathResolver(self::$base . '/root', null, scriptTtl: 60);
+        self::assertSame('refuse 404', $this->describe($resolver->resolve('/new-later.php')));
+        self::assertSame('script gone-later.php /gone-later.php', $this->describe($resolver->resolve('/gone-later.php')));
+        self::assertSame('file gone-later.txt', $this->describe($resolver->resolve('/gone-later.txt')));
+        unlink($script);
+        unlink($static);
+        file_put_contents(self::$base . '/root/new-later.php', '<?php echo 1;');
+        try {
+            // opcache would run the deleted script's cached code as long: the resolver does not look either.
+            self::assertSame('script gone-later.php /gone-later.php', $this->describe($resolver->resolve('/gone-later.php')));
+            self::assertSame('refuse 404', $this->describe($resolver->resolve('/gone-later.txt')), 'static files are looked at every time');
+            self::assertSame('script new-later.php /new-later.php', $this->describe($resolver->resolve('/new-later.php')), 'a new file is seen at once');
+        } finally {
+            unlink(self::$base . '/root/new-later.php');
+        }
+    }
+
     public function testMappedExtensionsAreScriptsToo(): void
     {
         $resolver = new PathResolver(self::$base . '/root', scriptExtensions: ['.php', '.py']);

@@ -14,8 +14,8 @@ use Kiln\Site\Sequential\Declarations;
  * request, the files first included during it that declare nothing are removed from it. A file that
  * declares a function, class or constant stays: running it again would redeclare.
  *
- * Per request: one removal (the script, when it declares nothing) and two reads of the table's count; the
- * file list only when the request included more files. Kiln's include.php is left in the table.
+ * Per request: two reads of the table's count; a removal when the script differs from the last one and
+ * declares nothing; the file list only when the request included more files. Kiln's include.php is left in the table.
  * find() checks the offset: the count follows get_included_files(), an include adds one, a removal takes it
  * away again.
  *
@@ -25,6 +25,9 @@ final class IncludedFiles
 {
     /** sizeof(zend_array) on 64-bit: included_files follows symbol_table. */
     private const AFTER_SYMBOL_TABLE = 56;
+
+    /** A pure script left in the table after its request (begin()). */
+    private ?string $kept = null;
 
     private function __construct(
         private readonly Native $native,
@@ -61,18 +64,38 @@ final class IncludedFiles
     }
 
     /**
-     * After a request that started with $before files included: lets the pure new ones run again, the script
-     * itself included, so that a later request's require_once of it runs it and get_included_files() starts
-     * empty, as under php-fpm.
+     * Before a request for $script: lets the script of the request before run again under require_once, when
+     * it was another one that declares nothing. Returns the table's count, for settle().
+     *
+     * A pure script stays in the table after its own request (settle()): the next request for the same script
+     * would add it again at once (PHP lists the running script, as get_included_files() shows under php-fpm),
+     * so it is removed only when a request for another script comes, which saves a removal per request on a
+     * site that serves the same script again and again.
+     */
+    public function begin(string $script): int
+    {
+        if ($this->kept !== null && $this->kept !== $script) {
+            $this->forget([$this->kept]);
+            $this->kept = null;
+        }
+        return $this->count();
+    }
+
+    /**
+     * After a request that started with $before files included (begin()): lets the pure new ones run again,
+     * so that a later request's require_once of one of them runs it, as under php-fpm. The script itself,
+     * when pure, is kept until a request for another script (see begin()).
      *
      * @param string $script the script the request ran
      */
     public function settle(int $before, string $script): void
     {
-        if (!Declarations::inFile($script)) {
-            $this->forget([$script]);
+        $added = $this->count() - $before;
+        if ($this->kept !== $script && !Declarations::inFile($script)) {
+            $this->kept = $script;
+            $added--; // a pure script is not in the table when its request starts (begin()): its include added it
         }
-        if ($this->count() <= $before) {
+        if ($added <= 0) {
             return;
         }
         $pure = [];

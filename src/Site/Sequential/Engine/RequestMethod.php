@@ -22,6 +22,11 @@ final class RequestMethod
     /** @var array<string, array{\FFI\CData, int}> method => its C string and that string's address */
     private array $strings = [];
 
+    /** What the last set() wrote (null after clear()). */
+    private ?string $method = null;
+
+    private ?string $version = null;
+
     private function __construct(
         private readonly Native $native,
         private \FFI\CData $slot,
@@ -60,6 +65,10 @@ final class RequestMethod
     /** @param string $version "1.0" or "1.1" */
     public function set(string $method, string $version): void
     {
+        if ($method === $this->method && $version === $this->version) {
+            return; // as the last request left them (nothing else writes them)
+        }
+        [$this->method, $this->version] = [$method, $version];
         $this->protocol[0] = $version === '1.0' ? 1000 : 1001;
         $string = $this->strings[$method] ?? null;
         if ($string === null) {
@@ -77,6 +86,7 @@ final class RequestMethod
 
     public function clear(): void
     {
+        [$this->method, $this->version] = [null, null];
         $this->slot[0] = 0;
         $this->protocol[0] = $this->cliProtocol;
     }
