@@ -106,7 +106,9 @@ final class RequestState
     public function end(): void
     {
         if ($this->sessions) {
-            self::closeSession();
+            if (session_status() === \PHP_SESSION_ACTIVE) {
+                session_write_close();
+            }
             if ($this->sessionId !== null) {
                 $this->sessionId->forget();
             } elseif (session_id() !== '') {

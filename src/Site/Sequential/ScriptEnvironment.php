@@ -20,7 +20,10 @@ final class ScriptEnvironment
     /** Index of getenv among the function pointers of sapi_module_struct (after name, pretty_name). */
     private const GETENV = 9;
 
-    /** @var array<string, string>|null the running script's variables, read by the hook */
+    /** $_SERVER entries PHP adds itself, which php-fpm's getenv() does not answer. */
+    private const NOT_VARIABLES = ['PHP_SELF' => true, 'REQUEST_TIME' => true, 'REQUEST_TIME_FLOAT' => true];
+
+    /** @var array<array-key, mixed>|null the running script's variables ($_SERVER as it started), read by the hook */
     private static ?array $current = null;
 
     /** The hook's last answer: PHP copies it at once, so it is freed on the next call. */
@@ -33,7 +36,10 @@ final class ScriptEnvironment
     /** @var array<string, string|false> name => the worker's own value, for the putenv() fallback */
     private array $saved = [];
 
-    /** @param array<string, string> $variables the request's CGI meta-variables */
+    /**
+     * @param array<array-key, mixed> $variables the request's CGI meta-variables (or the `$_SERVER` made of them:
+     *                                           PHP_SELF and REQUEST_TIME(_FLOAT) are left out)
+     */
     public function apply(array $variables): void
     {
         if (self::$hooked ??= self::hook()) {
@@ -41,6 +47,10 @@ final class ScriptEnvironment
             return;
         }
         foreach ($variables as $name => $value) {
+            if (!\is_string($value) || isset(self::NOT_VARIABLES[$name])) {
+                continue;
+            }
+            $name = (string) $name;
             if (!isset($this->saved[$name])) {
                 $this->saved[$name] = getenv($name, true);
             }
@@ -102,8 +112,9 @@ final class ScriptEnvironment
         if (self::$current === null) {
             return null;
         }
-        $value = self::$current[\is_string($name) ? substr($name, 0, $length) : \FFI::string($name, max(0, $length))] ?? null;
-        if ($value === null || self::$ffi === null) {
+        $key = \is_string($name) ? substr($name, 0, $length) : \FFI::string($name, max(0, $length));
+        $value = self::$current[$key] ?? null;
+        if (!\is_string($value) || isset(self::NOT_VARIABLES[$key]) || self::$ffi === null) {
             return null;
         }
         $buffer = self::$ffi->new('char[' . (\strlen($value) + 1) . ']', false);

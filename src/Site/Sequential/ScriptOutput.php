@@ -21,7 +21,7 @@ use Kiln\Site\Sequential\Engine\Stdout;
  * prints after ending the buffer is lost (and logged once), or its worker is retired after the response.
  *
  * end() flushes the buffers the script left open into the body (as PHP does at the end of a request),
- * then removes its own.
+ * its own included: its callback takes the rest, so the body is not copied out of it a second time.
  */
 final class ScriptOutput
 {
@@ -29,8 +29,6 @@ final class ScriptOutput
 
     /** Level of our buffer while it is on the stack; 0 otherwise. */
     private int $level = 0;
-
-    private bool $ending = false;
 
     /** The script ended our buffer. */
     private bool $removed = false;
@@ -63,7 +61,9 @@ final class ScriptOutput
         if ($this->level !== 0) {
             throw new \Error('ScriptOutput::begin() called twice without end()');
         }
-        $this->resetHeadersSent(); // an earlier write to standard output must not block this request's headers
+        if ($this->headersSent !== null && headers_sent()) {
+            $this->headersSent[0] = 0; // an earlier write to standard output must not block this request's headers
+        }
         $this->body = '';
         $this->removed = false;
         if (!ob_start($this->callback ??= $this->write(...), 0, PHP_OUTPUT_HANDLER_STDFLAGS)) {
@@ -73,40 +73,28 @@ final class ScriptOutput
     }
 
     /**
-     * Flushes the script's buffers into ours and closes ours. The finally is in a method of its own: PHP's
-     * tracing JIT compiles no trace through a finally block, and end() runs after every script.
-     */
-    private function closeBuffers(): void
-    {
-        $this->ending = true;
-        try {
-            $floor = $this->removed ? $this->level - 1 : $this->level;
-            while (ob_get_level() > $floor && @ob_end_flush()) {
-                // each level flushes into the one below, down to ours (or to standard output)
-            }
-            if (!$this->removed && ob_get_level() === $this->level) {
-                $this->body .= (string) ob_get_contents();
-                ob_end_clean();
-            }
-        } finally {
-            $this->ending = false;
-            $this->level = 0;
-        }
-    }
-
-    /**
-     * Flushes what the script left in its own buffers, closes ours and returns the whole body.
-     * Whether headers were sent to standard output meanwhile is wasHeadersSent().
+     * Flushes what the script left in its own buffers into ours, closes ours (its callback takes what it
+     * held) and returns the whole body. Whether headers were sent to standard output meanwhile is
+     * wasRemoved().
      */
     public function end(): string
     {
-        $this->closeBuffers();
+        // Every level from the top down to ours (or, when the script ended ours, to the one below it) flushes
+        // into the one below; ours keeps what it gets and passes nothing on. With the level back at 0 first,
+        // the callback takes its final call for the end of the request, not for a script ending the buffer.
+        $below = $this->level - 1;
+        $this->level = 0;
+        while (ob_get_level() > $below && @ob_end_flush()) {
+            // each level flushes into the one below
+        }
         $body = $this->body;
         $this->body = '';
-        if ($this->stdout !== null && $this->stdout->isCapturing()) {
+        if ($this->removed && $this->stdout !== null && $this->stdout->isCapturing()) {
             $body .= $this->stdout->take();
         }
-        $this->resetHeadersSent();
+        if ($this->headersSent !== null && headers_sent()) { // headers_sent() reads the same flag, cheaper than FFI
+            $this->headersSent[0] = 0;
+        }
         return $body;
     }
 
@@ -136,7 +124,7 @@ final class ScriptOutput
         if (($phase & PHP_OUTPUT_HANDLER_CLEAN) === 0) {
             $this->body .= $bytes;
         }
-        if (($phase & PHP_OUTPUT_HANDLER_FINAL) !== 0 && !$this->ending && $this->level !== 0) {
+        if (($phase & PHP_OUTPUT_HANDLER_FINAL) !== 0 && $this->level !== 0) {
             $this->removed = true; // the script ended our buffer
             if ($this->stdout !== null) {
                 $this->stdout->start();

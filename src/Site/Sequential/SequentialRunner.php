@@ -65,6 +65,9 @@ final class SequentialRunner implements ScriptRunner
     /** @var (\Closure(): void)|null */
     private ?\Closure $onTimeout = null;
 
+    /** @var (\Closure(string): void)|null logs a header ResponseCapture dropped */
+    private ?\Closure $onRefused = null;
+
     /** @var array<string, true> .htaccess php_value names already reported as not changeable at run time */
     private array $refusedIni = [];
 
@@ -168,13 +171,13 @@ final class SequentialRunner implements ScriptRunner
     private function execute(Runtime $runtime, Request $request, Script $script): Response
     {
         $time = microtime(true);
-        $params = ($this->params)($request, $script);
         try {
-            $uploads = Superglobals::install($params, $request, $time);
+            // The variables passed on, not kept here: install() then adds PHP_SELF and REQUEST_TIME(_FLOAT) in place.
+            $uploads = Superglobals::install(($this->params)($request, $script), $request, $time);
         } catch (BadRequestBody $e) {
             return self::plain($e->status(), $e->getMessage()); // nothing was set yet
         }
-        $this->environment->apply($params);
+        $this->environment->apply($_SERVER);
         foreach ($uploads as $path) {
             $runtime->uploads?->add($path);
         }
@@ -230,7 +233,7 @@ final class SequentialRunner implements ScriptRunner
             $this->uncaught($e);
         }
         $body = $runtime->output->end();
-        $response = ResponseCapture::build($body, fn(string $message) => ($this->log)('warning', $message));
+        $response = ResponseCapture::build($body, $this->onRefused ??= fn(string $message) => ($this->log)('warning', $message));
         $runtime->state->end();
         $runtime->ini->reset();
         $runtime->uploads?->clear();
@@ -265,7 +268,7 @@ final class SequentialRunner implements ScriptRunner
             return;
         }
         if ($request->bodySize() === 0 || BodyParser::mediaType($request) === 'multipart/form-data') {
-            $runtime->input->replace('');
+            $runtime->input->clear();
         } elseif ($request->isBodySpooled()) {
             $runtime->input->replaceFromStream($request->bodyStream());
         } else {

@@ -70,6 +70,14 @@ final class InputBody
         }
     }
 
+    /** php://input reads nothing from now on. */
+    public function clear(): void
+    {
+        if ($this->length > 0) {
+            $this->empty();
+        }
+    }
+
     /**
      * php://input reads what $stream holds from its position on, copied in pieces.
      *
