@@ -112,8 +112,8 @@ final class PathResolver
             return $parsed;
         }
         [$segments, $slash] = $parsed;
-        clearstatcache();
         if ($this->cgiBin !== null && ($segments[0] ?? '') === 'cgi-bin') {
+            clearstatcache();
             return $this->cgi($this->cgiBin, $segments, $slash);
         }
         return $this->walk($segments, $slash, $query, $indexFiles ?? $this->indexFiles);
@@ -187,6 +187,7 @@ final class PathResolver
             if ($known !== null && $known[2] > $now) {
                 return $known[0];
             }
+            clearstatcache(); // only before a look at the disk: the sequential tier keeps an entry of its own there
             if (is_file($full)) {
                 if ($known !== null && $known[1] > $now) {
                     if ($known[0] instanceof Script) {
@@ -196,6 +197,9 @@ final class PathResolver
                 }
                 return $this->remember($full, $this->file($full, $segments, [], false), $now);
             }
+        }
+        if ($count === 0 || $slash) {
+            clearstatcache();
         }
         $dir = $this->root;
         for ($i = 0; $i < $count; $i++) {

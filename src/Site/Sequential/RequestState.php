@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Site\Sequential;
 
+use Kiln\Site\Sequential\Engine\CwdWatch;
 use Kiln\Site\Sequential\Engine\SavedUmask;
 use Kiln\Site\Sequential\Engine\SessionId;
 
@@ -16,8 +17,9 @@ use Kiln\Site\Sequential\Engine\SessionId;
  *
  * The working directory is put back at once by end(): a chdir() back when begin() moved (with opcache, PHP's
  * chdir() is followed by a getcwd() to keep opcache's idea of the directory right: two system calls, about
- * 0.6 µs here), else one getcwd() to see whether the script moved (0.24 µs). A worker serving a document root
- * works in it (ServiceFactory), so a script in the root costs the getcwd() only.
+ * 0.6 µs here), else a getcwd() to see whether the script moved (0.24 µs), unless CwdWatch shows that it
+ * did not call chdir(). A worker serving a document root works in it (ServiceFactory), so a script in the
+ * root usually costs no system call for it.
  *
  * begin() before the script, end() after (also when it threw). The handler stacks start empty, as under a
  * web SAPI (set_error_handler() returns null); end() pops them until no handler is current, however many
@@ -60,6 +62,7 @@ final class RequestState
     public function __construct(
         private readonly ?SessionId $sessionId = null,
         private readonly ?SavedUmask $savedUmask = null,
+        private readonly ?CwdWatch $cwdWatch = null,
     ) {
         unset($GLOBALS['argv'], $GLOBALS['argc']);
         $globals = [];
@@ -83,6 +86,8 @@ final class RequestState
     {
         if ($scriptDirectory !== $this->cwd) {
             $this->moved = @chdir($scriptDirectory);
+        } else {
+            $this->cwdWatch?->arm();
         }
         header_remove();
         http_response_code(200);
@@ -140,7 +145,8 @@ final class RequestState
         foreach ($this->others as $name => $value) {
             $GLOBALS[$name] = $value;
         }
-        if ($this->moved || getcwd() !== $this->cwd) { // the script's own directory, or wherever it moved
+        // The script's own directory, or wherever the script moved (CwdWatch can tell it did not without getcwd()).
+        if ($this->moved || (($this->cwdWatch === null || !$this->cwdWatch->untouched()) && getcwd() !== $this->cwd)) {
             @chdir($this->cwd);
             $this->moved = false;
         }

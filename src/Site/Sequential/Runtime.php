@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Site\Sequential;
 
+use Kiln\Site\Sequential\Engine\CwdWatch;
 use Kiln\Site\Sequential\Engine\ExecutorGlobals;
 use Kiln\Site\Sequential\Engine\GlobalScope;
 use Kiln\Site\Sequential\Engine\IncludedFiles;
@@ -74,7 +75,7 @@ final class Runtime
         header_remove();
         $sessionId = SessionId::find();
         $runtime = new self(
-            new RequestState($sessionId, SavedUmask::find()),
+            new RequestState($sessionId, SavedUmask::find(), CwdWatch::find()),
             $output,
             IniReset::fromCurrent($executor),
             GlobalScope::create($executor),

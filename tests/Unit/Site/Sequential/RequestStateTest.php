@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Unit\Site\Sequential;
 
+use Kiln\Site\Sequential\Engine\CwdWatch;
 use Kiln\Site\Sequential\Engine\SavedUmask;
 use Kiln\Site\Sequential\RequestState;
 use PHPUnit\Framework\TestCase;
@@ -53,6 +54,52 @@ final class RequestStateTest extends TestCase
         chdir('/');
         $state->end();
         self::assertSame($this->cwd, getcwd());
+    }
+
+    public function testTheCwdWatchSeesEveryWayAScriptCanLeaveTheDirectory(): void
+    {
+        $watch = CwdWatch::find();
+        self::assertNotNull($watch, 'BG(CurrentStatFile) is found on this PHP');
+        $state = new RequestState(null, null, $watch);
+        $moves = [
+            'chdir only' => static fn() => chdir('/'),
+            'chdir, then a stat of an absolute path' => static function (): void {
+                chdir('/');
+                is_file('/etc/hostname');
+            },
+            'chdir, then a stat of a relative path' => static function (): void {
+                chdir('/');
+                file_exists('etc');
+            },
+            'chdir, then clearstatcache()' => static function (): void {
+                chdir('/');
+                clearstatcache();
+            },
+            'chdir twice, then a stat of the new directory' => static function (): void {
+                chdir('/');
+                chdir('/tmp');
+                is_dir('.');
+            },
+        ];
+        foreach ($moves as $what => $move) {
+            $state->begin($this->cwd);
+            $move();
+            $state->end();
+            self::assertSame($this->cwd, getcwd(), $what);
+        }
+    }
+
+    public function testTheCwdWatchTellsAScriptThatStayedWithoutAskingTheKernel(): void
+    {
+        $watch = CwdWatch::find();
+        self::assertNotNull($watch);
+        $watch->arm();
+        self::assertTrue($watch->untouched(), 'nothing ran');
+        is_file(__FILE__);
+        self::assertFalse($watch->untouched(), 'a stat of another file: not known, so getcwd() decides');
+        $watch->arm();
+        chdir($this->cwd);
+        self::assertFalse($watch->untouched(), 'chdir() drops the marker, even to the same directory');
     }
 
     public function testTheUmaskIsReadFromPhpsOwnFieldAndPutBackOnlyAfterAScriptThatChangedIt(): void

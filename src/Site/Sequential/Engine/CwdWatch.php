@@ -1,0 +1,101 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Site\Sequential\Engine;
+
+/**
+ * Whether a script may have called chdir(), without asking the kernel (getcwd() is a system call, after
+ * every script). PHP's chdir() drops the stat cache entry of a relative path (BG(CurrentStatFile)), since
+ * that path now means another file. So before the script, arm() puts a relative path of its own in that
+ * cache (a stat of `./././…/.`, answered from the cache after the first time); after it, untouched() reads
+ * the field: still that very string, and the script did not call chdir(). Anything else (a chdir(), a stat
+ * of another file, clearstatcache()) and the caller looks with getcwd(), as before.
+ *
+ * The marker is a constant: PHP keeps the very string it was given (a copy of the pointer), so the field
+ * holds its address. A script that called chdir() and then stat'ed that exact marker would go unseen; no
+ * code has a reason to name it.
+ *
+ * find() looks for the field in PHP's basic globals: the word that goes from 0 to the marker's address when
+ * the marker is stat'ed after clearstatcache(), and back to 0 when chdir() runs. Null when it is not found
+ * (the caller then calls getcwd() after every script).
+ *
+ * @internal
+ */
+final class CwdWatch
+{
+    /** The current directory, spelled as no script spells it. */
+    public const MARKER = './././././././././././.';
+
+    /** How many bytes of basic_globals are searched. */
+    private const SCAN = 4096;
+
+    private function __construct(
+        private readonly \FFI\CData $slot,
+        private readonly int $marker,
+    ) {}
+
+    public static function find(): ?self
+    {
+        $native = Native::get();
+        if ($native === null || \PHP_INT_SIZE !== 8) {
+            return null;
+        }
+        try {
+            $base = $native->symbol('basic_globals');
+            if (!$native->readable($base, self::SCAN)) {
+                return null;
+            }
+            $words = $native->words($base);
+            clearstatcache();
+            $before = self::read($words);
+            if (!is_dir(self::MARKER)) {
+                return null;
+            }
+            $after = self::read($words);
+            $found = [];
+            foreach ($after as $i => $value) {
+                if ($before[$i] === 0 && $value !== 0 && $native->isZendString($value, self::MARKER)) {
+                    $found[] = $i;
+                }
+            }
+            if (\count($found) !== 1) {
+                return null;
+            }
+            $watch = new self($native->cast('uint64_t*', $base + $found[0] * 8), $after[$found[0]]);
+            // chdir() must clear it, and a second stat of the marker must leave the same string there.
+            $cwd = getcwd();
+            if ($cwd === false || !$watch->untouched() || !@chdir($cwd) || $watch->untouched()) {
+                return null;
+            }
+            $watch->arm();
+            return $watch->untouched() ? $watch : null;
+        } catch (\Throwable) {
+            return null;
+        } finally {
+            clearstatcache();
+        }
+    }
+
+    /** Before a script: the marker in the stat cache (a system call only when something replaced it). */
+    public function arm(): void
+    {
+        is_dir(self::MARKER);
+    }
+
+    /** After a script: true when the marker is still there, so the script did not call chdir(). */
+    public function untouched(): bool
+    {
+        return $this->slot[0] === $this->marker;
+    }
+
+    /** @return list<int> */
+    private static function read(\FFI\CData $words): array
+    {
+        $values = [];
+        for ($i = 0; $i < self::SCAN / 8; $i++) {
+            $values[] = Native::int($words[$i]);
+        }
+        return $values;
+    }
+}
