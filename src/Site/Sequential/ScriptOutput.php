@@ -82,10 +82,19 @@ final class ScriptOutput
         // Every level from the top down to ours (or, when the script ended ours, to the one below it) flushes
         // into the one below; ours keeps what it gets and passes nothing on. With the level back at 0 first,
         // the callback takes its final call for the end of the request, not for a script ending the buffer.
-        $below = $this->level - 1;
+        $level = $this->level;
         $this->level = 0;
-        while (ob_get_level() > $below && @ob_end_flush()) {
+        // The script's own levels first (one may refuse to go: silenced, as PHP's end of request does). Only
+        // they get `@`: it marks error_reporting as a changed setting, which IniReset would then reset.
+        while (ob_get_level() > $level && @ob_end_flush()) {
             // each level flushes into the one below
+        }
+        if (!$this->removed && ob_get_level() === $level) {
+            ob_end_flush();
+        } else {
+            while (ob_get_level() >= $level && @ob_end_flush()) {
+                // the script ended ours: what it started at or below our level goes to standard output
+            }
         }
         $body = $this->body;
         $this->body = '';

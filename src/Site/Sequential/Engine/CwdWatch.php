@@ -49,7 +49,7 @@ final class CwdWatch
             $words = $native->words($base);
             clearstatcache();
             $before = self::read($words);
-            if (!is_dir(self::MARKER)) {
+            if (!self::mark()) {
                 return null;
             }
             $after = self::read($words);
@@ -62,14 +62,13 @@ final class CwdWatch
             if (\count($found) !== 1) {
                 return null;
             }
-            $watch = new self($native->cast('uint64_t*', $base + $found[0] * 8), $after[$found[0]]);
+            [$slot, $marker] = [$native->cast('uint64_t*', $base + $found[0] * 8), $after[$found[0]]];
             // chdir() must clear it, and a second stat of the marker must leave the same string there.
             $cwd = getcwd();
-            if ($cwd === false || !$watch->untouched() || !@chdir($cwd) || $watch->untouched()) {
+            if ($cwd === false || !@chdir($cwd) || Native::int($slot[0]) !== 0 || !self::mark()) {
                 return null;
             }
-            $watch->arm();
-            return $watch->untouched() ? $watch : null;
+            return Native::int($slot[0]) === $marker ? new self($slot, $marker) : null;
         } catch (\Throwable) {
             return null;
         } finally {
@@ -77,13 +76,30 @@ final class CwdWatch
         }
     }
 
-    /** Before a script: the marker in the stat cache (a system call only when something replaced it). */
-    public function arm(): void
+    /**
+     * Before a script: the marker in the stat cache (a system call only when something replaced it). False
+     * when the current directory is gone (untouched() then says false too).
+     *
+     * @phpstan-impure
+     */
+    public function arm(): bool
     {
-        is_dir(self::MARKER);
+        return self::mark();
     }
 
-    /** After a script: true when the marker is still there, so the script did not call chdir(). */
+    /**
+     * A stat of the marker: it is then PHP's last stat cache entry.
+     *
+     * @phpstan-impure
+     */
+    private static function mark(): bool
+    {
+        return is_dir(self::MARKER);
+    }
+
+    /**
+     * After a script: true when the marker is still there, so the script did not call chdir().
+     */
     public function untouched(): bool
     {
         return $this->slot[0] === $this->marker;
