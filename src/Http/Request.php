@@ -75,6 +75,9 @@ final class Request
     public function query(): array
     {
         if ($this->queryParams === null) {
+            if ($this->head->query === '') {
+                return $this->queryParams = [];
+            }
             parse_str($this->head->query, $params);
             /** @var array<string, string> $params */
             $this->queryParams = $params;

@@ -41,8 +41,8 @@ final class PathResolver
     private array $parsed = [];
 
     /**
-     * @var array<string, array{Script|StaticFile|Refusal, int, int}> file => what file() made of it, until when
-     *      (time()) that holds, and until when a script is taken to exist without a stat (-1: not a script)
+     * @var array<string, array{Script|StaticFile|Refusal, int, int}> raw path of a file => what file() made of it,
+     *      until when (time()) that holds, and until when a script is taken to exist without a stat (-1: not a script)
      */
     private array $files = [];
 
@@ -107,6 +107,10 @@ final class PathResolver
      */
     public function resolve(string $path, string $query = '', ?array $indexFiles = null): Script|StaticFile|Redirect|Refusal
     {
+        $known = $this->files[$path] ?? null;
+        if ($known !== null && $known[2] > time()) {
+            return $known[0]; // a script found on disk less than scriptTtl seconds ago (walk())
+        }
         $parsed = $this->parsed[$path] ?? $this->parse($path);
         if ($parsed instanceof Refusal) {
             return $parsed;
@@ -116,7 +120,7 @@ final class PathResolver
             clearstatcache();
             return $this->cgi($this->cgiBin, $segments, $slash);
         }
-        return $this->walk($segments, $slash, $query, $indexFiles ?? $this->indexFiles);
+        return $this->walk($path, $segments, $slash, $query, $indexFiles ?? $this->indexFiles);
     }
 
     /**
@@ -175,27 +179,24 @@ final class PathResolver
      * @param list<string> $segments
      * @param list<string> $indexFiles
      */
-    private function walk(array $segments, bool $slash, string $query, array $indexFiles): Script|StaticFile|Redirect|Refusal
+    private function walk(string $path, array $segments, bool $slash, string $query, array $indexFiles): Script|StaticFile|Redirect|Refusal
     {
         $count = \count($segments);
         if ($count > 0 && !$slash) {
             // The common case: a file named as it is. What it is (script, static file, refusal) is what the last
-            // request for it found; a script found less than scriptTtl seconds ago is not even looked at again.
+            // request for the same path found (resolve() does not even look at a script found lately).
             $full = $this->root . '/' . implode('/', $segments);
-            $known = $this->files[$full] ?? null;
+            $known = $this->files[$path] ?? null;
             $now = time();
-            if ($known !== null && $known[2] > $now) {
-                return $known[0];
-            }
             clearstatcache(); // only before a look at the disk: the sequential tier keeps an entry of its own there
             if (is_file($full)) {
                 if ($known !== null && $known[1] > $now) {
                     if ($known[0] instanceof Script) {
-                        $this->files[$full][2] = $now + $this->scriptTtl;
+                        $this->files[$path][2] = $now + $this->scriptTtl;
                     }
                     return $known[0];
                 }
-                return $this->remember($full, $this->file($full, $segments, [], false), $now);
+                return $this->remember($path, $this->file($full, $segments, [], false), $now);
             }
         }
         if ($count === 0 || $slash) {
@@ -227,7 +228,7 @@ final class PathResolver
      * symlinks on it only) for realpath_cache_ttl seconds, the time PHP's realpath() would give the same
      * answer; a script's existence for scriptTtl seconds.
      */
-    private function remember(string $full, Script|StaticFile|Refusal $outcome, int $now): Script|StaticFile|Refusal
+    private function remember(string $path, Script|StaticFile|Refusal $outcome, int $now): Script|StaticFile|Refusal
     {
         if ($this->filesTtl === 0) {
             return $outcome;
@@ -235,7 +236,7 @@ final class PathResolver
         if (\count($this->files) >= self::MAX_PARSED) {
             $this->files = []; // bounded, as the parsed paths
         }
-        $this->files[$full] = [$outcome, $now + $this->filesTtl, $outcome instanceof Script ? $now + $this->scriptTtl : -1];
+        $this->files[$path] = [$outcome, $now + $this->filesTtl, $outcome instanceof Script ? $now + $this->scriptTtl : -1];
         return $outcome;
     }
 

@@ -25,9 +25,15 @@ final class ResponseCapture
     public static function build(string $body, ?\Closure $onRefused = null): Response
     {
         $status = http_response_code();
-        $response = new Response(\is_int($status) && $status >= 100 && $status <= 599 ? $status : 200, [], $body);
+        $status = \is_int($status) && $status >= 100 && $status <= 599 ? $status : 200;
+        $lines = headers_list();
+        if ($lines === []) { // the common case: a status and a body, and the type PHP would send
+            $type = self::defaultContentType();
+            return new Response($status, $type === '' ? [] : ['Content-Type' => $type], $body);
+        }
+        $response = new Response($status, [], $body);
         $typed = false;
-        foreach (headers_list() as $line) {
+        foreach ($lines as $line) {
             $colon = strpos($line, ':');
             if ($colon === false) {
                 continue;

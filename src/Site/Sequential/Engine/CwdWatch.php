@@ -37,43 +37,42 @@ final class CwdWatch
 
     public static function find(): ?self
     {
-        $native = Native::get();
-        if ($native === null || \PHP_INT_SIZE !== 8) {
-            return null;
-        }
         try {
-            $base = $native->symbol('basic_globals');
-            if (!$native->readable($base, self::SCAN)) {
-                return null;
-            }
-            $words = $native->words($base);
-            clearstatcache();
-            $before = self::read($words);
-            if (!self::mark()) {
-                return null;
-            }
-            $after = self::read($words);
-            $found = [];
-            foreach ($after as $i => $value) {
-                if ($before[$i] === 0 && $value !== 0 && $native->isZendString($value, self::MARKER)) {
-                    $found[] = $i;
-                }
-            }
-            if (\count($found) !== 1) {
-                return null;
-            }
-            [$slot, $marker] = [$native->cast('uint64_t*', $base + $found[0] * 8), $after[$found[0]]];
-            // chdir() must clear it, and a second stat of the marker must leave the same string there.
-            $cwd = getcwd();
-            if ($cwd === false || !@chdir($cwd) || Native::int($slot[0]) !== 0 || !self::mark()) {
-                return null;
-            }
-            return Native::int($slot[0]) === $marker ? new self($slot, $marker) : null;
+            $globals = Native::basicGlobals(self::SCAN);
+            return $globals === null ? null : self::probe(...$globals);
         } catch (\Throwable) {
             return null;
         } finally {
             clearstatcache();
         }
+    }
+
+    /** The word of basic_globals that holds the marker once it is stat'ed, checked against chdir(). */
+    private static function probe(Native $native, int $base): ?self
+    {
+        $words = $native->words($base);
+        clearstatcache();
+        $before = self::read($words);
+        if (!self::mark()) {
+            return null;
+        }
+        $after = self::read($words);
+        $found = [];
+        foreach ($after as $i => $value) {
+            if ($before[$i] === 0 && $value !== 0 && $native->isZendString($value, self::MARKER)) {
+                $found[] = $i;
+            }
+        }
+        if (\count($found) !== 1) {
+            return null;
+        }
+        [$slot, $marker] = [$native->cast('uint64_t*', $base + $found[0] * 8), $after[$found[0]]];
+        // chdir() must clear it, and a second stat of the marker must leave the same string there.
+        $cwd = getcwd();
+        if ($cwd === false || !@chdir($cwd) || Native::int($slot[0]) !== 0 || !self::mark()) {
+            return null;
+        }
+        return Native::int($slot[0]) === $marker ? new self($slot, $marker) : null;
     }
 
     /**

@@ -111,11 +111,11 @@ final class GlobalScope
         $previous = [self::$current, self::$script];
         self::$current = $this;
         self::$script = $file;
-        try {
-            return ($this->include)();
-        } finally {
-            [self::$current, self::$script] = $previous;
-        }
+        $result = ($this->include)();
+        // Not in a finally block (the tracing JIT compiles none): after an exception or exit() the statics keep
+        // this run's values, which only the next run() reads, after setting its own.
+        [self::$current, self::$script] = $previous;
+        return $result;
     }
 
     /**

@@ -59,6 +59,22 @@ final class Native
         return self::$instance === false ? null : self::$instance;
     }
 
+    /**
+     * This process's FFI view and the address of PHP's basic globals (BG()), when $length bytes there can be
+     * read on a 64-bit build; null otherwise.
+     *
+     * @return array{self, int}|null
+     */
+    public static function basicGlobals(int $length): ?array
+    {
+        $native = self::get();
+        if ($native === null || \PHP_INT_SIZE !== 8) {
+            return null;
+        }
+        $base = $native->symbol('basic_globals');
+        return $native->readable($base, $length) ? [$native, $base] : null;
+    }
+
     /** Address of an exported global (`sapi_globals`, `executor_globals`, `basic_globals`). */
     public function symbol(string $name): int
     {

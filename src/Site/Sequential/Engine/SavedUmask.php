@@ -30,15 +30,12 @@ final class SavedUmask
 
     public static function find(): ?self
     {
-        $native = Native::get();
-        if ($native === null || \PHP_INT_SIZE !== 8) {
-            return null;
-        }
         try {
-            $base = $native->symbol('basic_globals');
-            if (!$native->readable($base, self::SCAN)) {
+            $globals = Native::basicGlobals(self::SCAN);
+            if ($globals === null) {
                 return null;
             }
+            [$native, $base] = $globals;
             $index = self::depthIndex($native->words($base));
             if ($index === null) {
                 return null;
