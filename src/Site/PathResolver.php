@@ -21,9 +21,9 @@ namespace Kiln\Site;
  * realpath cache (`realpath_cache_ttl`): a symlink re-pointed may be seen late by that many seconds. What a
  * path's text says (its segments, or its refusal) is remembered for the next request for the same path, and
  * what a file named by a path is (script, static file, refusal) for as long as the realpath cache would
- * give the same answer. A script found on disk is not looked at again for `opcache.revalidate_freq` seconds
- * when opcache is on (opcache runs its cached code that long without looking at the file either): a deleted
- * script answers 404 that much later. New files, static files and everything else are looked at every time.
+ * give the same answer. A script opcache holds is not looked at again for `opcache.revalidate_freq` seconds
+ * (opcache runs its cached code that long without looking at the file either): a deleted script answers
+ * 404 that much later. New files, static files and everything else are looked at every time.
  */
 final class PathResolver
 {
@@ -56,6 +56,9 @@ final class PathResolver
      */
     private readonly int $scriptTtl;
 
+    /** @var (\Closure(string): bool)|null whether opcache holds a script; null without opcache */
+    private readonly ?\Closure $isCached;
+
     /**
      * @param ?string $frontController URL path of the script that gets every path no file matches
      *                                 (`/index.php`, as WordPress and Laravel expect); null: 404 instead
@@ -64,6 +67,7 @@ final class PathResolver
      * @param ?string $cgiBin directory served at `/cgi-bin/`: each executable file in it is a script
      * @param ?int $scriptTtl seconds a script found on disk is run again without a stat; null: opcache's
      *                        revalidate_freq when opcache is on in this process, else 0
+     * @param (\Closure(string): bool)|null $isCached whether opcache holds a script (default opcache_is_script_cached())
      */
     public function __construct(
         string $root,
@@ -72,11 +76,13 @@ final class PathResolver
         private readonly array $scriptExtensions = ['.php'],
         ?string $cgiBin = null,
         ?int $scriptTtl = null,
+        ?\Closure $isCached = null,
     ) {
         $this->root = self::realDirectory($root, 'Document root');
         $this->cgiBin = $cgiBin === null ? null : self::realDirectory($cgiBin, 'cgi-bin directory');
         $this->filesTtl = max(0, (int) ini_get('realpath_cache_ttl'));
-        $this->scriptTtl = min($this->filesTtl, max(0, $scriptTtl ?? self::opcacheRevalidation()));
+        $this->isCached = $isCached ?? (\function_exists('opcache_is_script_cached') ? opcache_is_script_cached(...) : null);
+        $this->scriptTtl = $this->isCached === null ? 0 : min($this->filesTtl, max(0, $scriptTtl ?? self::opcacheRevalidation()));
         if ($frontController !== null && (!str_starts_with($frontController, '/') || str_ends_with($frontController, '/')
             || \in_array('..', explode('/', $frontController), true))) {
             throw new \ValueError("Front controller must be a URL path to a file such as /index.php, got '$frontController'");
@@ -191,9 +197,7 @@ final class PathResolver
             clearstatcache(); // only before a look at the disk: the sequential tier keeps an entry of its own there
             if (is_file($full)) {
                 if ($known !== null && $known[1] > $now) {
-                    if ($known[0] instanceof Script) {
-                        $this->files[$path][2] = $now + $this->scriptTtl;
-                    }
+                    $this->files[$path][2] = $this->trustedUntil($known[0], $now);
                     return $known[0];
                 }
                 return $this->remember($path, $this->file($full, $segments, [], false), $now);
@@ -236,8 +240,19 @@ final class PathResolver
         if (\count($this->files) >= self::MAX_PARSED) {
             $this->files = []; // bounded, as the parsed paths
         }
-        $this->files[$path] = [$outcome, $now + $this->filesTtl, $outcome instanceof Script ? $now + $this->scriptTtl : -1];
+        $this->files[$path] = [$outcome, $now + $this->filesTtl, $this->trustedUntil($outcome, $now)];
         return $outcome;
+    }
+
+    /**
+     * Until when (time()) a script is run again without a stat: only a script opcache holds, which runs from
+     * opcache's copy whatever the disk says. Not a script, no opcache, or a script opcache does not keep
+     * (blacklisted, too large, the cache full): -1, looked at every time.
+     */
+    private function trustedUntil(Script|StaticFile|Refusal $outcome, int $now): int
+    {
+        return $this->scriptTtl > 0 && $outcome instanceof Script && $this->isCached !== null && ($this->isCached)($outcome->filename)
+            ? $now + $this->scriptTtl : -1;
     }
 
     /**

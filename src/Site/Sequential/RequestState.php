@@ -150,6 +150,11 @@ final class RequestState
             @chdir($this->cwd);
             $this->moved = false;
         }
+        // Each request starts with PHP's stat cache empty, as under a web SAPI: what the script stat'ed goes
+        // (CwdWatch's marker may stay: it names the current directory, which a chdir() drops from the cache).
+        if ($this->cwdWatch === null || !$this->cwdWatch->alone()) {
+            clearstatcache();
+        }
         if (date_default_timezone_get() !== $this->timezone) {
             date_default_timezone_set($this->timezone);
         }
@@ -173,7 +178,9 @@ final class RequestState
      */
     public function unsetScriptGlobals(): void
     {
-        foreach (array_diff_key($GLOBALS, $this->globals) as $name => $_) {
+        // The names only: a copy of the values would keep every object alive until the loop ends, and a
+        // destructor would then no longer see the other globals, which it does under php-fpm.
+        foreach (array_keys(array_diff_key($GLOBALS, $this->globals)) as $name) {
             unset($GLOBALS[$name]);
         }
     }

@@ -197,7 +197,7 @@ final class PathResolverTest extends TestCase
         $static = self::$base . '/root/gone-later.txt';
         file_put_contents($script, '<?php echo 1;');
         file_put_contents($static, 'x');
-        $resolver = new PathResolver(self::$base . '/root', null, scriptTtl: 60);
+        $resolver = new PathResolver(self::$base . '/root', null, scriptTtl: 60, isCached: static fn(string $file): bool => true);
         self::assertSame('refuse 404', $this->describe($resolver->resolve('/new-later.php')));
         self::assertSame('script gone-later.php /gone-later.php', $this->describe($resolver->resolve('/gone-later.php')));
         self::assertSame('file gone-later.txt', $this->describe($resolver->resolve('/gone-later.txt')));
@@ -212,6 +212,17 @@ final class PathResolverTest extends TestCase
         } finally {
             unlink(self::$base . '/root/new-later.php');
         }
+    }
+
+    public function testAScriptOpcacheDoesNotHoldIsLookedAtEveryTime(): void
+    {
+        $file = self::$base . '/root/not-cached.php';
+        file_put_contents($file, '<?php echo 1;');
+        $resolver = new PathResolver(self::$base . '/root', null, scriptTtl: 60, isCached: static fn(string $file): bool => false);
+        self::assertSame('script not-cached.php /not-cached.php', $this->describe($resolver->resolve('/not-cached.php')));
+        self::assertSame('script not-cached.php /not-cached.php', $this->describe($resolver->resolve('/not-cached.php')));
+        unlink($file);
+        self::assertSame('refuse 404', $this->describe($resolver->resolve('/not-cached.php')), 'blacklisted, too large, cache full: a stat each time');
     }
 
     public function testMappedExtensionsAreScriptsToo(): void

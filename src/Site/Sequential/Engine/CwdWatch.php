@@ -17,8 +17,12 @@ namespace Kiln\Site\Sequential\Engine;
  * code has a reason to name it.
  *
  * find() looks for the field in PHP's basic globals: the word that goes from 0 to the marker's address when
- * the marker is stat'ed after clearstatcache(), and back to 0 when chdir() runs. Null when it is not found
- * (the caller then calls getcwd() after every script).
+ * the marker is stat'ed after clearstatcache(), and back to 0 when chdir() runs; the lstat() entry
+ * (BG(CurrentLStatFile)) follows it. Null when it is not found (the caller then calls getcwd() after every
+ * script, and clearstatcache()).
+ *
+ * alone() lets the caller keep the cache between requests when it holds the marker only: every request
+ * starts with nothing of an earlier one's in it, as under php-fpm, at no system call.
  *
  * @internal
  */
@@ -67,12 +71,30 @@ final class CwdWatch
             return null;
         }
         [$slot, $marker] = [$native->cast('uint64_t*', $base + $found[0] * 8), $after[$found[0]]];
-        // chdir() must clear it, and a second stat of the marker must leave the same string there.
-        $cwd = getcwd();
-        if ($cwd === false || !@chdir($cwd) || Native::int($slot[0]) !== 0 || !self::mark()) {
+        // The next word is the lstat() entry: an lstat of the marker fills it, clearstatcache() empties both.
+        if (self::at($slot, 1) !== 0 || is_link(self::MARKER) || self::at($slot, 1) !== $marker) {
+            return null; // is_link(): an lstat, which fills the next word (the marker is a directory, not a link)
+        }
+        clearstatcache();
+        if (self::at($slot, 0) !== 0 || self::at($slot, 1) !== 0) {
             return null;
         }
-        return Native::int($slot[0]) === $marker ? new self($slot, $marker) : null;
+        // chdir() must clear the stat entry, and a second stat of the marker must leave the same string there.
+        $cwd = getcwd();
+        if ($cwd === false || !self::mark() || !@chdir($cwd) || self::at($slot, 0) !== 0 || !self::mark()) {
+            return null;
+        }
+        return self::at($slot, 0) === $marker && self::at($slot, 1) === 0 ? new self($slot, $marker) : null;
+    }
+
+    /**
+     * Word $i of $slot, read anew at each call (memory PHP itself changes).
+     *
+     * @phpstan-impure
+     */
+    private static function at(\FFI\CData $slot, int $i): int
+    {
+        return Native::int($slot[$i]);
     }
 
     /**
@@ -102,6 +124,12 @@ final class CwdWatch
     public function untouched(): bool
     {
         return $this->slot[0] === $this->marker;
+    }
+
+    /** Whether the stat cache holds the marker and nothing else (BG(CurrentLStatFile), the next word, is empty). */
+    public function alone(): bool
+    {
+        return $this->slot[0] === $this->marker && $this->slot[1] === 0;
     }
 
     /** @return list<int> */

@@ -102,6 +102,54 @@ final class RequestStateTest extends TestCase
         self::assertFalse($watch->untouched(), 'chdir() drops the marker, even to the same directory');
     }
 
+    public function testADestructorOfAScriptGlobalStillSeesTheOtherGlobals(): void
+    {
+        $state = new RequestState();
+        $state->begin($this->cwd);
+        // As a script's top level would: a logger that reads the config global when it is destroyed.
+        $GLOBALS['kilnTestLogger'] = new class () {
+            public function __destruct()
+            {
+                echo json_encode($GLOBALS['kilnTestConfig'] ?? null);
+            }
+        };
+        $GLOBALS['kilnTestConfig'] = ['log' => '/tmp/x'];
+        ob_start();
+        $state->unsetScriptGlobals();
+        $printed = ob_get_clean();
+        $state->end();
+        self::assertSame('{"log":"\/tmp\/x"}', $printed, 'php-fpm keeps the other globals while destructors run');
+        self::assertArrayNotHasKey('kilnTestLogger', $GLOBALS);
+        self::assertArrayNotHasKey('kilnTestConfig', $GLOBALS);
+    }
+
+    public function testEveryRequestStartsWithAnEmptyStatCache(): void
+    {
+        $file = tempnam(sys_get_temp_dir(), 'kiln-stat-');
+        $link = $file . '.link';
+        file_put_contents($file, 'abc');
+        try {
+            foreach ([null, CwdWatch::find()] as $watch) {
+                $state = new RequestState(null, null, $watch);
+                $state->begin($this->cwd);
+                self::assertSame(3, filesize($file));
+                self::assertFalse(is_link($link));
+                $state->end();
+                file_put_contents($file, 'abcdefgh'); // another process writes meanwhile
+                symlink($file, $link);
+                $state->begin($this->cwd);
+                self::assertSame(8, filesize($file), 'a size the previous request saw is not served from the cache');
+                self::assertTrue(is_link($link), 'nor an lstat() answer');
+                $state->end();
+                unlink($link);
+                file_put_contents($file, 'abc');
+            }
+        } finally {
+            @unlink($link);
+            unlink($file);
+        }
+    }
+
     public function testTheUmaskIsReadFromPhpsOwnFieldAndPutBackOnlyAfterAScriptThatChangedIt(): void
     {
         $saved = SavedUmask::find();
