@@ -107,7 +107,7 @@ final class RequestStateTest extends TestCase
         $state = new RequestState();
         $state->begin($this->cwd);
         // As a script's top level would: a logger that reads the config global when it is destroyed.
-        $GLOBALS['kilnTestLogger'] = new class () {
+        $GLOBALS['kilnTestLogger'] = new class {
             public function __destruct()
             {
                 echo json_encode($GLOBALS['kilnTestConfig'] ?? null);
