@@ -22,8 +22,9 @@ namespace Kiln\Site;
  * path's text says (its segments, or its refusal) is remembered for the next request for the same path, and
  * what a file named by a path is (script, static file, refusal) for as long as the realpath cache would
  * give the same answer. A script opcache holds is not looked at again for `opcache.revalidate_freq` seconds
- * (opcache runs its cached code that long without looking at the file either): a deleted script answers
- * 404 that much later. New files, static files and everything else are looked at every time.
+ * while opcache still holds it (opcache runs its cached code that long without looking at the file
+ * either; the sequential tier's CodeRevalidation drops a deleted one): a deleted script answers 404 that
+ * much later at most. New files, static files and everything else are looked at every time.
  */
 final class PathResolver
 {
@@ -114,8 +115,8 @@ final class PathResolver
     public function resolve(string $path, string $query = '', ?array $indexFiles = null): Script|StaticFile|Redirect|Refusal
     {
         $known = $this->files[$path] ?? null;
-        if ($known !== null && $known[2] > time()) {
-            return $known[0]; // a script found on disk less than scriptTtl seconds ago (walk())
+        if ($known !== null && $known[2] > time() && $known[0] instanceof Script && $this->isCached !== null && ($this->isCached)($known[0]->filename)) {
+            return $known[0]; // a script found on disk less than scriptTtl seconds ago (walk()), still in opcache
         }
         $parsed = $this->parsed[$path] ?? $this->parse($path);
         if ($parsed instanceof Refusal) {

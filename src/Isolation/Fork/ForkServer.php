@@ -251,6 +251,7 @@ final class ForkServer
         $params = $conn->parser->params();
         \assert($params !== null && $conn->body !== null);
         \rewind($conn->body);
+        $this->child->beforeFork($params);
         $pid = \pcntl_fork();
         if ($pid === -1) {
             $this->respond($conn, 502, 'fork() failed: ' . \pcntl_strerror(\pcntl_get_last_error()));

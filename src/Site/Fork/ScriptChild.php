@@ -7,6 +7,7 @@ namespace Kiln\Site\Fork;
 use Kiln\Isolation\Fork\ForkChild;
 use Kiln\Site\Fork\Internal\ChildGlobals;
 use Kiln\Site\Fork\Internal\ChildOutput;
+use Kiln\Site\Sequential\CodeRevalidation;
 use Kiln\Site\Sequential\HeaderHook;
 
 /**
@@ -20,6 +21,9 @@ final class ScriptChild implements ForkChild
 {
     /** @var (\Closure(int): never)|null */
     private ?\Closure $quickExit = null;
+
+    /** Edited scripts noticed by opcache (false: opcache off or not checking timestamps; null: not looked yet). */
+    private CodeRevalidation|false|null $revalidation = null;
 
     /**
      * Ends the response from its destructor when the output's shutdown function was skipped. Static: the fork
@@ -47,6 +51,21 @@ final class ScriptChild implements ForkChild
         \ini_set('display_errors', '0');
         \ini_set('log_errors', '1');
         \ini_set('html_errors', '0');
+    }
+
+    /**
+     * The fork server is a CLI process too: opcache would never check a cached script again, so the children
+     * it forks would run an edited script's old code (see CodeRevalidation).
+     */
+    public function beforeFork(array $params): void
+    {
+        if ($this->revalidation === false) {
+            return;
+        }
+        $this->revalidation ??= CodeRevalidation::forThisProcess() ?? false;
+        if ($this->revalidation !== false && ($params['DOCUMENT_ROOT'] ?? '') !== '') {
+            $this->revalidation->check($params['DOCUMENT_ROOT'], \microtime(true));
+        }
     }
 
     public function handle(array $params, mixed $body): ?string

@@ -46,6 +46,9 @@ final class SequentialRunner implements ScriptRunner
 
     private readonly TimeLimit $timeLimit;
 
+    /** Edited scripts noticed by opcache every revalidate_freq seconds (null when opcache is off). */
+    private readonly ?CodeRevalidation $revalidation;
+
     private readonly ScriptEnvironment $environment;
 
     /** @var \Closure(Request, Script): array<string, string> */
@@ -88,6 +91,7 @@ final class SequentialRunner implements ScriptRunner
         ?\Closure $log = null,
     ) {
         $this->timeLimit = new TimeLimit($timeLimit);
+        $this->revalidation = CodeRevalidation::forThisProcess();
         $this->environment = new ScriptEnvironment();
         $this->params = $params ?? static fn(Request $request, Script $script): array => CgiParams::build($request, $script);
         $this->log = $log ?? WorkerLog::write(...);
@@ -171,6 +175,7 @@ final class SequentialRunner implements ScriptRunner
     private function execute(Runtime $runtime, Request $request, Script $script): Response
     {
         $time = microtime(true);
+        $this->revalidation?->check($script->documentRoot, $time);
         try {
             // The variables passed on, not kept here: install() then adds PHP_SELF and REQUEST_TIME(_FLOAT) in place.
             $uploads = Superglobals::install(($this->params)($request, $script), $request, $time);

@@ -13,7 +13,9 @@ use PHPUnit\Framework\TestCase;
  * A site written just before `kiln serve` starts (a deploy, then a start) or edited while it runs: the
  * sequential tier includes its scripts on every request, and opcache must keep them compiled. Under the CLI
  * opcache's file_update_protection compares a file's mtime with the start of the process, so without
- * Kiln's setting such a file was compiled again at every request for the worker's life.
+ * Kiln's setting such a file was compiled again at every request for the worker's life. And an edited or
+ * deleted script must be seen within revalidate_freq, as under php-fpm, although opcache under the CLI
+ * would never check a cached file again by itself (CodeRevalidation).
  */
 final class FreshFilesAreCachedTest extends TestCase
 {
@@ -62,6 +64,28 @@ final class FreshFilesAreCachedTest extends TestCase
         }
     }
 
+    #[DataProvider('tiers')]
+    public function testAnEditedScriptRunsItsNewCodeAndADeletedOneAnswers404WithinRevalidateFreq(string $tier): void
+    {
+        $file = $this->root . '/public/page.php';
+        file_put_contents($file, '<?php echo "one";');
+        touch($file, time() - 60);
+        $server = KilnProcess::start($this->root, ['--workers=1', "--tier=$tier", '--front-controller=none']);
+        try {
+            $url = $server->baseUrl() . '/page.php';
+            for ($i = 0; $i < 3; $i++) {
+                self::assertSame('one', HttpClient::get($url)['body']);
+            }
+            file_put_contents($file, '<?php echo "two";');
+            touch($file, time() + 5); // a new modification time, whatever the clock's resolution
+            self::assertSame('two', self::waitFor($url, static fn(array $r): bool => $r['body'] === 'two')['body'], $server->log());
+            unlink($file);
+            self::assertSame(404, self::waitFor($url, static fn(array $r): bool => $r['status'] === 404)['status'], $server->log());
+        } finally {
+            $server->stop();
+        }
+    }
+
     public function testAUserConfiguredOpcacheThatWouldRecompileFreshFilesIsWarnedAboutWhereScriptsRunInTheWorker(): void
     {
         file_put_contents($this->root . '/public/index.php', "<?php\necho 'ok';\n");
@@ -76,5 +100,24 @@ final class FreshFilesAreCachedTest extends TestCase
                 $server->stop();
             }
         }
+    }
+
+    /**
+     * Requests $url until $done says so, for up to 8 s (revalidate_freq, 2 s by default, plus margin).
+     *
+     * @param \Closure(array{status: int, headers: array<string, string>, body: string}): bool $done
+     * @return array{status: int, headers: array<string, string>, body: string}
+     */
+    private static function waitFor(string $url, \Closure $done): array
+    {
+        $deadline = microtime(true) + 8.0;
+        do {
+            $response = HttpClient::get($url);
+            if ($done($response)) {
+                return $response;
+            }
+            usleep(100_000);
+        } while (microtime(true) < $deadline);
+        return $response;
     }
 }
