@@ -64,6 +64,9 @@ final class ScriptOutput
         if ($this->headersSent !== null && headers_sent()) {
             $this->headersSent[0] = 0; // an earlier write to standard output must not block this request's headers
         }
+        if ($this->stdout !== null && $this->stdout->isCapturing()) {
+            $this->stdout->take(); // left by a request whose end() failed: not this request's output
+        }
         $this->body = '';
         $this->removed = false;
         if (!ob_start($this->callback ??= $this->write(...), 0, PHP_OUTPUT_HANDLER_STDFLAGS)) {
