@@ -83,7 +83,7 @@ final class PathResolver
         $this->cgiBin = $cgiBin === null ? null : self::realDirectory($cgiBin, 'cgi-bin directory');
         $this->filesTtl = max(0, (int) ini_get('realpath_cache_ttl'));
         $this->isCached = $isCached ?? (\function_exists('opcache_is_script_cached') ? opcache_is_script_cached(...) : null);
-        $this->scriptTtl = $this->isCached === null ? 0 : min($this->filesTtl, max(0, $scriptTtl ?? self::opcacheRevalidation()));
+        $this->scriptTtl = $this->isCached === null ? 0 : min($this->filesTtl, max(0, $scriptTtl ?? OpcacheRevalidation::seconds()));
         if ($frontController !== null && (!str_starts_with($frontController, '/') || str_ends_with($frontController, '/')
             || \in_array('..', explode('/', $frontController), true))) {
             throw new \ValueError("Front controller must be a URL path to a file such as /index.php, got '$frontController'");
@@ -362,16 +362,6 @@ final class PathResolver
             return $slash ? '/' : '';
         }
         return '/' . implode('/', $rest) . ($slash ? '/' : '');
-    }
-
-    /** Seconds opcache runs a script without looking at its file, or 0 when opcache is off in this process. */
-    private static function opcacheRevalidation(): int
-    {
-        $enabled = \PHP_SAPI === 'cli' ? 'opcache.enable_cli' : 'opcache.enable';
-        if (!\function_exists('opcache_get_status') || !filter_var(ini_get($enabled), \FILTER_VALIDATE_BOOL)) {
-            return 0;
-        }
-        return max(0, (int) ini_get('opcache.revalidate_freq'));
     }
 
     private static function realDirectory(string $path, string $what): string

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Kiln\Site\Sequential;
 
+use Kiln\Site\OpcacheRevalidation;
+
 /**
  * Makes opcache notice edited scripts in a long-running worker, as it does under php-fpm.
  *
@@ -35,12 +37,7 @@ final class CodeRevalidation
     /** Null when opcache is off in this process, does not check timestamps, or checks them at every include. */
     public static function forThisProcess(): ?self
     {
-        $enabled = \PHP_SAPI === 'cli' ? 'opcache.enable_cli' : 'opcache.enable';
-        if (!\function_exists('opcache_invalidate') || !\function_exists('opcache_get_status')
-            || !filter_var(ini_get($enabled), \FILTER_VALIDATE_BOOL) || !filter_var(ini_get('opcache.validate_timestamps'), \FILTER_VALIDATE_BOOL)) {
-            return null;
-        }
-        $every = (int) ini_get('opcache.revalidate_freq');
+        $every = OpcacheRevalidation::seconds();
         return $every > 0 ? new self($every) : null;
     }
 

@@ -1,0 +1,24 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Site;
+
+/**
+ * How often opcache looks at a cached script's file in this process: `opcache.revalidate_freq` seconds
+ * when opcache is on here and validates timestamps, else 0 (opcache off, never checking, or checking at
+ * every include). Read by the path resolver (how long a script may go without a stat) and by the
+ * sequential and fork tiers (how often they make opcache look, see Sequential\CodeRevalidation).
+ */
+final class OpcacheRevalidation
+{
+    public static function seconds(): int
+    {
+        $enabled = \PHP_SAPI === 'cli' ? 'opcache.enable_cli' : 'opcache.enable';
+        if (!\function_exists('opcache_invalidate') || !\function_exists('opcache_get_status')
+            || !filter_var(ini_get($enabled), \FILTER_VALIDATE_BOOL) || !filter_var(ini_get('opcache.validate_timestamps'), \FILTER_VALIDATE_BOOL)) {
+            return 0;
+        }
+        return max(0, (int) ini_get('opcache.revalidate_freq'));
+    }
+}
