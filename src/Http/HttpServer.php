@@ -74,6 +74,7 @@ final class HttpServer implements Service
         }
         $this->core = new HttpCore($this->handler, $this->limits, $context, $this->accessLog);
         FatalGuard::install($this->core);
+        WriteBatch::setHold($this->limits->responseHold);
         $this->cap = min($this->limits->connections, Loop::get()->capacity());
         $this->listeners = $listeners;
         $this->balance = $context->acceptBalance();
@@ -273,6 +274,7 @@ final class HttpServer implements Service
         }
         if ($this->core !== null) {
             $this->core->onEmpty = null;
+            WriteBatch::flush(); // the responses of this loop turn still leave
             foreach ($this->core->connections as $connection) {
                 $connection->close();
             }

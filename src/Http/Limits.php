@@ -50,6 +50,11 @@ final class Limits
         public readonly int $keepAliveRequests = 10000,
         /** Bytes of response output buffered per connection before the producer is paused. */
         public readonly int $writeBuffer = 256 * 1024,
+        /**
+         * Seconds at most that a finished response waits for the others of its loop turn, so they leave
+         * together (WriteBatch); the batch leaves at the end of the turn in any case.
+         */
+        public readonly float $responseHold = 0.001,
     ) {
         /** @var int|float $value */
         foreach (get_object_vars($this) as $name => $value) {

@@ -229,9 +229,7 @@ final class Connection
     public function write(string $bytes): void
     {
         $this->responseStarted = true;
-        if (!$this->output->write($bytes)) {
-            $this->close();
-        }
+        $this->output->write($bytes);
     }
 
     private function onWritable(): void

@@ -7,6 +7,7 @@ namespace Kiln\Http\Internal;
 use Kiln\Http\LastResponse;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
+use Kiln\Http\WriteBatch;
 
 /**
  * The last word of a worker that dies with requests in flight: a fatal error in one handler (undefined
@@ -82,6 +83,7 @@ final class FatalGuard
         if ((getmypid() ?: 0) !== $this->pid) {
             return; // A process forked by a handler must not answer its parent's clients.
         }
+        WriteBatch::flush(); // responses finished in this loop turn, before anything is cut or closed
         $error = error_get_last();
         $fatal = $error !== null && ($error['type'] & self::FATAL) !== 0;
         if ($fatal) {

@@ -4,22 +4,27 @@ declare(strict_types=1);
 
 namespace Kiln\Http\Internal;
 
+use Kiln\Http\WriteBatch;
 use Kiln\Loop\Loop;
 use Kiln\Loop\Suspension;
 
 /**
- * The sending side of a Connection: bytes the kernel did not take yet, the writable watcher, and the
- * Fibers waiting on them (backpressure) or on a response body's source stream. release() wakes every
- * waiter and drops the callback into the Connection, so a closed connection leaves no cycle behind.
+ * The sending side of a Connection: bytes queued for the loop turn's batch (WriteBatch) or that the kernel
+ * did not take yet, the writable watcher, and the Fibers waiting on them (backpressure) or on a response
+ * body's source stream. release() wakes every waiter and drops the callback into the Connection, so a
+ * closed connection leaves no cycle behind.
  *
  * @internal
  */
 final class Output
 {
-    /** When the last byte was accepted by the kernel after a partial write (for the write timeout). */
+    /** When bytes were last queued into an empty queue or accepted by the kernel (for the write timeout). */
     public float $lastWriteAt = 0.0;
 
     private string $out = '';
+
+    /** What is queued waits for WriteBatch: no write was tried yet. */
+    private bool $batched = false;
 
     private ?string $writeId = null;
 
@@ -46,34 +51,53 @@ final class Output
         return \strlen($this->out);
     }
 
-    /** Queues bytes after those still pending (dropped once released); false when the socket failed. */
-    public function write(string $bytes): bool
+    /**
+     * Queues bytes after those still pending (dropped once released). They are written with the loop turn's
+     * other responses (WriteBatch), or at once when they reach WriteBatch::LARGE, or after those still
+     * pending once the socket is writable.
+     */
+    public function write(string $bytes): void
     {
         if (!$this->open) {
-            return true;
+            return;
         }
         if ($this->out !== '') {
             $this->out .= $bytes;
-            return true;
+            if ($this->batched && \strlen($this->out) >= WriteBatch::LARGE) {
+                $this->send();
+            }
+            return;
         }
-        $written = @fwrite($this->socket, $bytes);
-        if ($written === false) {
-            return false;
-        }
-        if ($written === \strlen($bytes)) {
-            return true;
-        }
-        $this->out = substr($bytes, $written);
+        $this->out = $bytes;
         $this->lastWriteAt = Loop::now();
-        if ($this->writeId !== null) {
-            Loop::enable($this->writeId);
-        } elseif ($this->onWritable !== null) {
-            $this->writeId = Loop::onWritable($this->socket, $this->onWritable);
+        if (\strlen($bytes) >= WriteBatch::LARGE) {
+            $this->batched = true;
+            $this->send();
+            return;
         }
-        return true;
+        $this->batched = true;
+        WriteBatch::add($this);
     }
 
-    /** Sends what the kernel takes now (the socket is writable); false when the socket failed. */
+    /**
+     * Writes what is queued for the batch, if it was not written yet. A socket that failed closes its
+     * connection (through the writable handler, as a failed flush does).
+     */
+    public function send(): void
+    {
+        if (!$this->batched) {
+            return;
+        }
+        $this->batched = false;
+        if ($this->out !== '' && $this->onWritable !== null) {
+            ($this->onWritable)();
+        }
+    }
+
+    /**
+     * Sends what the kernel takes now; the rest waits for the socket to be writable. False when the socket
+     * failed.
+     */
     public function flush(): bool
     {
         $written = @fwrite($this->socket, $this->out);
@@ -84,8 +108,14 @@ final class Output
             $this->lastWriteAt = Loop::now();
             $this->out = (string) substr($this->out, $written);
         }
-        if ($this->out === '' && $this->writeId !== null) {
-            Loop::disable($this->writeId);
+        if ($this->out === '') {
+            if ($this->writeId !== null) {
+                Loop::disable($this->writeId);
+            }
+        } elseif ($this->writeId !== null) {
+            Loop::enable($this->writeId);
+        } elseif ($this->onWritable !== null) {
+            $this->writeId = Loop::onWritable($this->socket, $this->onWritable);
         }
         if ($this->drainWaiter !== null && \strlen($this->out) <= $this->limit) {
             $waiter = $this->drainWaiter;
@@ -136,6 +166,7 @@ final class Output
     {
         $this->open = false;
         $this->out = '';
+        $this->batched = false;
         $this->onWritable = null;
         if ($this->writeId !== null) {
             Loop::cancel($this->writeId);

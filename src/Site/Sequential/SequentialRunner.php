@@ -10,6 +10,7 @@ use Kiln\Http\LastResponse;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 use Kiln\Http\Wire\ResponseEncoder;
+use Kiln\Http\WriteBatch;
 use Kiln\Loop\Loop;
 use Kiln\Loop\Suspension;
 use Kiln\Server\WorkerLog;
@@ -37,6 +38,12 @@ use Kiln\Site\SiteConfig;
  */
 final class SequentialRunner implements ScriptRunner
 {
+    /** A script that ran for less (seconds) may hold the loop turn's finished responses back (WriteBatch). */
+    private const QUICK = 0.001;
+
+    /** Most scripts remembered as quick (the list starts over when full). */
+    private const MAX_QUICK = 4096;
+
     private ?Runtime $runtime = null;
 
     private bool $busy = false;
@@ -70,6 +77,12 @@ final class SequentialRunner implements ScriptRunner
 
     /** @var (\Closure(string): void)|null logs a header ResponseCapture dropped */
     private ?\Closure $onRefused = null;
+
+    /**
+     * @var array<string, true> scripts whose last run took less than QUICK seconds: the responses of this loop
+     *      turn may wait for them (WriteBatch); before any other script they are written first
+     */
+    private array $quick = [];
 
     /** @var array<string, true> .htaccess php_value names already reported as not changeable at run time */
     private array $refusedIni = [];
@@ -175,6 +188,9 @@ final class SequentialRunner implements ScriptRunner
     private function execute(Runtime $runtime, Request $request, Script $script): Response
     {
         $time = microtime(true);
+        if (!isset($this->quick[$script->filename])) {
+            WriteBatch::flush(); // a script that may be slow does not hold back the responses finished before it
+        }
         $this->revalidation?->check($script->documentRoot, $time);
         try {
             // The variables passed on, not kept here: install() then adds PHP_SELF and REQUEST_TIME(_FLOAT) in place.
@@ -216,6 +232,7 @@ final class SequentialRunner implements ScriptRunner
             exit();
         }
         LastResponse::clear($request);
+        $this->remember($script->filename, microtime(true) - $time);
         $response = $this->finish($runtime);
         $runtime->included?->settle($included, $script->filename);
         if ($runtime->output->leftHeadersSent()) {
@@ -225,6 +242,18 @@ final class SequentialRunner implements ScriptRunner
             exit();
         }
         return $response;
+    }
+
+    private function remember(string $filename, float $took): void
+    {
+        if ($took >= self::QUICK) {
+            unset($this->quick[$filename]);
+        } elseif (!isset($this->quick[$filename])) {
+            if (\count($this->quick) >= self::MAX_QUICK) {
+                $this->quick = [];
+            }
+            $this->quick[$filename] = true;
+        }
     }
 
     /** Collects the response, then resets what the script changed. */
