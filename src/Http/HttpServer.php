@@ -218,7 +218,7 @@ final class HttpServer implements Service
         $idleSince = $core->draining ? $this->drainStartedAt : 0.0;
         foreach ($core->connections as $connection) {
             if ($connection->output->pending() > 0) {
-                if ($now - $connection->output->lastWriteAt > $limits->writeTimeout) {
+                if (!$connection->output->isBatched() && $now - $connection->output->lastWriteAt > $limits->writeTimeout) {
                     $connection->close();
                 }
                 continue;
@@ -258,6 +258,7 @@ final class HttpServer implements Service
         $this->stopAccepting();
         $this->leaveBalance();
         $core->onEmpty = $done;
+        WriteBatch::flush(); // a connection whose response is written is idle: it closes now, not after a grace
         foreach ($core->connections as $connection) {
             $connection->drain();
         }

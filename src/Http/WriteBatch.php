@@ -20,13 +20,14 @@ use Kiln\Loop\Loop;
  * What a response may wait for is bounded:
  * - the batch leaves at the end of the loop turn (a Loop::defer() queued with its first response), before
  *   any poll, timer wait or idle time;
- * - a response of WriteBatch::LARGE bytes or more (a file, a large page) is written at once;
- * - a response queued more than the hold (Limits::$responseHold, 1 ms by default) after the batch's first
- *   leaves at once, with the batch;
+ * - a response of WriteBatch::LARGE bytes or more (a file, a large page), and a 101 before a WebSocket
+ *   takes the socket over, are written at once;
+ * - a response queued, or a streamed one growing, more than the hold (Limits::$responseHold, 1 ms by
+ *   default) after the batch opened sends the batch at once;
  * - code about to do something slow calls flush() first (the sequential tier does before a script that
- *   took longer than 1 ms the last time, or that it has not run yet), so a slow request never holds the
+ *   took 1 ms or more the last time, or that it has not run yet), so a slow script never holds back the
  *   responses finished before it;
- * - a worker that ends (exit(), a fatal error, a stop) sends what is queued first.
+ * - a worker that ends (exit(), a fatal error, a stop or a drain) sends what is queued first.
  *
  * A response's bytes stay in its connection's output queue until then (Output::pending() counts them, so
  * idle and drain checks wait for them).
@@ -49,7 +50,7 @@ final class WriteBatch
 
     private static ?\Closure $flusher = null;
 
-    /** The hold, in seconds (Limits::$responseHold); set by the server as it starts. */
+    /** The hold, in seconds (Limits::$responseHold); set by the server as it starts (one for the process). */
     public static function setHold(float $seconds): void
     {
         self::$holdNs = max(0, (int) round($seconds * 1e9));
@@ -72,14 +73,26 @@ final class WriteBatch
         }
     }
 
+    /** Whether the batch has been open longer than the hold (a growing response then goes out at once). */
+    public static function overdue(): bool
+    {
+        return self::$queued !== [] && hrtime(true) - self::$since > self::$holdNs;
+    }
+
     /** Writes every queued response now (what the kernel does not take waits for the socket to be writable). */
     public static function flush(): void
     {
         while (self::$queued !== []) {
             $queued = self::$queued;
             self::$queued = [];
-            foreach ($queued as $output) {
-                $output->send();
+            foreach ($queued as $i => $output) {
+                try {
+                    $output->send();
+                } catch (\Throwable $e) {
+                    // The outputs after this one are still queued (they would never be written otherwise).
+                    self::$queued = [...\array_slice($queued, $i + 1), ...self::$queued];
+                    throw $e;
+                }
             }
         }
     }

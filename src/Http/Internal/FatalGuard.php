@@ -83,12 +83,12 @@ final class FatalGuard
         if ((getmypid() ?: 0) !== $this->pid) {
             return; // A process forked by a handler must not answer its parent's clients.
         }
-        WriteBatch::flush(); // responses finished in this loop turn, before anything is cut or closed
-        $error = error_get_last();
+        $error = error_get_last(); // before any write: a failed one would take its place
         $fatal = $error !== null && ($error['type'] & self::FATAL) !== 0;
         if ($fatal) {
             self::raiseMemoryLimit();
         }
+        WriteBatch::flush(); // responses finished in this loop turn, before anything is cut or closed
         $deadline = microtime(true) + self::BUDGET;
         $answered = $cut = $last = 0;
         /** @var list<array{Connection, Request, \Closure(): Response}> $deferred */

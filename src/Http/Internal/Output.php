@@ -18,7 +18,7 @@ use Kiln\Loop\Suspension;
  */
 final class Output
 {
-    /** When bytes were last queued into an empty queue or accepted by the kernel (for the write timeout). */
+    /** When a write was last tried with the queue's bytes or accepted some (for the write timeout). */
     public float $lastWriteAt = 0.0;
 
     private string $out = '';
@@ -63,13 +63,12 @@ final class Output
         }
         if ($this->out !== '') {
             $this->out .= $bytes;
-            if ($this->batched && \strlen($this->out) >= WriteBatch::LARGE) {
-                $this->send();
+            if ($this->batched && (\strlen($this->out) >= WriteBatch::LARGE || WriteBatch::overdue())) {
+                $this->send(); // a large or streamed response goes out as it grows
             }
             return;
         }
         $this->out = $bytes;
-        $this->lastWriteAt = Loop::now();
         if (\strlen($bytes) >= WriteBatch::LARGE) {
             $this->batched = true;
             $this->send();
@@ -90,8 +89,15 @@ final class Output
         }
         $this->batched = false;
         if ($this->out !== '' && $this->onWritable !== null) {
+            $this->lastWriteAt = \hrtime(true) / 1e9; // Loop::now()'s clock, read now: the write timeout starts here
             ($this->onWritable)();
         }
+    }
+
+    /** Whether what is queued waits for WriteBatch (no write tried yet: the write timeout has not started). */
+    public function isBatched(): bool
+    {
+        return $this->batched;
     }
 
     /**

@@ -176,6 +176,7 @@ final class ResponseSender
         \assert($takeOver !== null);
         $head = $request->head();
         $connection->write($this->encoder->responseHead($response, null, $head->version, true, true));
+        $connection->output->send(); // now, not with the loop turn's batch: the socket changes hands next
         if (!$connection->output->awaitDrain(0)) {
             return [false, 0];
         }

@@ -14,7 +14,7 @@ use PHPUnit\Framework\TestCase;
  */
 abstract class SequentialTestCase extends TestCase
 {
-    private const APP = __DIR__ . '/../../Fixtures/sequential/app.php';
+    protected const APP = __DIR__ . '/../../Fixtures/sequential/app.php';
 
     protected ?KilnProcess $server = null;
 

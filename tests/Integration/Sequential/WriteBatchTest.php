@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Integration\Sequential;
 
+use Kiln\Tests\Support\KilnProcess;
 use Kiln\Tests\Support\RawClient;
 
 /**
@@ -45,6 +46,15 @@ final class WriteBatchTest extends SequentialTestCase
         self::assertLessThan(1.5, microtime(true) - $sent);
         self::assertSame('rested', $busy->readResponse()['body'] ?? null);
         self::assertSame('rested', $slow->readResponse(5.0)['body'] ?? null);
+    }
+
+    public function testAScriptThatRunsPastTheWriteTimeoutStillGetsItsResponseOut(): void
+    {
+        // The write timeout counts from the first write tried, not from when the response was queued.
+        $this->server = KilnProcess::start(self::APP, ['--workers=1', '--limit-write-timeout=0.5']);
+        $response = $this->request('GET', '/nap.php?ms=1200');
+        self::assertSame(200, $response['status']);
+        self::assertSame('rested', $response['body']);
     }
 
     public function testPipelinedRequestsAreAnsweredInOrderAndWhole(): void

@@ -83,6 +83,19 @@ final class WriteBatchTest extends TestCase
         self::assertSame('fff', fread($readFile, 3));
     }
 
+    public function testAResponseStillGrowingPastTheHoldGoesOutAsItGrows(): void
+    {
+        WriteBatch::setHold(0.0);
+        [$stream, $read] = $this->newOutput();
+        $stream->write('first chunk;');
+        self::assertSame('', fread($read, 100));
+        self::assertTrue($stream->isBatched());
+        usleep(1000);
+        $stream->write('second chunk');
+        self::assertSame('first chunk;second chunk', fread($read, 100));
+        self::assertFalse($stream->isBatched(), 'written: the write timeout applies from here');
+    }
+
     public function testWhatTheKernelDoesNotTakeIsSentWhenTheSocketIsWritable(): void
     {
         [$output, $read] = $this->newOutput();
