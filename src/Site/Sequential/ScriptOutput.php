@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Site\Sequential;
 
+use Kiln\Site\Sequential\Engine\OutputStack;
 use Kiln\Site\Sequential\Engine\SapiGlobals;
 use Kiln\Site\Sequential\Engine\Stdout;
 
@@ -36,6 +37,9 @@ final class ScriptOutput
     private bool $warned = false;
 
     private ?\Closure $callback = null;
+
+    /** What a script's output handler threw while end() flushed its buffer (PHP still removed the buffer). */
+    private ?\Throwable $failure = null;
 
     private function __construct(
         private readonly ?Stdout $stdout,
@@ -89,8 +93,14 @@ final class ScriptOutput
         $this->level = 0;
         // The script's own levels first (one may refuse to go: silenced, as PHP's end of request does). Only
         // they get `@`: it marks error_reporting as a changed setting, which IniReset would then reset.
-        while (ob_get_level() > $level && @ob_end_flush()) {
+        while (ob_get_level() > $level && $this->endScriptLevel()) {
             // each level flushes into the one below
+        }
+        if (ob_get_level() > $level && OutputStack::find()?->unlock($level)) {
+            // A buffer started without PHP_OUTPUT_HANDLER_REMOVABLE: PHP ends it at the end of a request too.
+            while (ob_get_level() > $level && $this->endScriptLevel()) {
+                // each level flushes into the one below
+            }
         }
         if (!$this->removed && ob_get_level() === $level) {
             ob_end_flush();
@@ -108,6 +118,33 @@ final class ScriptOutput
             $this->headersSent[0] = 0;
         }
         return $body;
+    }
+
+    /**
+     * The exception a script's output handler threw while end() flushed the script's buffers, once: PHP's
+     * answer to it is the caller's (as at the end of a request, the buffer's content does not reach the client).
+     */
+    public function takeFailure(): ?\Throwable
+    {
+        $failure = $this->failure;
+        $this->failure = null;
+        return $failure;
+    }
+
+    /**
+     * Ends the script's top buffer into the one below; false when it refuses to go. A handler that throws
+     * does not stop the unwinding: PHP disables it and removes its buffer all the same, and its exception is
+     * kept for takeFailure(), so every level down to ours still goes and the worker is left clean.
+     */
+    private function endScriptLevel(): bool
+    {
+        $before = ob_get_level();
+        try {
+            return @ob_end_flush();
+        } catch (\Throwable $e) { // @phpstan-ignore catch.neverThrown (a script's output handler may throw)
+            $this->failure ??= $e;
+            return ob_get_level() < $before;
+        }
     }
 
     /** Tells PHP its headers were not sent (after something printed to standard output), when FFI allows. */

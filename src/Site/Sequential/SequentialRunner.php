@@ -267,6 +267,11 @@ final class SequentialRunner implements ScriptRunner
             $this->uncaught($e);
         }
         $body = $runtime->output->end();
+        $failure = $runtime->output->takeFailure();
+        if ($failure !== null) {
+            // As PHP at the end of a request: a fatal "Uncaught …", the page itself is not sent.
+            $body = self::reportUncaught($failure);
+        }
         $response = ResponseCapture::build($body, $this->onRefused ??= fn(string $message) => ($this->log)('warning', $message));
         $runtime->state->end();
         $runtime->ini->reset();
@@ -326,18 +331,28 @@ final class SequentialRunner implements ScriptRunner
                 $error = $again;
             }
         }
-        // PHP's own words for it, logged and (display_errors) printed as its error handler would.
+        echo self::reportUncaught($error);
+    }
+
+    /**
+     * PHP's answer to an exception nothing caught, in its own words: logged, and returned for the page when
+     * display_errors is on; else the status becomes 500 (unless the script set another) and nothing is shown.
+     */
+    private static function reportUncaught(\Throwable $error): string
+    {
         $message = 'Uncaught ' . $error . "\n  thrown";
         [$file, $line] = [$error->getFile(), $error->getLine()];
         error_log("PHP Fatal error:  $message in $file on line $line");
         $display = strtolower((string) ini_get('display_errors'));
         if (\in_array($display, ['1', 'on', 'yes', 'true', 'stdout'], true)) {
-            echo filter_var(ini_get('html_errors'), FILTER_VALIDATE_BOOL)
+            return filter_var(ini_get('html_errors'), FILTER_VALIDATE_BOOL)
                 ? "<br />\n<b>Fatal error</b>:  " . nl2br(htmlspecialchars($message)) . " in <b>$file</b> on line <b>$line</b><br />\n"
                 : "PHP Fatal error:  $message in $file on line $line\n";
-        } elseif (http_response_code() === 200) {
+        }
+        if (http_response_code() === 200) {
             http_response_code(500);
         }
+        return '';
     }
 
     /** The SIGALRM handler, inside the script: answer 504 now and end the process. */

@@ -50,6 +50,28 @@ final class ResetTest extends SequentialTestCase
         self::assertSame(1, self::json($this->get('/dump.php'))['ob_level']);
     }
 
+    public function testABufferTheScriptMayNotRemoveIsFlushedIntoTheResponseAndUnwound(): void
+    {
+        $response = $this->get('/fixed-buffer.php');
+        self::assertSame(200, $response['status']);
+        self::assertSame('kept in a fixed buffer;and one above it;', $response['body'], 'as php-cgi and php-fpm send it');
+        self::assertSame('level 1;one;two;three;', $this->get('/buffers.php')['body'], 'no buffer level is left behind');
+        self::assertSame('kept in a fixed buffer;and one above it;', $this->get('/fixed-buffer.php')['body']);
+    }
+
+    public function testAnOutputHandlerThrowingAtTheEndIsAFatalErrorAndLeavesNothingBehind(): void
+    {
+        $response = $this->get('/throwing-buffer.php');
+        self::assertSame(500, $response['status']);
+        self::assertStringNotContainsString('page;', $response['body'], 'as under php-fpm, the page is not sent');
+        self::assertStringContainsString('PHP Fatal error:  Uncaught RuntimeException: the output handler failed', $this->server()->log());
+        self::assertSame('level 1;one;two;three;', $this->get('/buffers.php')['body'], 'no buffer level is left behind');
+        $next = $this->get('/hello.php');
+        self::assertSame('Hello, World!', $next['body']);
+        self::assertArrayNotHasKey('x-leaked', $next['headers'], 'the request state was reset');
+        self::assertSame('14', self::json($this->get('/ini.php'))['precision'], 'the settings were reset');
+    }
+
     public function testAScriptThatEndsEveryBufferKeepsItsLaterOutputAndTheNextRequestItsHeaders(): void
     {
         $response = $this->get('/clean-all.php');

@@ -23,6 +23,7 @@ final class Native
         extern char sapi_globals[];
         extern char executor_globals[];
         extern char basic_globals[];
+        extern char output_globals[];
         HashTable *_zend_new_array(uint32_t size);
         void *zend_hash_str_update(HashTable *ht, const char *str, size_t len, kiln_zval *data);
         int zend_hash_str_del(HashTable *ht, const char *str, size_t len);
@@ -75,7 +76,7 @@ final class Native
         return $native->readable($base, $length) ? [$native, $base] : null;
     }
 
-    /** Address of an exported global (`sapi_globals`, `executor_globals`, `basic_globals`). */
+    /** Address of an exported global (`sapi_globals`, `executor_globals`, `basic_globals`, `output_globals`). */
     public function symbol(string $name): int
     {
         $array = $this->ffi->{$name};

@@ -1,0 +1,85 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Site\Sequential\Engine;
+
+/**
+ * PHP's stack of output buffers (OG(handlers)), for the one thing userland cannot do that the end of a web
+ * request does: end a buffer that was started without PHP_OUTPUT_HANDLER_REMOVABLE. PHP itself flushes such
+ * a buffer when the request ends (php_output_end_all() forces it); in a worker that serves on, ob_end_flush()
+ * refuses it, so the script's page would stay in it and the buffer would outlive the request.
+ * unlock() gives the buffers above a level the flags of an ordinary buffer, so they can be ended.
+ *
+ * The layout read (zend_stack {int size, top, max; void **elements}, then php_output_handler {zend_string
+ * *name; int flags; int level; …}) is checked against what PHP reports before anything is written: the
+ * stack's depth against ob_get_level(), every buffer's name against ob_list_handlers() and its level
+ * against its place. Any mismatch and nothing is changed.
+ *
+ * @internal
+ */
+final class OutputStack
+{
+    /** PHP_OUTPUT_HANDLER_CLEANABLE | FLUSHABLE | REMOVABLE (PHP_OUTPUT_HANDLER_STDFLAGS). */
+    private const STANDARD = 0x0070;
+
+    private static self|false|null $instance = null;
+
+    private function __construct(
+        private readonly Native $native,
+        private readonly int $base,
+    ) {}
+
+    /** Null without FFI, on a 32-bit build, or when PHP does not export its output globals. */
+    public static function find(): ?self
+    {
+        if (self::$instance === null) {
+            self::$instance = false;
+            $native = Native::get();
+            if ($native !== null && \PHP_INT_SIZE === 8) {
+                try {
+                    $base = $native->symbol('output_globals');
+                    if ($native->readable($base, 24)) {
+                        self::$instance = new self($native, $base);
+                    }
+                } catch (\Throwable) {
+                    // not exported: nothing to unlock with
+                }
+            }
+        }
+        return self::$instance === false ? null : self::$instance;
+    }
+
+    /**
+     * Makes every buffer above $level (1-based levels, as ob_get_level()) cleanable, flushable and
+     * removable. False when the stack does not look as PHP reports it (then nothing was changed).
+     */
+    public function unlock(int $level): bool
+    {
+        $native = $this->native;
+        $native->refresh();
+        $depth = ob_get_level();
+        $names = ob_list_handlers();
+        if ($native->u32($this->base) !== 8 || $native->u32($this->base + 4) !== $depth || \count($names) !== $depth) {
+            return false;
+        }
+        $elements = $native->u64($this->base + 16);
+        if (!$native->readable($elements, 8 * $depth)) {
+            return false;
+        }
+        $flags = [];
+        for ($index = max(0, $level); $index < $depth; $index++) {
+            $handler = $native->u64($elements + 8 * $index);
+            $name = $names[$index] ?? null;
+            if (!\is_string($name) || !$native->readable($handler, 16) || !$native->isZendString($native->u64($handler), $name)
+                || $native->u32($handler + 12) !== $index) {
+                return false;
+            }
+            $flags[$handler + 8] = $native->u32($handler + 8);
+        }
+        foreach ($flags as $address => $value) {
+            $native->cast('uint32_t*', $address)[0] = $value | self::STANDARD;
+        }
+        return true;
+    }
+}
