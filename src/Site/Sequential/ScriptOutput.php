@@ -73,6 +73,7 @@ final class ScriptOutput
         }
         $this->body = '';
         $this->removed = false;
+        $this->failure = null;
         if (!ob_start($this->callback ??= $this->write(...), 0, PHP_OUTPUT_HANDLER_STDFLAGS)) {
             throw new \Error('Cannot open the output buffer of a script (ob_start failed)');
         }
@@ -91,23 +92,15 @@ final class ScriptOutput
         // the callback takes its final call for the end of the request, not for a script ending the buffer.
         $level = $this->level;
         $this->level = 0;
-        // The script's own levels first (one may refuse to go: silenced, as PHP's end of request does). Only
-        // they get `@`: it marks error_reporting as a changed setting, which IniReset would then reset.
-        while (ob_get_level() > $level && $this->endScriptLevel()) {
+        // The script's own levels first: those above ours, or above the one below ours when the script ended
+        // ours (what they hold then goes to standard output). Only they get `@`: it marks error_reporting as a
+        // changed setting, which IniReset would then reset.
+        $floor = $this->removed ? $level - 1 : $level;
+        while (ob_get_level() > $floor && $this->endScriptLevel()) {
             // each level flushes into the one below
-        }
-        if (ob_get_level() > $level && OutputStack::find()?->unlock($level)) {
-            // A buffer started without PHP_OUTPUT_HANDLER_REMOVABLE: PHP ends it at the end of a request too.
-            while (ob_get_level() > $level && $this->endScriptLevel()) {
-                // each level flushes into the one below
-            }
         }
         if (!$this->removed && ob_get_level() === $level) {
             ob_end_flush();
-        } else {
-            while (ob_get_level() >= $level && @ob_end_flush()) {
-                // the script ended ours: what it started at or below our level goes to standard output
-            }
         }
         $body = $this->body;
         $this->body = '';
@@ -132,18 +125,31 @@ final class ScriptOutput
     }
 
     /**
-     * Ends the script's top buffer into the one below; false when it refuses to go. A handler that throws
-     * does not stop the unwinding: PHP disables it and removes its buffer all the same, and its exception is
-     * kept for takeFailure(), so every level down to ours still goes and the worker is left clean.
+     * Ends the script's top buffer into the one below, as PHP's end of a request does; false when it cannot go.
+     *
+     * - A buffer started without PHP_OUTPUT_HANDLER_REMOVABLE is made removable first (OutputStack): PHP
+     *   forces it out at the end of a request, ob_end_flush() alone would refuse it.
+     * - A handler that throws does not stop the unwinding: PHP disables it and removes its buffer all the
+     *   same; its exception is kept for takeFailure(). As in PHP, where the request stops there, the buffers
+     *   below it are then dropped without calling their handlers.
      */
     private function endScriptLevel(): bool
     {
         $before = ob_get_level();
+        $failed = $this->failure !== null;
+        $flags = ob_get_status()['flags'] ?? 0;
+        $fixed = \is_int($flags) && ($flags & PHP_OUTPUT_HANDLER_REMOVABLE) === 0;
+        if (($fixed || $failed) && OutputStack::find()?->unlock($before - 1, $failed) !== true && $fixed) {
+            return false;
+        }
         try {
-            return @ob_end_flush();
-        } catch (\Throwable $e) { // @phpstan-ignore catch.neverThrown (a script's output handler may throw)
+            return $failed ? @ob_end_clean() : @ob_end_flush();
+        } catch (\Throwable $e) { // @phpstan-ignore catch.neverThrown (a script's output or error handler may throw)
+            if (ob_get_level() >= $before) {
+                return false; // the buffer stayed: an error handler turned PHP's notice into an exception
+            }
             $this->failure ??= $e;
-            return ob_get_level() < $before;
+            return true;
         }
     }
 

@@ -269,8 +269,10 @@ final class SequentialRunner implements ScriptRunner
         $body = $runtime->output->end();
         $failure = $runtime->output->takeFailure();
         if ($failure !== null) {
-            // As PHP at the end of a request: a fatal "Uncaught …", the page itself is not sent.
-            $body = self::reportUncaught($failure);
+            // As PHP at the end of a request: a fatal "Uncaught …" (logged; a 500 without display_errors), and
+            // nothing of the page, not even the message, since the buffers that would carry it are dropped.
+            self::reportUncaught($failure);
+            $body = '';
         }
         $response = ResponseCapture::build($body, $this->onRefused ??= fn(string $message) => ($this->log)('warning', $message));
         $runtime->state->end();

@@ -59,6 +59,25 @@ final class ResetTest extends SequentialTestCase
         self::assertSame('kept in a fixed buffer;and one above it;', $this->get('/fixed-buffer.php')['body']);
     }
 
+    public function testEndingAFixedBufferRaisesNoNoticeForTheScriptsErrorHandler(): void
+    {
+        $response = $this->get('/fixed-buffer-strict.php');
+        self::assertSame(200, $response['status']);
+        self::assertSame('fixed page under a strict error handler;', $response['body']);
+    }
+
+    public function testAHandlerThrowingAfterTheScriptEndedKilnsBufferDropsTheOnesBelowAndLeavesNothingBehind(): void
+    {
+        $response = $this->get('/clean-all-throwing.php');
+        self::assertSame(500, $response['status']);
+        self::assertStringNotContainsString('page;', $response['body']);
+        $log = $this->server()->log();
+        self::assertStringContainsString('PHP Fatal error:  Uncaught RuntimeException: the upper handler failed', $log);
+        self::assertStringNotContainsString('the lower handler was called', $log, 'as in PHP, the request stops at the failure');
+        self::assertSame('level 1;one;two;three;', $this->get('/buffers.php')['body'], 'no buffer level is left behind');
+        self::assertSame('Hello, World!', $this->get('/hello.php')['body'], 'and no failure carried over');
+    }
+
     public function testAnOutputHandlerThrowingAtTheEndIsAFatalErrorAndLeavesNothingBehind(): void
     {
         $response = $this->get('/throwing-buffer.php');

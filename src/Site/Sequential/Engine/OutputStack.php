@@ -23,6 +23,9 @@ final class OutputStack
     /** PHP_OUTPUT_HANDLER_CLEANABLE | FLUSHABLE | REMOVABLE (PHP_OUTPUT_HANDLER_STDFLAGS). */
     private const STANDARD = 0x0070;
 
+    /** PHP_OUTPUT_HANDLER_DISABLED: PHP no longer calls the buffer's handler. */
+    private const DISABLED = 0x2000;
+
     private static self|false|null $instance = null;
 
     private function __construct(
@@ -52,9 +55,10 @@ final class OutputStack
 
     /**
      * Makes every buffer above $level (1-based levels, as ob_get_level()) cleanable, flushable and
-     * removable. False when the stack does not look as PHP reports it (then nothing was changed).
+     * removable, and with $disable its handler no longer called (as PHP drops the buffers of a request that
+     * failed). False when the stack does not look as PHP reports it (then nothing was changed).
      */
-    public function unlock(int $level): bool
+    public function unlock(int $level, bool $disable = false): bool
     {
         $native = $this->native;
         $native->refresh();
@@ -78,7 +82,7 @@ final class OutputStack
             $flags[$handler + 8] = $native->u32($handler + 8);
         }
         foreach ($flags as $address => $value) {
-            $native->cast('uint32_t*', $address)[0] = $value | self::STANDARD;
+            $native->cast('uint32_t*', $address)[0] = $value | self::STANDARD | ($disable ? self::DISABLED : 0);
         }
         return true;
     }
