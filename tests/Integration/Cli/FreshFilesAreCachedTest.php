@@ -120,4 +120,33 @@ final class FreshFilesAreCachedTest extends TestCase
         } while (microtime(true) < $deadline);
         return $response;
     }
+
+    public function testAScriptEditedToDeclareNothingStillLetsTheFileItRequiresOnceRunOnEveryRequest(): void
+    {
+        // config.php declares nothing: require_once runs it on every request, as under php-fpm. page.php first
+        // declares a function (so it stays listed as included), then is edited to declare nothing.
+        file_put_contents($this->root . '/public/config.php', '<?php $setting = "config ran";');
+        $page = $this->root . '/public/page.php';
+        $body = 'require_once __DIR__ . "/config.php"; echo $setting ?? "config skipped";';
+        file_put_contents($page, '<?php if (!function_exists("kiln_edit_probe")) { function kiln_edit_probe() {} } echo "v1:"; ' . $body);
+        touch($page, time() - 60);
+        $server = KilnProcess::start($this->root, ['--workers=1', '--tier=sequential', '--front-controller=none']);
+        try {
+            $url = $server->baseUrl() . '/page.php';
+            self::assertSame('v1:config ran', HttpClient::get($url)['body']);
+            self::assertSame('v1:config ran', HttpClient::get($url)['body']);
+            file_put_contents($page, '<?php echo "v2:"; ' . $body);
+            touch($page, time() + 5);
+            $deadline = microtime(true) + 10.0;
+            do {
+                $seen = HttpClient::get($url)['body'];
+            } while (!str_starts_with($seen, 'v2:') && microtime(true) < $deadline && usleep(50_000) === null);
+            self::assertSame('v2:config ran', $seen, 'the edit was not seen within 10 s');
+            for ($i = 0; $i < 3; $i++) {
+                self::assertSame('v2:config ran', HttpClient::get($url)['body'], "request $i after the edit");
+            }
+        } finally {
+            $server->stop();
+        }
+    }
 }

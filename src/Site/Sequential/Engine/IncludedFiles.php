@@ -14,8 +14,8 @@ use Kiln\Site\Sequential\Declarations;
  * request, the files first included during it that declare nothing are removed from it. A file that
  * declares a function, class or constant stays: running it again would redeclare.
  *
- * Per request: two reads of the table's count; a removal when the script differs from the last one and
- * declares nothing; the file list only when the request included more files. Kiln's include.php is left in the table.
+ * Per request: two reads of the table's count; when the script differs from the last one, a look-up of it
+ * and a removal of the last one if it declares nothing; the file list only when the request included more files. Kiln's include.php is left in the table.
  * find() checks the offset: the count follows get_included_files(), an include adds one, a removal takes it
  * away again.
  *
@@ -28,6 +28,9 @@ final class IncludedFiles
 
     /** A pure script left in the table after its request (begin()). */
     private ?string $kept = null;
+
+    /** The request's script was in the table when the request began (its include then added nothing). */
+    private bool $scriptListed = false;
 
     private function __construct(
         private readonly Native $native,
@@ -78,6 +81,8 @@ final class IncludedFiles
             $this->forget([$this->kept]);
             $this->kept = null;
         }
+        // The same pure script again: listed, no look-up. Else it may be (one that declares stays listed).
+        $this->scriptListed = $this->kept === $script || $this->contains($script);
         return $this->count();
     }
 
@@ -91,9 +96,11 @@ final class IncludedFiles
     public function settle(int $before, string $script): void
     {
         $added = $this->count() - $before;
+        if (!$this->scriptListed) {
+            $added--; // the script's own include added it
+        }
         if ($this->kept !== $script && !Declarations::inFile($script)) {
             $this->kept = $script;
-            $added--; // a pure script is not in the table when its request starts (begin()): its include added it
         }
         if ($added <= 0) {
             return;
@@ -105,6 +112,11 @@ final class IncludedFiles
             }
         }
         $this->forget($pure);
+    }
+
+    private function contains(string $file): bool
+    {
+        return $this->native->ffi->zend_hash_str_find($this->table, $file, \strlen($file)) !== null; // @phpstan-ignore method.notFound (FFI)
     }
 
     /** @param list<string> $files */

@@ -27,6 +27,7 @@ final class Native
         HashTable *_zend_new_array(uint32_t size);
         void *zend_hash_str_update(HashTable *ht, const char *str, size_t len, kiln_zval *data);
         int zend_hash_str_del(HashTable *ht, const char *str, size_t len);
+        void *zend_hash_str_find(const HashTable *ht, const char *str, size_t len);
         void zend_hash_clean(HashTable *ht);
         void zend_ini_deactivate(void);
         ssize_t _php_stream_write(php_stream *stream, const char *buf, size_t count);
