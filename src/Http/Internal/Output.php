@@ -69,12 +69,11 @@ final class Output
             return;
         }
         $this->out = $bytes;
+        $this->batched = true;
         if (\strlen($bytes) >= WriteBatch::LARGE) {
-            $this->batched = true;
             $this->send();
             return;
         }
-        $this->batched = true;
         WriteBatch::add($this);
     }
 

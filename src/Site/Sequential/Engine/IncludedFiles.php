@@ -15,7 +15,8 @@ use Kiln\Site\Sequential\Declarations;
  * declares a function, class or constant stays: running it again would redeclare.
  *
  * Per request: two reads of the table's count; when the script differs from the last one, a look-up of it
- * and a removal of the last one if it declares nothing; the file list only when the request included more files. Kiln's include.php is left in the table.
+ * and a removal of the last one if it declares nothing; the file list only when the request included more
+ * files. Kiln's include.php is left in the table.
  * find() checks the offset: the count follows get_included_files(), an include adds one, a removal takes it
  * away again.
  *
