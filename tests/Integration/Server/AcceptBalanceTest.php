@@ -11,11 +11,17 @@ use PHPUnit\Framework\TestCase;
 /**
  * Two workers on one shared listening socket split a burst of new keep-alive connections between them,
  * instead of the first to wake taking them all (which left the other idle for the connections' life).
- * Without the balance, a burst of 16 all landed on one worker in about one burst in six.
+ *
+ * Measured without the balance (36 bursts of 16): the lesser worker got fewer than 4 in 16 of them, all 16
+ * went to one worker in 8, and the lesser worker's share overall was 25%. With it, bursts split 8/8 or
+ * close. A worker whose CPU is taken from it for a few milliseconds (a busy host) is rightly passed over,
+ * so one lopsided burst in eight is allowed; two, or a lesser share under 35% overall, fail.
  */
 final class AcceptBalanceTest extends TestCase
 {
     private const BURST = 16;
+
+    private const BURSTS = 8;
 
     private ?KilnProcess $server = null;
 
@@ -30,7 +36,9 @@ final class AcceptBalanceTest extends TestCase
         $this->server = KilnProcess::start(__DIR__ . '/../../Fixtures/balance/app.php', ['--workers=2']);
         $workers = $this->server->workerPids();
         self::assertCount(2, $workers);
-        for ($burst = 1; $burst <= 6; $burst++) {
+        $lopsided = [];
+        $lesser = 0;
+        for ($burst = 1; $burst <= self::BURSTS; $burst++) {
             $clients = [];
             for ($i = 0; $i < self::BURST; $i++) {
                 $clients[] = RawClient::to($this->server);
@@ -49,11 +57,16 @@ final class AcceptBalanceTest extends TestCase
             foreach ($clients as $client) {
                 $client->close();
             }
-            self::assertGreaterThanOrEqual(self::BURST / 4, min($held), "burst $burst: connections per worker " . json_encode($held));
+            $lesser += min($held);
+            if (min($held) < self::BURST / 4) {
+                $lopsided[] = "burst $burst: " . json_encode($held);
+            }
             // The workers weigh recent accepts (fading with a 0.25 s time constant): let this burst fade, so each
             // burst is balanced on its own (not made up for by the next).
             usleep(1_000_000);
         }
+        self::assertLessThanOrEqual(1, \count($lopsided), 'connections per worker: ' . implode('; ', $lopsided));
+        self::assertGreaterThanOrEqual(0.35, $lesser / (self::BURSTS * self::BURST), 'the lesser worker\'s share');
     }
 
     public function testAWorkerBusyInAScriptDoesNotHoldUpNewConnections(): void
