@@ -20,10 +20,6 @@ final class Native
         typedef struct _php_stream php_stream;
         typedef struct { void *ptr; uint32_t type_info; uint32_t extra; } kiln_zval;
         typedef struct { uint32_t refcount; uint32_t type_info; uint64_t h; size_t len; char val[8]; } kiln_zend_string;
-        extern char sapi_globals[];
-        extern char executor_globals[];
-        extern char basic_globals[];
-        extern char output_globals[];
         HashTable *_zend_new_array(uint32_t size);
         void *zend_hash_str_update(HashTable *ht, const char *str, size_t len, kiln_zval *data);
         int zend_hash_str_del(HashTable *ht, const char *str, size_t len);
@@ -46,9 +42,12 @@ final class Native
     /** @var array<string, \FFI\CType> types parsed once: a cast by name parses the name every time */
     private array $types = [];
 
+    /** @var array<string, \FFI> one declaration per global, so a global the build lacks fails only its own user */
+    private array $globals = [];
+
     private function __construct(public readonly \FFI $ffi) {}
 
-    /** Null when FFI is off, or the binary does not export what is needed (a static or stripped build). */
+    /** Null when FFI is off, or the binary does not export the functions declared here (a static or stripped build). */
     public static function get(): ?self
     {
         if (self::$instance === null) {
@@ -77,10 +76,17 @@ final class Native
         return $native->readable($base, $length) ? [$native, $base] : null;
     }
 
-    /** Address of an exported global (`sapi_globals`, `executor_globals`, `basic_globals`, `output_globals`). */
+    /**
+     * Address of an exported global (`sapi_globals`, `executor_globals`, `basic_globals`, `output_globals`).
+     *
+     * @throws \FFI\Exception when the binary does not export it
+     */
     public function symbol(string $name): int
     {
-        $array = $this->ffi->{$name};
+        if (preg_match('/^[a-z_]+$/D', $name) !== 1) {
+            throw new \Error("not a C global's name: $name");
+        }
+        $array = ($this->globals[$name] ??= \FFI::cdef("extern char {$name}[];"))->{$name};
         \assert($array instanceof \FFI\CData);
         $first = $array[0];
         \assert($first instanceof \FFI\CData || \is_int($first));

@@ -43,7 +43,11 @@ final class SapiGlobals
             self::$found = false;
             $native = Native::get();
             if ($native !== null && \PHP_INT_SIZE === 8) {
-                self::$found = self::probe($native) ?? false;
+                try {
+                    self::$found = self::probe($native) ?? false;
+                } catch (\FFI\Exception) {
+                    self::$found = false; // sapi_globals not exported
+                }
             }
         }
         return self::$found === false ? null : self::$found;
