@@ -73,7 +73,7 @@ final class HttpServer implements Service
             pcntl_signal(SIGPIPE, SIG_IGN);
         }
         $this->core = new HttpCore($this->handler, $this->limits, $context, $this->accessLog);
-        FatalGuard::install($this->core);
+        FatalGuard::install($this->core, $this->retire(...));
         WriteBatch::setHold($this->limits->responseHold);
         $this->cap = min($this->limits->connections, Loop::get()->capacity());
         $this->listeners = $listeners;
@@ -289,6 +289,14 @@ final class HttpServer implements Service
             Loop::cancel($watcher);
         }
         $this->acceptWatchers = [];
+    }
+
+    /** The worker ends on its own (FatalGuard): it accepts nothing more, not even in a drain. */
+    private function retire(): void
+    {
+        $this->stopAccepting();
+        $this->leaveBalance();
+        $this->listeners = [];
     }
 
     /** Leaves the balance for good: siblings stop yielding to a worker that no longer accepts. */

@@ -183,6 +183,14 @@ final class Worker implements WorkerContext
         return $this->balance;
     }
 
+    public function retiring(string $reason): float
+    {
+        if (!$this->recycleAsked) {
+            $this->recycle($reason);
+        }
+        return $this->config->drainTimeout;
+    }
+
     private function drain(string $reason): void
     {
         $service = $this->service;

@@ -206,7 +206,7 @@ final class Connection
         }
         // Once the client closed its side, or the server drains, only requests already received are served.
         $last = $this->peerClosed || $this->core->draining;
-        if (!$keepAlive || ($last && $this->parser->buffered() === 0)) {
+        if (!$keepAlive || $this->core->lastResponses || ($last && $this->parser->buffered() === 0)) {
             $this->closeAfterFlush();
             return;
         }

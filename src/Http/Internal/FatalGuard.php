@@ -8,6 +8,7 @@ use Kiln\Http\LastResponse;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 use Kiln\Http\WriteBatch;
+use Kiln\Loop\Loop;
 
 /**
  * The last word of a worker that dies with requests in flight: a fatal error in one handler (undefined
@@ -17,16 +18,19 @@ use Kiln\Http\WriteBatch;
  * - a request whose handler registered a LastResponse gets it (not after a fatal error): a Response at
  *   once; a Closure last, after the shutdown functions registered meanwhile ran (PHP's order for exit());
  * - every other request whose response has not started gets a short `500 Internal Server Error`;
- * - a response already under way is cut, which is the only honest signal left; a response already fully
- *   queued (its handler returned) is flushed first;
+ * - a response already under way (a static file being sent, a handler's stream) is finished: once every
+ *   shutdown function ran, the worker stops accepting, asks for its replacement at once, and runs its loop
+ *   until those responses are out (each connection then closes), for at most the drain timeout; what is
+ *   left then is cut. When another handler was still running (answered with 500 below), nothing may run
+ *   again: those responses are cut at once;
  * - a request that reached the worker but was never started (part of it parsed, or its bytes still unread
  *   in the socket, or arriving within FRESH_WAIT on a connection that has served nothing yet) gets a
  *   `503 Service Unavailable` with `Retry-After: 1`: it did not run, so the client may send it again, and it
  *   is not left with an empty reply;
  * - idle keep-alive connections are closed gracefully (FIN, not reset).
  *
- * Every write is blocking and bounded in time. The fatal error is logged. The supervisor replaces the
- * worker as it does any worker that exits.
+ * Every other write is blocking and bounded in time. The fatal error is logged. The supervisor replaces
+ * the worker as it does any worker that exits.
  *
  * @internal
  */
@@ -62,16 +66,21 @@ final class FatalGuard
     /** Holds the destructor that answers a script's exit() when a shutdown function exited too. */
     private static ?object $fallback = null; // @phpstan-ignore property.onlyWritten (held for its destructor)
 
-    private function __construct(private readonly HttpCore $core)
+    /** @param \Closure(): void $retire stops the server accepting, for good */
+    private function __construct(private readonly HttpCore $core, private readonly \Closure $retire)
     {
         $this->reserve = str_repeat("\0", 256 * 1024);
         $this->pid = getmypid() ?: 0;
     }
 
-    /** Call once per worker, when the HTTP service starts. */
-    public static function install(HttpCore $core): void
+    /**
+     * Call once per worker, when the HTTP service starts.
+     *
+     * @param \Closure(): void $retire stops the server accepting, for good
+     */
+    public static function install(HttpCore $core, \Closure $retire): void
     {
-        register_shutdown_function((new self($core))->shutdown(...));
+        register_shutdown_function((new self($core, $retire))->shutdown(...));
     }
 
     private function shutdown(): void
@@ -90,7 +99,7 @@ final class FatalGuard
         }
         WriteBatch::flush(); // responses finished in this loop turn, before anything is cut or closed
         $deadline = microtime(true) + self::BUDGET;
-        $answered = $cut = $last = 0;
+        $answered = $suspended = $underway = $cut = $last = 0;
         /** @var list<array{Connection, Request, \Closure(): Response}> $deferred */
         $deferred = [];
         /** @var list<Connection> $idle */
@@ -103,16 +112,21 @@ final class FatalGuard
             $request = $this->core->serving($connection);
             $answer = $fatal || $request === null ? null : LastResponse::of($request);
             if ($connection->responseStarted || $connection->output->pending() > 0) {
-                $cut++;
-                @fclose($connection->socket);
-            } elseif ($answer instanceof \Closure) {
+                $underway++; // left to the loop: finishUnderway()
+                continue;
+            }
+            // Answered here: the loop that may run later must not see it any more.
+            $connection->detach();
+            if ($answer instanceof \Closure) {
                 \assert($request !== null);
                 $deferred[] = [$connection, $request, $answer];
             } elseif ($answer instanceof Response) {
                 \assert($request !== null);
                 $last += $this->send($connection, $request, $answer, $deadline) ? 1 : 0;
-            } elseif (ShutdownSocket::answer($connection->socket, self::RESPONSE, $deadline)) {
-                $answered++;
+            } else {
+                // The request of a script that was running has a last response: its code cannot run again.
+                $suspended += $request === null || LastResponse::of($request) === null ? 1 : 0;
+                $answered += ShutdownSocket::answer($connection->socket, self::RESPONSE, $deadline) ? 1 : 0;
             }
         }
         $refused = $this->closeIdle($idle, $deadline);
@@ -133,7 +147,18 @@ final class FatalGuard
                 }
             };
         }
-        if (!$fatal && $answered + $cut + $last + $refused + \count($deferred) === 0) {
+        if ($underway > 0 && $suspended > 0) {
+            // A handler answered with 500 may be suspended in its Fiber, and must not run on: nothing of
+            // this process may run again, so the responses under way are cut, as PHP ends the process.
+            $underway = 0;
+            $cut = $this->cutUnderway();
+        } elseif ($underway > 0) {
+            // Registered last, so the script's own answer and its shutdown functions come first.
+            register_shutdown_function(function () use ($fatal): void {
+                $this->finishUnderway($fatal ? 'a fatal error' : 'a script exited');
+            });
+        }
+        if (!$fatal && $answered + $underway + $cut + $last + $refused + \count($deferred) === 0) {
             return;
         }
         $cause = $fatal ? "fatal error: {$error['message']} in {$error['file']}:{$error['line']}" : 'worker exited';
@@ -141,9 +166,55 @@ final class FatalGuard
         $level = $fatal || $answered + $cut > 0 ? 'error' : 'info';
         $this->core->log($level, "$cause; answered $answered in-flight request(s) with 500"
             . ($cut > 0 ? ", cut $cut response(s) already under way" : '')
+            . ($underway > 0 ? ", finishing $underway response(s) already under way" : '')
             . ($refused > 0 ? ", answered $refused request(s) not yet started with 503" : '')
             . ($last + \count($deferred) > 0 ? ', sent the script\'s own response to ' . ($last + \count($deferred)) . ' request(s)' : ''));
         $this->core->flushLogs();
+    }
+
+    /**
+     * Runs the loop once more, with nothing accepted and no new request started, until the responses
+     * under way are out or the drain timeout passed; cuts what is left then.
+     */
+    private function finishUnderway(string $cause): void
+    {
+        $core = $this->core;
+        $count = \count($core->connections);
+        if ($count === 0) {
+            return;
+        }
+        $budget = $core->retiring("$cause; finishing $count response(s) under way");
+        ($this->retire)();
+        $core->lastResponses = $core->draining = true;
+        $core->onEmpty = static function (): void {
+            Loop::stop();
+        };
+        $started = microtime(true);
+        $timer = Loop::delay($budget, static function (): void {
+            Loop::stop();
+        });
+        Loop::stop(); // the run() that exit() or the error unwound still counts as running
+        try {
+            Loop::run();
+        } catch (\Throwable $e) {
+            $core->log('error', 'Finishing the responses under way failed: ' . $e::class . ': ' . $e->getMessage());
+        }
+        Loop::cancel($timer);
+        $cut = $this->cutUnderway();
+        $core->log($cut > 0 ? 'error' : 'info', sprintf('finished %d of %d response(s) under way in %.1f s', $count - $cut, $count, microtime(true) - $started)
+            . ($cut > 0 ? "; cut $cut at the drain timeout ($budget s)" : ''));
+        $core->flushLogs();
+    }
+
+    /** Closes the connections still in the core (the responses under way); returns how many. */
+    private function cutUnderway(): int
+    {
+        $cut = 0;
+        foreach ($this->core->connections as $connection) {
+            $cut++;
+            @fclose($connection->socket);
+        }
+        return $cut;
     }
 
     /** @param list<array{Connection, Request, \Closure(): Response}> $deferred */
@@ -215,6 +286,7 @@ final class FatalGuard
         $waiting = self::withRequestWaiting($open, $fresh ? min(self::FRESH_WAIT, max(0.0, $deadline - microtime(true))) : 0.0);
         $refused = 0;
         foreach ($open as $i => $connection) {
+            $connection->detach(); // answered or closed here: the loop that may run later must not see it
             if (isset($waiting[$i])) {
                 $refused += ShutdownSocket::answer($connection->socket, self::UNAVAILABLE, $deadline) ? 1 : 0;
             } else {

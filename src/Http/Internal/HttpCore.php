@@ -35,6 +35,9 @@ final class HttpCore
 
     private readonly ResponseSender $sender;
 
+    /** The worker ended (FatalGuard): each connection left closes once its response is out, whatever else it sent. */
+    public bool $lastResponses = false;
+
     /** @var \Closure(): void|null called once when draining and the last connection is gone */
     public ?\Closure $onEmpty = null;
 
@@ -57,6 +60,12 @@ final class HttpCore
     {
         unset($this->connections[$connection->id]);
         $this->settleDrain();
+    }
+
+    /** See WorkerContext::retiring(). */
+    public function retiring(string $reason): float
+    {
+        return $this->context->retiring($reason);
     }
 
     /** While draining, calls the drain callback once the last connection is gone. */

@@ -1,0 +1,110 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Integration\Sequential;
+
+use Kiln\Tests\Support\HttpClient;
+use Kiln\Tests\Support\KilnProcess;
+use PHPUnit\Framework\TestCase;
+
+/**
+ * A script that ends its worker (exit(), a shutdown function, which the tier runs by ending the worker, or a
+ * fatal error) while the same worker is sending another client a large file: that download still arrives whole, and
+ * the worker's replacement serves new requests while it does.
+ */
+final class ExitWithResponsesUnderWayTest extends TestCase
+{
+    /** Larger than what loopback's socket buffers hold, so the response is still under way when the script ends. */
+    private const SIZE = 48 << 20;
+
+    private string $root;
+
+    private ?KilnProcess $server = null;
+
+    protected function setUp(): void
+    {
+        $this->root = sys_get_temp_dir() . '/kiln-underway-' . getmypid() . '-' . bin2hex(random_bytes(3));
+        mkdir($this->root . '/public', 0755, true);
+        $block = hash('sha256', 'kiln', true);
+        file_put_contents($this->root . '/public/big.bin', str_repeat($block . random_bytes(32), self::SIZE >> 6));
+        file_put_contents($this->root . '/public/redirect-exit.php', '<?php header("Location: /elsewhere"); exit;');
+        file_put_contents($this->root . '/public/shutdown.php', '<?php register_shutdown_function(static function (): void {}); echo "page";');
+        file_put_contents($this->root . '/public/fatal.php', '<?php echo "half a page"; function strlen() {}');
+        file_put_contents($this->root . '/public/pid.php', '<?php echo getmypid();');
+    }
+
+    protected function tearDown(): void
+    {
+        $this->server?->stop();
+        $this->server = null;
+        foreach (glob($this->root . '/public/*') ?: [] as $file) {
+            unlink($file);
+        }
+        @rmdir($this->root . '/public');
+        @rmdir($this->root);
+    }
+
+    /** @return iterable<string, array{string, int}> */
+    public static function endings(): iterable
+    {
+        yield 'exit() after a redirect' => ['/redirect-exit.php', 302];
+        yield 'a shutdown function' => ['/shutdown.php', 200];
+        yield 'a fatal error' => ['/fatal.php', 500];
+    }
+
+    /** @dataProvider endings */
+    public function testADownloadOnTheSameWorkerArrivesWholeAndTheReplacementServesMeanwhile(string $script, int $status): void
+    {
+        $this->server = KilnProcess::start($this->root, ['--workers=1', '--tier=sequential', '--front-controller=none']);
+        $base = $this->server->baseUrl();
+        $first = (int) HttpClient::get("$base/pid.php")['body'];
+
+        $download = stream_socket_client("tcp://127.0.0.1:{$this->server->port()}", $errno, $error, 5.0);
+        self::assertNotFalse($download, $error);
+        fwrite($download, "GET /big.bin HTTP/1.1\r\nHost: test\r\n\r\n");
+        // Read the head and a little of the body, then stop reading: the rest waits in the worker.
+        stream_set_timeout($download, 5);
+        $received = '';
+        while (!str_contains($received, "\r\n\r\n") || \strlen($received) < 65536) {
+            $chunk = fread($download, 65536);
+            self::assertIsString($chunk);
+            self::assertNotSame('', $chunk, 'the download stopped before it began');
+            $received .= $chunk;
+        }
+        [$head, $received] = explode("\r\n\r\n", $received, 2);
+        self::assertStringStartsWith('HTTP/1.1 200', $head);
+        self::assertStringContainsString('Content-Length: ' . self::SIZE, $head);
+
+        $ended = HttpClient::get($base . $script);
+        self::assertSame($status, $ended['status']);
+
+        // The worker's replacement takes new connections while the old one still holds the download.
+        $deadline = microtime(true) + 10.0;
+        do {
+            $pid = (int) HttpClient::get("$base/pid.php")['body'];
+        } while ($pid === $first && microtime(true) < $deadline && usleep(20_000) === null);
+        self::assertNotSame($first, $pid, 'no replacement answered within 10 s');
+        self::assertTrue(posix_kill($first, 0), 'the old worker is still sending the download');
+
+        // Now read the rest: all of it, then an orderly close.
+        $deadline = microtime(true) + 30.0;
+        while (!feof($download) && microtime(true) < $deadline) {
+            $chunk = fread($download, 1 << 20);
+            if ($chunk === false) {
+                break;
+            }
+            $received .= $chunk;
+        }
+        self::assertSame(self::SIZE, \strlen($received), 'the download was cut; log: ' . $this->server->log());
+        self::assertSame(hash_file('sha256', $this->root . '/public/big.bin'), hash('sha256', $received));
+        self::assertTrue(feof($download), 'the connection closes once the response is out');
+        fclose($download);
+        $this->server->waitForLog('/finished 1 of 1 response\(s\) under way/');
+        $deadline = microtime(true) + 5.0;
+        while (posix_kill($first, 0) && microtime(true) < $deadline) {
+            usleep(20_000);
+        }
+        self::assertFalse(posix_kill($first, 0), 'the old worker ends once its download is out');
+    }
+}
