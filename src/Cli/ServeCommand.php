@@ -35,10 +35,8 @@ final class ServeCommand
     {
         $options = ServeOptions::parse($args, $env, $cwd);
         JitLauncher::relaunch($options->jit, $args);
-        if ($options->target->kind === Target::DOCROOT && $options->site->tier === Tier::Sequential
-            && ($missing = SequentialRunner::unsupportedReason()) !== null) {
-            return $this->fail("--tier=sequential cannot run here: $missing");
-        }
+        // A tier that cannot run here (the sequential tier without FFI) is refused as each worker builds its
+        // site, for a document root and an app's site() alike (RunnerFactory::tierMap()): a start-up error.
         // The sequential tier's engine probes, made once here rather than in every worker (and every
         // replacement of a worker after a script's exit()).
         SequentialRunner::prepareProcess();

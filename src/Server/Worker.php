@@ -69,7 +69,9 @@ final class Worker implements WorkerContext
             $this->service->start($listeners(), $this);
             $this->sidecars->start();
         } catch (\Throwable $e) {
-            $reason = $e::class . ': ' . $e->getMessage() . ' in ' . $e->getFile() . ':' . $e->getLine();
+            // A ServerException says what is wrong with the set-up (a tier or driver that cannot run here): its message alone.
+            $reason = $e instanceof ServerException ? $e->getMessage()
+                : $e::class . ': ' . $e->getMessage() . ' in ' . $e->getFile() . ':' . $e->getLine();
             $this->log->debug("boot failed: $e");
             $this->send(new Message(Message::BOOT_FAILED, $reason));
             return self::EXIT_BOOT_FAILED;

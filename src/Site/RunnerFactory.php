@@ -6,6 +6,7 @@ namespace Kiln\Site;
 
 use Kiln\Http\RequestHandler;
 use Kiln\Isolation\Cgi\CgiLauncher;
+use Kiln\Server\ServerException;
 use Kiln\Server\WorkerLog;
 use Kiln\Site\Internal\LazyRunner;
 
@@ -42,9 +43,11 @@ final class RunnerFactory
      * does not wait for children to start. One runner per tier, however many prefixes use it.
      *
      * @param array<string, Tier> $prefixes URL path prefix => tier
+     * @throws ServerException when a tier the map needs cannot run in this process (the sequential tier without FFI)
      */
     public function tierMap(array $prefixes = []): TierMap
     {
+        $this->refuseUnavailableSequential($prefixes);
         $runners = [];
         $runner = function (Tier $tier) use (&$runners): ScriptRunner {
             if (!isset($runners[$tier->value])) {
@@ -107,5 +110,32 @@ final class RunnerFactory
     {
         $launcher = new CgiLauncher(timeout: $this->config->timeLimit > 0 ? $this->config->timeLimit : 86_400.0);
         return new Cgi\CgiRunner($launcher, $this->redirects, WorkerLog::write(...));
+    }
+
+    /**
+     * The start-up check of the sequential tier, whichever way it was chosen (`--tier`, `--tier=auto`
+     * without php-cgi, an app's `site()` for all its scripts or for a path prefix): its runner is built on
+     * first use, so without it Kiln would start and answer each of those scripts with a 500. Thrown at
+     * worker boot (DocumentRoot::forSite()), the reason ends `kiln serve` before `ready`.
+     *
+     * @param array<string, Tier> $prefixes
+     * @throws ServerException when the tier is asked for and cannot run in this process (no FFI)
+     */
+    private function refuseUnavailableSequential(array $prefixes): void
+    {
+        $under = array_keys(array_filter($prefixes, static fn(Tier $tier): bool => $tier === Tier::Sequential));
+        if ($this->config->tier !== Tier::Sequential && $under === []) {
+            return;
+        }
+        $reason = Sequential\SequentialRunner::unsupportedReason();
+        if ($reason === null) {
+            return;
+        }
+        $scripts = match (true) {
+            $this->config->tier !== Tier::Sequential => "the site's scripts under " . implode(', ', $under) . ' on the sequential tier',
+            $this->config->requestedTier === 'auto' => "the site's scripts on the sequential tier (what --tier=auto picks without php-cgi)",
+            default => "the site's scripts on the sequential tier",
+        };
+        throw new ServerException("cannot run $scripts: $reason");
     }
 }

@@ -66,17 +66,18 @@ final class KilnProcess
     }
 
     /**
-     * One-shot CLI call: `php bin/kiln ...$argv`.
+     * One-shot CLI call: `php ...$php bin/kiln ...$argv`.
      *
      * @param list<string> $argv
      * @param array<string, string> $env
+     * @param list<string> $php options for PHP itself, before the script (`-n`, `-d extension=posix`)
      * @return array{int, string, string} exit code, stdout, stderr
      */
-    public static function run(array $argv, float $timeout = 10.0, array $env = []): array
+    public static function run(array $argv, float $timeout = 10.0, array $env = [], array $php = []): array
     {
         $out = (string) tempnam(sys_get_temp_dir(), 'kiln-test-out-');
         $err = (string) tempnam(sys_get_temp_dir(), 'kiln-test-err-');
-        $process = proc_open([PHP_BINARY, self::KILN, ...$argv], [0 => ['file', '/dev/null', 'r'], 1 => ['file', $out, 'w'], 2 => ['file', $err, 'w']], $pipes, null, [...getenv(), ...$env]);
+        $process = proc_open([PHP_BINARY, ...$php, self::KILN, ...$argv], [0 => ['file', '/dev/null', 'r'], 1 => ['file', $out, 'w'], 2 => ['file', $err, 'w']], $pipes, null, [...getenv(), ...$env]);
         if ($process === false) {
             throw new \RuntimeException('Cannot run kiln');
         }

@@ -88,9 +88,8 @@ final class Native
         }
         $array = ($this->globals[$name] ??= \FFI::cdef("extern char {$name}[];"))->{$name};
         \assert($array instanceof \FFI\CData);
-        $first = $array[0];
-        \assert($first instanceof \FFI\CData || \is_int($first));
-        return $this->addressOf(\FFI::addr($array[0])); // @phpstan-ignore argument.type (a char: FFI keeps the CData behind it)
+        // Read, a char element is a PHP string; passed by reference, FFI::addr() gets the CData behind it.
+        return $this->addressOf(\FFI::addr($array[0])); // @phpstan-ignore argument.type
     }
 
     /** A CData of $type (`uint64_t*`, `char*`…) pointing at $address, or $address as a uintptr_t. */
