@@ -43,7 +43,7 @@ final class App implements RequestHandler
 
     private ?RequestHandler $entry = null;
 
-    /** @var array{string, array<string, Tier>, ?Tier, array<string, string>}|null root, prefix tiers, default tier, rules: from site() */
+    /** @var array{string, array<string, Tier>, ?Tier, array<string, string>, list<string>}|null root, prefix tiers, default tier, rules, cache rules: from site() */
     private ?array $siteSpec = null;
 
     private ?DocumentRoot $site = null;
@@ -144,10 +144,15 @@ final class App implements RequestHandler
      * `.htaccess` rules can be written here instead of in files: `$rules` maps a URL directory (`/`, `/blog/`) to
      * text in `.htaccess` syntax, applied as if it opened that directory's `.htaccess` (docs/htaccess.md).
      *
+     * `$cacheControl` gives the static files' Cache-Control as `kiln serve --cache-control` does, one rule
+     * each (`['/build/=public, max-age=31536000, immutable', '*.woff2,*.png=public, max-age=86400']`); they
+     * are tried in order, before those of the command line, and the first that matches wins.
+     *
      * @param array<string, string> $tiers URL path prefix => sequential | isolated | fork | fastcgi
      * @param array<string, string> $rules URL directory => `.htaccess` rules
+     * @param list<string> $cacheControl `PATTERN[,PATTERN…]=CACHE-CONTROL`, a pattern `/path/prefix` or `*.ext`
      */
-    public function site(string $root, array $tiers = [], ?string $tier = null, array $rules = []): self
+    public function site(string $root, array $tiers = [], ?string $tier = null, array $rules = [], array $cacheControl = []): self
     {
         $real = realpath($root);
         if ($real === false || !is_dir($real)) {
@@ -164,7 +169,8 @@ final class App implements RequestHandler
             $prefixes[(string) $prefix] = $parse($name);
         }
         new ConfiguredRules($real, $rules); // refuses a bad directory now, not in the worker
-        $this->siteSpec = [$real, $prefixes, $tier === null ? null : $parse($tier), $rules];
+        SiteConfig::policy(array_values($cacheControl), 'site() cacheControl'); // and a bad cache rule
+        $this->siteSpec = [$real, $prefixes, $tier === null ? null : $parse($tier), $rules, array_values($cacheControl)];
         $this->site = null;
         $this->entry = null;
         return $this;
@@ -182,8 +188,8 @@ final class App implements RequestHandler
         if ($this->siteSpec === null) {
             return;
         }
-        [$root, $prefixes, $tier, $rules] = $this->siteSpec;
-        $this->site = DocumentRoot::forSite($root, $tier === null ? $config : $config->withTier($tier), $prefixes, $rules);
+        [$root, $prefixes, $tier, $rules, $cacheControl] = $this->siteSpec;
+        $this->site = DocumentRoot::forSite($root, $tier === null ? $config : $config->withTier($tier), $prefixes, $rules, $cacheControl);
         $this->entry = null;
     }
 

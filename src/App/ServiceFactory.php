@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Kiln\App;
 
+use Kiln\App\Internal\MiddlewareHandler;
+use Kiln\App\Middleware\TrustedProxies;
 use Kiln\Http\AccessLog;
 use Kiln\Http\HttpServer;
 use Kiln\Http\Limits;
@@ -29,6 +31,10 @@ final class ServiceFactory
         };
         if ($handler instanceof App) {
             $handler->configureSite($site);
+        }
+        if ($site->trustedProxies !== []) {
+            // `--trusted-proxies`: the client, scheme and host a trusted proxy forwards, before anything else runs.
+            $handler = new MiddlewareHandler(new TrustedProxies($site->trustedProxies), $handler);
         }
         return new HttpServer($handler, $limits, $accessLog === null ? null : new AccessLog($accessLog));
     }

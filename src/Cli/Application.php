@@ -79,6 +79,8 @@ final class Application
               --listener=shared|reuseport  one shared listening socket (default) or one per worker
               --jit=on|off              opcache + tracing JIT in the workers and php-cgi children (default on)
               --limit-NAME=VALUE        an HTTP limit, e.g. --limit-header-timeout=5, --limit-body-size=1048576
+              --trusted-proxies=LIST    reverse proxies (addresses, CIDRs: 127.0.0.1,10.0.0.0/8) whose Forwarded /
+                                        X-Forwarded-* headers give the client address, HTTPS and SERVER_PORT (default none)
 
             document root options (PATH without app.php; docs/configuration.md):
               --tier=auto|sequential|isolated|fork|fastcgi  what runs *.php (default auto: isolated when php-cgi
@@ -96,6 +98,9 @@ final class Application
               --fastcgi-map=EXT=ADDR    files ending in EXT go to that responder, repeatable (.py=127.0.0.1:9001)
               --cgi-bin=DIR             executables under DIR answer at /cgi-bin/ as CGI
               --fork-max=N              forked children at once, fork tier (default 8)
+              --cache-control=PATTERNS=VALUE  Cache-Control for static files, repeatable, first match wins; PATTERNS
+                                        are /path/prefixes and *.ext, comma-separated (default: none sent), e.g.
+                                        --cache-control='/build/=public, max-age=31536000, immutable'
 
             Signals to the supervisor: TERM/INT stop, QUIT graceful stop, HUP reload, USR1 reopen logs.
 

@@ -7,7 +7,7 @@ namespace Kiln\Cli;
 /**
  * Options of one command, from the command line and the environment (the command line wins):
  * `--name=value`, `--name value`, `--flag`; env KILN_NAME (upper-snake). Options given several times
- * (--listen) keep every value; in env they are comma-separated.
+ * (--listen) keep every value; in env they are comma-separated (or by the separator given for the option).
  */
 final class Options
 {
@@ -26,9 +26,10 @@ final class Options
      * @param list<string> $valued options taking a value
      * @param list<string> $flags options taking none (`--daemon`, or `--daemon=0` to turn off)
      * @param string $prefix options starting with it take a value and are accepted under any name (--limit-)
+     * @param array<string, non-empty-string> $envSeparators option => what separates its values in env, for values holding commas (default ',')
      * @throws UsageError
      */
-    public static function parse(array $args, array $env, array $valued, array $flags, string $prefix = ''): self
+    public static function parse(array $args, array $env, array $valued, array $flags, string $prefix = '', array $envSeparators = []): self
     {
         $positional = [];
         $cli = [];
@@ -72,7 +73,7 @@ final class Options
             if (!isset($values[$name]) && isset($env[$key])) {
                 $values[$name] = \in_array($name, $flags, true)
                     ? [(string) self::bool($key, $env[$key])]
-                    : array_values(array_filter(array_map('trim', explode(',', $env[$key])), static fn($v) => $v !== ''));
+                    : array_values(array_filter(array_map('trim', explode($envSeparators[$name] ?? ',', $env[$key])), static fn($v) => $v !== ''));
             }
         }
         if ($prefix !== '') {

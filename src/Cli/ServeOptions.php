@@ -17,9 +17,12 @@ final class ServeOptions
     public const VALUED = ['listen', 'workers', 'pid-file', 'max-requests', 'max-memory', 'drain-timeout',
         'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener', 'jit',
         'tier', 'time-limit', 'pool-size', 'pool-max-requests', 'pool-queue', 'php-cgi', 'php-ini', 'pass-env',
-        'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller'];
+        'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies'];
     public const FLAGS = ['daemon', 'no-htaccess'];
     public const LIMIT_PREFIX = 'limit-';
+
+    /** Options whose values hold commas: in env, their values are separated by `;` instead. */
+    public const ENV_SEPARATORS = ['cache-control' => ';'];
 
     private function __construct(
         public readonly Target $target,
@@ -37,7 +40,7 @@ final class ServeOptions
      */
     public static function parse(array $args, array $env, string $cwd): self
     {
-        $options = Options::parse($args, $env, self::VALUED, self::FLAGS, self::LIMIT_PREFIX);
+        $options = Options::parse($args, $env, self::VALUED, self::FLAGS, self::LIMIT_PREFIX, self::ENV_SEPARATORS);
         if ($options->positional === []) {
             throw new UsageError('PATH is missing: kiln serve PATH (an app.php, a directory holding app.php, or a document root)');
         }
@@ -109,6 +112,11 @@ final class ServeOptions
                 cwd: $cwd,
                 htaccess: !$options->flag('no-htaccess'),
                 jit: $jit,
+                cacheControl: $options->all('cache-control'),
+                trustedProxies: array_values(array_filter(
+                    array_map('trim', explode(',', implode(',', $options->all('trusted-proxies')))),
+                    static fn(string $entry): bool => $entry !== '',
+                )),
             );
         } catch (\ValueError $e) {
             throw new UsageError($e->getMessage(), 0, $e);

@@ -8,6 +8,7 @@ use Kiln\Http\HttpException;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
+use Kiln\Http\Static\StaticOptions;
 use Kiln\Http\StaticFiles;
 use Kiln\Http\Wire\ResponseEncoder;
 use Kiln\Server\WorkerLog;
@@ -70,8 +71,9 @@ final class DocumentRoot implements RequestHandler
      * @param array<string, Tier> $prefixes URL path prefix => the tier for scripts under it
      * @param array<string, string> $rules `.htaccess` rules given in app.php, by URL directory (applied even with
      *        `--no-htaccess`, which turns off the files only)
+     * @param list<string> $cacheControl Cache-Control rules given in app.php, tried before the site's (`--cache-control`)
      */
-    public static function forSite(string $root, SiteConfig $site, array $prefixes = [], array $rules = []): self
+    public static function forSite(string $root, SiteConfig $site, array $prefixes = [], array $rules = [], array $cacheControl = []): self
     {
         $resolver = new PathResolver($root, $site->frontController, scriptExtensions: $site->scriptExtensions(), cgiBin: $site->cgiBin);
         $redirects = new Internal\LateHandler();
@@ -81,7 +83,7 @@ final class DocumentRoot implements RequestHandler
             default => null,
         };
         $factory = new RunnerFactory($site, $redirects);
-        $documentRoot = new self($resolver, $factory->tierMap($prefixes), new StaticFiles($resolver->root()), $htaccess, null, $factory->phpIniIgnoredBy(...));
+        $documentRoot = new self($resolver, $factory->tierMap($prefixes), new StaticFiles($resolver->root(), new StaticOptions(cache: $site->cachePolicy($cacheControl))), $htaccess, null, $factory->phpIniIgnoredBy(...));
         $redirects->bind($documentRoot);
         return $documentRoot;
     }

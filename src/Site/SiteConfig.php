@@ -4,6 +4,9 @@ declare(strict_types=1);
 
 namespace Kiln\Site;
 
+use Kiln\App\Middleware\TrustedProxies;
+use Kiln\Http\Static\CachePolicy;
+
 /**
  * How a document root runs its scripts: the tier and each tier's settings (`kiln serve --tier=…`).
  * create() checks every value and throws \ValueError with a message naming the option; it looks for
@@ -17,6 +20,8 @@ final class SiteConfig
      * @param array<string, string> $phpIni
      * @param list<string> $passEnv
      * @param array<string, string> $fastcgiMap
+     * @param list<string> $cacheControl
+     * @param list<string> $trustedProxies
      */
     private function __construct(
         /** The tier that runs scripts (auto already resolved). */
@@ -51,6 +56,10 @@ final class SiteConfig
         public readonly bool $htaccess = true,
         /** Whether the php-cgi children run the tracing JIT where --php-ini does not set it (`--jit`). */
         public readonly bool $jit = true,
+        /** Cache-Control rules for static files, as CachePolicy::withRule() reads them, first match wins (`--cache-control`). */
+        public readonly array $cacheControl = [],
+        /** Addresses or CIDRs of the reverse proxies whose forwarded headers are believed (`--trusted-proxies`). */
+        public readonly array $trustedProxies = [],
     ) {}
 
     /**
@@ -59,6 +68,8 @@ final class SiteConfig
      * @param array<string, string> $fastcgiMap `.py` (dot optional) => address
      * @param ?string $searchPath where to look for php-cgi (PATH syntax); null: this process's PATH
      * @param string $cwd relative paths (--php-cgi, --cgi-bin, unix: addresses) are taken from here
+     * @param list<string> $cacheControl `PATTERN[,PATTERN…]=CACHE-CONTROL` rules (CachePolicy::withRule())
+     * @param list<string> $trustedProxies addresses or CIDRs (TrustedProxies)
      * @throws \ValueError
      */
     public static function create(
@@ -79,6 +90,8 @@ final class SiteConfig
         string $cwd = '/',
         bool $htaccess = true,
         bool $jit = true,
+        array $cacheControl = [],
+        array $trustedProxies = [],
     ): self {
         $cwd = rtrim($cwd, '/');
         $searchPath ??= (string) getenv('PATH');
@@ -123,6 +136,12 @@ final class SiteConfig
             || \in_array('..', explode('/', $frontController), true))) {
             throw new \ValueError("--front-controller must be a URL path such as /index.php (or off), got '$frontController'");
         }
+        self::policy($cacheControl, '--cache-control');
+        try {
+            new TrustedProxies($trustedProxies);
+        } catch (\ValueError $e) {
+            throw new \ValueError('--trusted-proxies: ' . $e->getMessage(), 0, $e);
+        }
         $resolved = match ($tier) {
             'auto' => $fastcgi !== null ? Tier::FastCgi : ($phpCgi !== null ? Tier::Isolated : Tier::Sequential),
             default => Tier::from($tier),
@@ -150,6 +169,8 @@ final class SiteConfig
             $frontController,
             $htaccess,
             $jit,
+            $cacheControl,
+            $trustedProxies,
         );
     }
 
@@ -184,7 +205,37 @@ final class SiteConfig
             $this->frontController,
             $this->htaccess,
             $this->jit,
+            $this->cacheControl,
+            $this->trustedProxies,
         );
+    }
+
+    /**
+     * The static files' Cache-Control: the rules of $first (an app's `site()`), then the site's own.
+     *
+     * @param list<string> $first
+     * @throws \ValueError
+     */
+    public function cachePolicy(array $first = []): CachePolicy
+    {
+        return self::policy([...$first, ...$this->cacheControl], '--cache-control');
+    }
+
+    /**
+     * @param list<string> $rules
+     * @throws \ValueError naming $option and the rule
+     */
+    public static function policy(array $rules, string $option): CachePolicy
+    {
+        $policy = CachePolicy::none();
+        foreach ($rules as $rule) {
+            try {
+                $policy = $policy->withRule($rule);
+            } catch (\ValueError $e) {
+                throw new \ValueError("$option: " . $e->getMessage(), 0, $e);
+            }
+        }
+        return $policy;
     }
 
     /** A FastCGI address as a stream_socket_client() URI: `tcp://host:port` or `unix:///path`. */

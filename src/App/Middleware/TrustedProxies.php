@@ -12,14 +12,17 @@ use Kiln\Http\Response;
 
 /**
  * Finds the real client behind reverse proxies you trust, and sets the request attributes `client_ip`
- * (Request::clientIp()), `scheme` ("http"/"https", Request::scheme()) and `host` (lower-case, no port).
+ * (Request::clientIp()), `scheme` ("http"/"https", Request::scheme()), `host` (lower-case, no port) and
+ * `port` (int: the port the client reached at the proxy — the forwarded host's, else the Host header's,
+ * else 443 or 80 by scheme; a script's SERVER_PORT).
  *
  * Only when the TCP peer is one of $proxies: an untrusted peer's forwarding headers are ignored entirely
  * (anyone can send them). `Forwarded` (RFC 7239) is used when present, else `X-Forwarded-For` with
  * `X-Forwarded-Proto`/`-Host`. The hop list is walked from the right (the entry our peer added), skipping
  * trusted proxies: the first untrusted address is the client. An unusable entry (obfuscated "_x",
  * "unknown", garbage) stops the walk where it is. Proto and host come from the hop that named the client;
- * with X-Forwarded-Proto/-Host lists that do not line up with X-Forwarded-For, the rightmost value.
+ * with X-Forwarded-Proto/-Host lists that do not line up with X-Forwarded-For, the rightmost value. A
+ * trusted peer's X-Forwarded-Proto/-Host without X-Forwarded-For give the scheme and host, the peer staying the client.
  */
 final class TrustedProxies implements Middleware
 {
@@ -88,6 +91,9 @@ final class TrustedProxies implements Middleware
                 $extra[$key] = self::list($request->headerValues($header));
             }
         }
+        if ($for === [] && array_filter($extra) !== []) {
+            $for = [$request->remoteAddress]; // X-Forwarded-Proto / -Host alone: the proxy's own hop, its client unnamed
+        }
         $hops = [];
         foreach ($for as $i => $address) {
             $hop = ['for' => $address];
@@ -112,8 +118,10 @@ final class TrustedProxies implements Middleware
         }
         $host = self::host($hop['host'] ?? '');
         if ($host !== null) {
-            $request->setAttribute('host', $host);
+            $request->setAttribute('host', $host[0]);
         }
+        $port = $host !== null ? $host[1] : (self::host($request->header('host') ?? '')[1] ?? null);
+        $request->setAttribute('port', $port ?? ($request->scheme() === 'https' ? 443 : 80));
     }
 
     /**
@@ -181,15 +189,19 @@ final class TrustedProxies implements Middleware
         return $binary === false ? null : (string) inet_ntop($binary);
     }
 
-    /** A forwarded Host value (uri-host [":" port]), lower-cased without the port; null when invalid. */
-    private static function host(string $value): ?string
+    /**
+     * A forwarded Host value (uri-host [":" port]): the host lower-cased, and the port if given; null when invalid.
+     *
+     * @return array{string, ?int}|null
+     */
+    private static function host(string $value): ?array
     {
-        if (preg_match('/\A(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~]+)(?::\d{1,5})?\z/', $value, $m) !== 1) {
+        if (preg_match('/\A(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~]+)(?::(\d{1,5}))?\z/', $value, $m) !== 1) {
             return null;
         }
         if ($m[1][0] === '[' && filter_var(substr($m[1], 1, -1), \FILTER_VALIDATE_IP, \FILTER_FLAG_IPV6) === false) {
             return null;
         }
-        return strtolower($m[1]);
+        return [strtolower($m[1]), isset($m[2]) ? (int) $m[2] : null];
     }
 }

@@ -58,6 +58,41 @@ final class CachePolicy
     }
 
     /**
+     * One rule written as `kiln serve --cache-control` takes it: `PATTERN[,PATTERN…]=CACHE-CONTROL`, each
+     * pattern a path prefix starting with `/` or an extension as `*.EXT` (`/build/=public, max-age=31536000,
+     * immutable`, `*.woff2,*.png=public, max-age=86400`); the value starts after the first `=`. Its patterns
+     * are added in the order written, after the rules already there.
+     *
+     * @throws \ValueError naming what is wrong
+     */
+    public function withRule(string $rule): self
+    {
+        $equals = strpos($rule, '=');
+        if ($equals === false) {
+            throw new \ValueError("A cache rule is PATTERN[,PATTERN...]=CACHE-CONTROL, like '/build/=public, max-age=31536000' or '*.png,*.css=public, max-age=86400', got '$rule'");
+        }
+        $value = trim(substr($rule, $equals + 1), " \t");
+        $policy = $this;
+        $extensions = [];
+        foreach (explode(',', substr($rule, 0, $equals)) as $pattern) {
+            $pattern = trim($pattern, " \t");
+            if (str_starts_with($pattern, '*.')) {
+                $extensions[] = substr($pattern, 2);
+                continue;
+            }
+            if ($extensions !== []) {
+                $policy = $policy->withExtensions($extensions, $value);
+                $extensions = [];
+            }
+            if (!str_starts_with($pattern, '/')) {
+                throw new \ValueError("A cache rule's pattern is a path prefix starting with '/' or an extension as '*.EXT', got '$pattern' in '$rule'");
+            }
+            $policy = $policy->withPrefix($pattern, $value);
+        }
+        return $extensions === [] ? $policy : $policy->withExtensions($extensions, $value);
+    }
+
+    /**
      * The Cache-Control value for a file served at $path (decoded URL path), or null for none. Extension
      * rules look at $file, the file actually served, when given (/docs/ serving /docs/index.html is html).
      */

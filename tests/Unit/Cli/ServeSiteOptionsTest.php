@@ -59,6 +59,34 @@ final class ServeSiteOptionsTest extends TestCase
         self::assertSame(is_executable(\dirname(PHP_BINARY) . '/php-cgi') ? Tier::Isolated : Tier::Sequential, $withCgi->tier);
     }
 
+    public function testCacheControlRulesAreKeptInTheOrderGiven(): void
+    {
+        $site = ServeOptions::parse([self::APP, '--cache-control=/build/=public, max-age=31536000, immutable',
+            '--cache-control', '*.woff2,*.png=public, max-age=86400'], [], '/')->site;
+        self::assertSame(['/build/=public, max-age=31536000, immutable', '*.woff2,*.png=public, max-age=86400'], $site->cacheControl);
+        $policy = $site->cachePolicy();
+        self::assertSame('public, max-age=31536000, immutable', $policy->for('/build/app.png'), 'first match wins');
+        self::assertSame('public, max-age=86400', $policy->for('/img/app.png'));
+        self::assertNull($policy->for('/index.html'));
+        self::assertSame('no-store', $site->cachePolicy(['*.html=no-store'])->for('/index.html'), "site()'s rules come first");
+        self::assertSame([], ServeOptions::parse([self::APP], [], '/')->site->cacheControl, 'no rules by default');
+    }
+
+    public function testCacheControlRulesInTheEnvironmentAreSeparatedBySemicolons(): void
+    {
+        $env = ['KILN_CACHE_CONTROL' => '/build/=public, max-age=31536000, immutable; *.png=public, max-age=86400;'];
+        self::assertSame(['/build/=public, max-age=31536000, immutable', '*.png=public, max-age=86400'], ServeOptions::parse([self::APP], $env, '/')->site->cacheControl);
+        self::assertSame(['/=no-cache'], ServeOptions::parse([self::APP, '--cache-control=/=no-cache'], $env, '/')->site->cacheControl, 'the command line wins');
+    }
+
+    public function testTrustedProxiesAreAListOfAddressesAndNetworks(): void
+    {
+        $site = ServeOptions::parse([self::APP, '--trusted-proxies=127.0.0.1, 10.0.0.0/8', '--trusted-proxies=::1'], [], '/')->site;
+        self::assertSame(['127.0.0.1', '10.0.0.0/8', '::1'], $site->trustedProxies);
+        self::assertSame(['192.0.2.1', '2001:db8::/32'], ServeOptions::parse([self::APP], ['KILN_TRUSTED_PROXIES' => '192.0.2.1,2001:db8::/32'], '/')->site->trustedProxies);
+        self::assertSame([], ServeOptions::parse([self::APP], [], '/')->site->trustedProxies, 'no proxy is trusted by default');
+    }
+
     public function testTheFrontControllerCanBeTurnedOff(): void
     {
         self::assertNull(ServeOptions::parse([self::APP, '--front-controller=off'], [], '/')->site->frontController);
@@ -84,6 +112,11 @@ final class ServeSiteOptionsTest extends TestCase
         yield 'missing cgi-bin' => [['--cgi-bin=no/such/dir'], "--cgi-bin must be an existing directory, got 'no/such/dir'"];
         yield 'bad fork max' => [['--fork-max=0'], '--fork-max must be between 1'];
         yield 'relative front controller' => [['--front-controller=index.php'], '--front-controller must be a URL path'];
+        yield 'cache rule without value' => [['--cache-control=/build/'], "--cache-control: A cache rule is PATTERN[,PATTERN...]=CACHE-CONTROL, like '/build/=public, max-age=31536000' or '*.png,*.css=public, max-age=86400', got '/build/'"];
+        yield 'cache rule with a bad pattern' => [['--cache-control=build/=no-cache'], "--cache-control: A cache rule's pattern is a path prefix starting with '/' or an extension as '*.EXT', got 'build/'"];
+        yield 'cache rule with an empty value' => [['--cache-control=*.png='], "--cache-control: A cache rule's Cache-Control value is empty"];
+        yield 'bad trusted proxy' => [['--trusted-proxies=127.0.0.1,localhost'], "--trusted-proxies: Expected an IP address or a CIDR like '10.0.0.0/8' or '2001:db8::/32', got 'localhost'"];
+        yield 'bad trusted network' => [['--trusted-proxies=10.0.0.0/33'], "--trusted-proxies: Expected an IP address or a CIDR like '10.0.0.0/8' or '2001:db8::/32', got '10.0.0.0/33'"];
     }
 
     /** @param list<string> $args */

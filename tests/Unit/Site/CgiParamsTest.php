@@ -151,6 +151,17 @@ final class CgiParamsTest extends TestCase
         self::assertSame('443', CgiParams::build($https, self::script())['SERVER_PORT']);
     }
 
+    public function testBehindATrustedProxyTheServerPortIsTheOneTheClientReached(): void
+    {
+        $request = self::request("GET / HTTP/1.1\r\nHost: a\r\n\r\n", localPort: 8080);
+        $request->setAttribute('scheme', 'https');
+        $request->setAttribute('port', 443);
+        $params = CgiParams::build($request, self::script());
+        self::assertSame('443', $params['SERVER_PORT']);
+        self::assertSame('on', $params['HTTPS']);
+        self::assertSame('https', $params['REQUEST_SCHEME']);
+    }
+
     public function testAChunkedBodyGetsItsLength(): void
     {
         $request = self::request("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n");

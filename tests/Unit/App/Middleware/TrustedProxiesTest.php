@@ -46,6 +46,27 @@ final class TrustedProxiesTest extends TestCase
         self::assertSame(['203.0.113.5', 'https', 'shop.example.com'], [$request->clientIp(), $request->scheme(), $request->attribute('host')]);
     }
 
+    public function testThePortIsTheOneTheClientReachedAtTheProxy(): void
+    {
+        $port = static fn(array $headers, string $peer = '10.1.1.1'): mixed => self::through($headers, $peer)->attribute('port');
+        self::assertSame(8443, $port(['X-Forwarded-For' => '203.0.113.5', 'X-Forwarded-Host' => 'shop.example.com:8443', 'Host' => 'backend:8080']));
+        self::assertSame(443, $port(['X-Forwarded-For' => '203.0.113.5', 'X-Forwarded-Proto' => 'https', 'X-Forwarded-Host' => 'shop.example.com', 'Host' => 'backend:8080']), "the forwarded host's scheme default");
+        self::assertSame(443, $port(['X-Forwarded-For' => '203.0.113.5', 'X-Forwarded-Proto' => 'https', 'Host' => 'shop.example.com']));
+        self::assertSame(8443, $port(['X-Forwarded-For' => '203.0.113.5', 'X-Forwarded-Proto' => 'https', 'Host' => 'shop.example.com:8443']), 'the Host header passed on');
+        self::assertSame(80, $port(['Forwarded' => 'for=203.0.113.5']));
+        self::assertSame(81, $port(['Forwarded' => 'for=203.0.113.5;host="[2001:db8::1]:81"']));
+        self::assertNull($port(['X-Forwarded-For' => '203.0.113.5', 'X-Forwarded-Host' => 'shop.example.com:8443'], '198.51.100.20'), 'not from an untrusted peer');
+        self::assertNull($port(['Host' => 'shop.example.com:8443']), 'nothing forwarded');
+    }
+
+    public function testProtoAndHostWithoutForwardedForKeepThePeerAsTheClient(): void
+    {
+        $request = self::through(['X-Forwarded-Proto' => 'https', 'X-Forwarded-Host' => 'shop.example.com'], '10.1.1.1');
+        self::assertSame(['10.1.1.1', 'https', 'shop.example.com', 443], [$request->clientIp(), $request->scheme(), $request->attribute('host'), $request->attribute('port')]);
+        self::assertSame('http', self::through(['X-Forwarded-Proto' => 'https'], '198.51.100.20')->scheme(), 'not from an untrusted peer');
+        self::assertNull(self::through([], '10.1.1.1')->attribute('client_ip'), 'nothing forwarded, nothing set');
+    }
+
     public function testInvalidProtoAndHostAreIgnored(): void
     {
         $request = self::through(['X-Forwarded-For' => '203.0.113.5', 'X-Forwarded-Proto' => 'javascript', 'X-Forwarded-Host' => 'a b/c'], '10.1.1.1');

@@ -6,6 +6,7 @@ namespace Kiln\Tests\Unit\Http\Static;
 
 use Kiln\Http\Static\CachePolicy;
 use Kiln\Http\Static\StaticOptions;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
 final class CachePolicyTest extends TestCase
@@ -35,6 +36,47 @@ final class CachePolicyTest extends TestCase
         $none = CachePolicy::none();
         $none->withPrefix('/', 'no-cache');
         self::assertNull($none->for('/x'));
+    }
+
+    public function testARuleInTheCommandLineFormAddsItsPatternsInOrder(): void
+    {
+        $policy = CachePolicy::none()
+            ->withRule('/build/=public, max-age=31536000, immutable')
+            ->withRule(' *.woff2 , *.PNG = public, max-age=86400')
+            ->withRule('/static/,*.css,/assets/=max-age=60')
+            ->withRule('/=no-cache');
+        self::assertSame('public, max-age=31536000, immutable', $policy->for('/build/font.woff2'));
+        self::assertSame('public, max-age=86400', $policy->for('/fonts/a.woff2'));
+        self::assertSame('public, max-age=86400', $policy->for('/img/a.png'), 'extensions match in any case');
+        self::assertSame('max-age=60', $policy->for('/static/a.txt'));
+        self::assertSame('max-age=60', $policy->for('/x/site.css'));
+        self::assertSame('max-age=60', $policy->for('/assets/a.js'));
+        self::assertSame('no-cache', $policy->for('/index.html'));
+        self::assertNull(CachePolicy::none()->withRule('*.png=max-age=1')->for('/a.jpg'));
+        self::assertSame('private="x=y"', CachePolicy::none()->withRule('/=private="x=y"')->for('/a'), 'the value starts after the first =');
+    }
+
+    /** @return iterable<string, array{string, string}> */
+    public static function badRules(): iterable
+    {
+        yield 'no equals sign' => ['/build/', 'A cache rule is PATTERN[,PATTERN...]=CACHE-CONTROL'];
+        yield 'relative prefix' => ['build/=no-cache', "A cache rule's pattern is a path prefix starting with '/' or an extension as '*.EXT', got 'build/'"];
+        yield 'empty pattern' => ['=no-cache', "got '' in '=no-cache'"];
+        yield 'empty pattern in a list' => ['/a/,,*.css=no-cache', "got '' in"];
+        yield 'bare star' => ['*=no-cache', "got '*'"];
+        yield 'no extension' => ['*.=no-cache', "A cache rule's extension is a name without dot or slash"];
+        yield 'two dots' => ['*.tar.gz=no-cache', "got 'tar.gz'"];
+        yield 'empty value' => ['/build/=', "A cache rule's Cache-Control value is empty"];
+        yield 'blank value' => ['*.png=  ', "A cache rule's Cache-Control value is empty"];
+        yield 'header injection' => ["/=no-cache\r\nX-Evil: 1", 'Cache-Control'];
+    }
+
+    #[DataProvider('badRules')]
+    public function testABadRuleIsRefusedWithItsReason(string $rule, string $message): void
+    {
+        $this->expectException(\ValueError::class);
+        $this->expectExceptionMessage($message);
+        CachePolicy::none()->withRule($rule);
     }
 
     public function testBadRulesAreRefusedAtOnce(): void
