@@ -30,7 +30,7 @@ final class Application
         $args = \array_slice($argv, 2);
         try {
             return match ($command) {
-                'serve' => (new ServeCommand($this->stderr))->run($args, $env, $cwd),
+                'serve' => $this->serve($args, $env, $cwd),
                 'stop', 'reload', 'status' => (new ControlCommand($this->stdout, $this->stderr))->run($command, $args, $env, $cwd),
                 'help', '--help', '-h' => $this->help(),
                 '--version', '-V', 'version' => $this->version(),
@@ -42,6 +42,20 @@ final class Application
             }
             return self::EXIT_USAGE;
         }
+    }
+
+    /**
+     * @param list<string> $args
+     * @param array<string, string> $env
+     */
+    private function serve(array $args, array $env, string $cwd): int
+    {
+        $problem = Requirements::ofThisPhp()->problem();
+        if ($problem !== null) {
+            fwrite($this->stderr, "kiln: $problem\n");
+            return 1;
+        }
+        return (new ServeCommand($this->stderr))->run($args, $env, $cwd);
     }
 
     private function version(): int

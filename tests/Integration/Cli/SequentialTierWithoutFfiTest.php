@@ -6,6 +6,7 @@ namespace Kiln\Tests\Integration\Cli;
 
 use Kiln\Tests\Support\HttpClient;
 use Kiln\Tests\Support\KilnProcess;
+use Kiln\Tests\Support\PhpExtensions;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -71,7 +72,7 @@ final class SequentialTierWithoutFfiTest extends TestCase
     {
         // -n also drops php.ini's settings: keep the ones that change how Kiln runs as they are in this PHP.
         $php = ['-n', '-d', 'extension_dir=' . \ini_get('extension_dir'), '-d', 'zend.assertions=' . \ini_get('zend.assertions')];
-        $builtIn = self::extensions($php);
+        $builtIn = PhpExtensions::loaded($php);
         if (\in_array('ffi', $builtIn, true)) {
             self::markTestSkipped('FFI is built into this PHP: -n cannot leave it out');
         }
@@ -81,7 +82,7 @@ final class SequentialTierWithoutFfiTest extends TestCase
                 array_push($php, '-d', "extension=$extension");
             }
         }
-        $loaded = self::extensions($php);
+        $loaded = PhpExtensions::loaded($php);
         foreach ($needed as $extension) {
             if (!\in_array($extension, $loaded, true)) {
                 self::markTestSkipped("PHP without php.ini cannot load $extension");
@@ -89,16 +90,5 @@ final class SequentialTierWithoutFfiTest extends TestCase
         }
         self::assertNotContains('ffi', $loaded);
         return $php;
-    }
-
-    /**
-     * @param list<string> $php
-     * @return list<string> the extensions PHP run with $php loads, lower case
-     */
-    private static function extensions(array $php): array
-    {
-        $command = [PHP_BINARY, ...$php, '-r', 'echo implode("\n", get_loaded_extensions());'];
-        exec(implode(' ', array_map(escapeshellarg(...), $command)) . ' 2>/dev/null', $lines);
-        return array_map(strtolower(...), $lines);
     }
 }
