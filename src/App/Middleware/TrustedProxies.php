@@ -79,7 +79,12 @@ final class TrustedProxies implements Middleware
     {
         $forwarded = $request->headerValues('forwarded');
         if (isset($this->headers['forwarded']) && $forwarded !== []) {
-            return self::forwarded(implode(',', $forwarded)) ?? [];
+            $hops = self::forwarded(implode(',', $forwarded)) ?? [];
+            $last = \count($hops) - 1;
+            if ($last >= 0 && !isset($hops[$last]['for'])) {
+                $hops[$last]['for'] = $request->remoteAddress; // RFC 7239 lets a proxy leave out for=: its client unnamed
+            }
+            return $hops;
         }
         if (!isset($this->headers['x-forwarded-for'])) {
             return [];
@@ -120,8 +125,16 @@ final class TrustedProxies implements Middleware
         if ($host !== null) {
             $request->setAttribute('host', $host[0]);
         }
-        $port = $host !== null ? $host[1] : (self::host($request->header('host') ?? '')[1] ?? null);
-        $request->setAttribute('port', $port ?? ($request->scheme() === 'https' ? 443 : 80));
+        // The port the client reached the proxy on: the forwarded host's, or the scheme's default once the
+        // proxy said anything of scheme or host. Never the Host header's: a proxy often sets that to its
+        // upstream (127.0.0.1:8080), and a client can put anything there.
+        $port = $host[1] ?? null;
+        if ($port !== null && ($port < 1 || $port > 65535)) {
+            $port = null;
+        }
+        if ($port !== null || isset($hop['proto']) || $host !== null) {
+            $request->setAttribute('port', $port ?? ($request->scheme() === 'https' ? 443 : 80));
+        }
     }
 
     /**

@@ -90,6 +90,12 @@ final class Connection
         return $this->state === ConnectionState::Reading && $this->head === null && $this->headStartedAt > 0.0;
     }
 
+    /** A request was handed to the core but its handler has not started yet. */
+    public function hasUnstartedRequest(): bool
+    {
+        return $this->pending !== null;
+    }
+
     public function isReadingBody(): bool
     {
         return $this->state === ConnectionState::Reading && $this->head !== null;

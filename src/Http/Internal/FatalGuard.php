@@ -99,7 +99,7 @@ final class FatalGuard
         }
         WriteBatch::flush(); // responses finished in this loop turn, before anything is cut or closed
         $deadline = microtime(true) + self::BUDGET;
-        $answered = $suspended = $underway = $cut = $last = 0;
+        $answered = $suspended = $underway = $cut = $last = $refused = 0;
         /** @var list<array{Connection, Request, \Closure(): Response}> $deferred */
         $deferred = [];
         /** @var list<Connection> $idle */
@@ -110,26 +110,39 @@ final class FatalGuard
                 continue;
             }
             $request = $this->core->serving($connection);
-            $answer = $fatal || $request === null ? null : LastResponse::of($request);
-            if ($connection->responseStarted || $connection->output->pending() > 0) {
-                $underway++; // left to the loop: finishUnderway()
+            if ($request === null && !$connection->hasUnstartedRequest()
+                && ($connection->responseStarted || $connection->output->pending() > 0)) {
+                $underway++; // its handler returned, only its response is left to send: finishUnderway()
                 continue;
             }
+            // The request of the script that ended the worker has a last response; any other handler that is
+            // running is suspended in its Fiber, and must not run again.
+            $own = $request !== null && LastResponse::of($request) !== null;
+            $answer = $fatal || !$own || $request === null ? null : LastResponse::of($request);
+            if ($request !== null && $connection->responseStarted) {
+                $suspended += $own ? 0 : 1; // a handler in the middle of its own stream: nothing more can be said
+                $cut++;
+                $connection->detach();
+                @fclose($connection->socket);
+                continue;
+            }
+            self::flushBlocking($connection, $deadline); // a response before this one, pipelined
             // Answered here: the loop that may run later must not see it any more.
             $connection->detach();
-            if ($answer instanceof \Closure) {
+            if ($request === null && $connection->hasUnstartedRequest()) {
+                $refused += ShutdownSocket::answer($connection->socket, self::UNAVAILABLE, $deadline) ? 1 : 0;
+            } elseif ($answer instanceof \Closure) {
                 \assert($request !== null);
                 $deferred[] = [$connection, $request, $answer];
             } elseif ($answer instanceof Response) {
                 \assert($request !== null);
                 $last += $this->send($connection, $request, $answer, $deadline) ? 1 : 0;
             } else {
-                // The request of a script that was running has a last response: its code cannot run again.
-                $suspended += $request === null || LastResponse::of($request) === null ? 1 : 0;
+                $suspended += $own ? 0 : 1;
                 $answered += ShutdownSocket::answer($connection->socket, self::RESPONSE, $deadline) ? 1 : 0;
             }
         }
-        $refused = $this->closeIdle($idle, $deadline);
+        $refused += $this->closeIdle($idle, $deadline);
         if ($deferred !== []) {
             // Registered now, so it runs after every shutdown function the script registered. A shutdown
             // function that calls exit() makes PHP skip the ones after it, but not the destructors that run
@@ -151,7 +164,7 @@ final class FatalGuard
             // A handler answered with 500 may be suspended in its Fiber, and must not run on: nothing of
             // this process may run again, so the responses under way are cut, as PHP ends the process.
             $underway = 0;
-            $cut = $this->cutUnderway();
+            $cut += $this->cutUnderway();
         } elseif ($underway > 0) {
             // Registered last, so the script's own answer and its shutdown functions come first.
             register_shutdown_function(function () use ($fatal): void {
@@ -185,6 +198,11 @@ final class FatalGuard
         }
         $budget = $core->retiring("$cause; finishing $count response(s) under way");
         ($this->retire)();
+        if (\function_exists('pcntl_alarm')) {
+            // A script's time limit (SIGALRM) ended with the script: its code is not called again.
+            pcntl_alarm(0);
+            pcntl_signal(SIGALRM, SIG_IGN);
+        }
         $core->lastResponses = $core->draining = true;
         $core->onEmpty = static function (): void {
             Loop::stop();
@@ -274,12 +292,7 @@ final class FatalGuard
                 || !\is_resource($connection->socket)) {
                 continue;
             }
-            if ($connection->output->pending() > 0) {
-                stream_set_blocking($connection->socket, true);
-                $left = max(0.001, $deadline - microtime(true));
-                stream_set_timeout($connection->socket, (int) $left, (int) (fmod($left, 1.0) * 1e6));
-                $connection->output->flush();
-            }
+            self::flushBlocking($connection, $deadline);
             $open[] = $connection;
             $fresh = $fresh || $connection->served === 0;
         }
@@ -337,6 +350,17 @@ final class FatalGuard
             }
         }
         return $waiting;
+    }
+
+    /** A response already queued on $connection is written out, blocking, until $deadline at most. */
+    private static function flushBlocking(Connection $connection, float $deadline): void
+    {
+        if ($connection->output->pending() > 0 && \is_resource($connection->socket)) {
+            stream_set_blocking($connection->socket, true);
+            $left = max(0.001, $deadline - microtime(true));
+            stream_set_timeout($connection->socket, (int) $left, (int) (fmod($left, 1.0) * 1e6));
+            $connection->output->flush();
+        }
     }
 
     /** Some room over what the dying handler took, for logging; never lowers the limit. */

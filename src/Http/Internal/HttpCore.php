@@ -82,6 +82,9 @@ final class HttpCore
     /** Runs inside the request's Fiber. */
     public function respond(Connection $connection, Request $request): void
     {
+        if ($this->lastResponses) {
+            return; // dispatched before the worker ended: FatalGuard answered it, nothing new runs
+        }
         if ($this->inFlight >= $this->limits->concurrency) {
             $response = self::plain(503);
             $response->setHeader('Retry-After', '1');

@@ -55,9 +55,10 @@ final class TrustedProxiesOptionTest extends TestCase
         $this->serve($tier, ['--trusted-proxies=10.0.0.0/8,127.0.0.1']);
         self::assertSame('on|203.0.113.7|443|https', $this->env(self::FORWARDED));
         self::assertSame('on|127.0.0.1|443|https', $this->env(['X-Forwarded-Proto' => 'https']), 'the proxy names no client');
-        self::assertSame('on|203.0.113.7|8443|https', $this->env(self::FORWARDED, 'shop.example:8443'), "the Host's port");
+        self::assertSame('on|203.0.113.7|443|https', $this->env(self::FORWARDED, '127.0.0.1:8080'), "never the Host's port (the proxy's upstream)");
+        self::assertSame('on|203.0.113.7|8443|https', $this->env([...self::FORWARDED, 'X-Forwarded-Host' => 'shop.example:8443']), "the forwarded host's port");
         self::assertSame('on|203.0.113.7|9443|https', $this->env(self::FORWARDED + ['X-Forwarded-Host' => 'shop.example:9443'], 'backend:8080'));
-        self::assertSame('|203.0.113.7|80|http', $this->env(['X-Forwarded-For' => '203.0.113.7']), 'plain http through the proxy');
+        self::assertSame("|203.0.113.7|{$this->server?->port()}|http", $this->env(['X-Forwarded-For' => '203.0.113.7']), 'a proxy that names only the client: the port stays the one Kiln listens on');
         self::assertSame("|127.0.0.1|{$this->port()}|http", $this->env(), 'the proxy itself, forwarding nothing');
     }
 

@@ -32,6 +32,7 @@ final class ExitWithResponsesUnderWayTest extends TestCase
         file_put_contents($this->root . '/public/shutdown.php', '<?php register_shutdown_function(static function (): void {}); echo "page";');
         file_put_contents($this->root . '/public/fatal.php', '<?php echo "half a page"; function strlen() {}');
         file_put_contents($this->root . '/public/pid.php', '<?php echo getmypid();');
+        file_put_contents($this->root . '/public/large.php', '<?php echo str_repeat("k", 24 << 20);');
     }
 
     protected function tearDown(): void
@@ -41,6 +42,7 @@ final class ExitWithResponsesUnderWayTest extends TestCase
         foreach (glob($this->root . '/public/*') ?: [] as $file) {
             unlink($file);
         }
+        @unlink($this->root . '/mark');
         @rmdir($this->root . '/public');
         @rmdir($this->root);
     }
@@ -60,6 +62,85 @@ final class ExitWithResponsesUnderWayTest extends TestCase
         $base = $this->server->baseUrl();
         $first = (int) HttpClient::get("$base/pid.php")['body'];
 
+        [$download, $received] = $this->startDownload();
+
+        $ended = HttpClient::get($base . $script);
+        self::assertSame($status, $ended['status']);
+
+        // The worker's replacement takes new connections while the old one still holds the download.
+        $deadline = microtime(true) + 10.0;
+        do {
+            $pid = (int) HttpClient::get("$base/pid.php")['body'];
+        } while ($pid === $first && microtime(true) < $deadline && usleep(20_000) === null);
+        self::assertNotSame($first, $pid, 'no replacement answered within 10 s');
+        self::assertTrue(posix_kill($first, 0), 'the old worker is still sending the download');
+
+        $this->finishDownload($download, $received, $first);
+    }
+
+    /** The script's time limit was still armed when it exited: its alarm must not end the worker's last work. */
+    public function testTheTimeLimitOfTheScriptThatExitedDoesNotCutTheDownload(): void
+    {
+        $this->server = KilnProcess::start($this->root, ['--workers=1', '--tier=sequential', '--front-controller=none', '--time-limit=1']);
+        $first = (int) HttpClient::get($this->server->baseUrl() . '/pid.php')['body'];
+        [$download, $received] = $this->startDownload();
+        self::assertSame(302, HttpClient::get($this->server->baseUrl() . '/redirect-exit.php')['status']);
+        usleep(2_500_000); // past the time limit and the second of slack after it, with the download unread
+        $this->finishDownload($download, $received, $first);
+        self::assertStringNotContainsString('ran past the time limit', $this->server->log());
+    }
+
+    /**
+     * A client that pipelines a large page and then a script that exits: the large page is still being
+     * written when the script ends the worker; both responses arrive, in order.
+     */
+    public function testAPipelinedScriptThatExitsBehindALargePageStillGetsItsOwnResponse(): void
+    {
+        $this->server = KilnProcess::start($this->root, ['--workers=1', '--tier=sequential', '--front-controller=none']);
+        $client = stream_socket_client("tcp://127.0.0.1:{$this->server->port()}", $errno, $error, 5.0);
+        self::assertNotFalse($client, $error);
+        fwrite($client, "GET /large.php HTTP/1.1\r\nHost: test\r\n\r\nGET /redirect-exit.php HTTP/1.1\r\nHost: test\r\n\r\n");
+        stream_set_timeout($client, 10);
+        $received = '';
+        $deadline = microtime(true) + 15.0;
+        while (!feof($client) && microtime(true) < $deadline) {
+            $chunk = fread($client, 1 << 20);
+            if ($chunk === false) {
+                break;
+            }
+            $received .= $chunk;
+        }
+        fclose($client);
+        [$head, $rest] = explode("\r\n\r\n", $received, 2) + ['', ''];
+        self::assertStringStartsWith('HTTP/1.1 200', $head);
+        self::assertSame(str_repeat('k', 24 << 20), substr($rest, 0, 24 << 20), 'the large page');
+        self::assertStringStartsWith('HTTP/1.1 302', substr($rest, 24 << 20), 'the exiting script\'s own response; log: ' . $this->server->log());
+    }
+
+    /**
+     * A coroutine handler suspended in its Fiber (pipelined behind a large response still being written)
+     * when a script ends the worker: it gets no chance to run again, even though the worker's loop runs once
+     * more; the script's own response still arrives.
+     */
+    public function testACoroutineHandlerSuspendedWhenAScriptExitsNeverRunsAgain(): void
+    {
+        $mark = $this->root . '/mark';
+        $this->server = KilnProcess::start(__DIR__ . '/../../Fixtures/exit-mixed/app.php', ['--workers=1'], ['KILN_TEST_MARK' => $mark]);
+        $client = stream_socket_client("tcp://127.0.0.1:{$this->server->port()}", $errno, $error, 5.0);
+        self::assertNotFalse($client, $error);
+        fwrite($client, "GET /large HTTP/1.1\r\nHost: test\r\n\r\nGET /slow HTTP/1.1\r\nHost: test\r\n\r\n");
+        usleep(300_000); // /large is queued and being written; /slow waits in its Fiber
+        self::assertSame(302, HttpClient::get($this->server->baseUrl() . '/exit.php')['status']);
+        usleep(1_500_000); // past the second /slow waits
+        self::assertFileDoesNotExist($mark, 'the suspended handler ran after the worker ended');
+        self::assertStringNotContainsString('slow done', (string) stream_get_contents($client, -1));
+        fclose($client);
+    }
+
+    /** @return array{resource, string} the socket, with the head read and a little of the body */
+    private function startDownload(): array
+    {
+        \assert($this->server !== null);
         $download = stream_socket_client("tcp://127.0.0.1:{$this->server->port()}", $errno, $error, 5.0);
         self::assertNotFalse($download, $error);
         fwrite($download, "GET /big.bin HTTP/1.1\r\nHost: test\r\n\r\n");
@@ -75,19 +156,17 @@ final class ExitWithResponsesUnderWayTest extends TestCase
         [$head, $received] = explode("\r\n\r\n", $received, 2);
         self::assertStringStartsWith('HTTP/1.1 200', $head);
         self::assertStringContainsString('Content-Length: ' . self::SIZE, $head);
+        return [$download, $received];
+    }
 
-        $ended = HttpClient::get($base . $script);
-        self::assertSame($status, $ended['status']);
-
-        // The worker's replacement takes new connections while the old one still holds the download.
-        $deadline = microtime(true) + 10.0;
-        do {
-            $pid = (int) HttpClient::get("$base/pid.php")['body'];
-        } while ($pid === $first && microtime(true) < $deadline && usleep(20_000) === null);
-        self::assertNotSame($first, $pid, 'no replacement answered within 10 s');
-        self::assertTrue(posix_kill($first, 0), 'the old worker is still sending the download');
-
-        // Now read the rest: all of it, then an orderly close.
+    /**
+     * Reads the rest of the download: all of it, then an orderly close; the old worker then ends.
+     *
+     * @param resource $download
+     */
+    private function finishDownload(mixed $download, string $received, int $oldWorker): void
+    {
+        \assert($this->server !== null);
         $deadline = microtime(true) + 30.0;
         while (!feof($download) && microtime(true) < $deadline) {
             $chunk = fread($download, 1 << 20);
@@ -102,9 +181,9 @@ final class ExitWithResponsesUnderWayTest extends TestCase
         fclose($download);
         $this->server->waitForLog('/finished 1 of 1 response\(s\) under way/');
         $deadline = microtime(true) + 5.0;
-        while (posix_kill($first, 0) && microtime(true) < $deadline) {
+        while (posix_kill($oldWorker, 0) && microtime(true) < $deadline) {
             usleep(20_000);
         }
-        self::assertFalse(posix_kill($first, 0), 'the old worker ends once its download is out');
+        self::assertFalse(posix_kill($oldWorker, 0), 'the old worker ends once its download is out');
     }
 }

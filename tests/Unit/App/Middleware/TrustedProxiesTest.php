@@ -52,8 +52,10 @@ final class TrustedProxiesTest extends TestCase
         self::assertSame(8443, $port(['X-Forwarded-For' => '203.0.113.5', 'X-Forwarded-Host' => 'shop.example.com:8443', 'Host' => 'backend:8080']));
         self::assertSame(443, $port(['X-Forwarded-For' => '203.0.113.5', 'X-Forwarded-Proto' => 'https', 'X-Forwarded-Host' => 'shop.example.com', 'Host' => 'backend:8080']), "the forwarded host's scheme default");
         self::assertSame(443, $port(['X-Forwarded-For' => '203.0.113.5', 'X-Forwarded-Proto' => 'https', 'Host' => 'shop.example.com']));
-        self::assertSame(8443, $port(['X-Forwarded-For' => '203.0.113.5', 'X-Forwarded-Proto' => 'https', 'Host' => 'shop.example.com:8443']), 'the Host header passed on');
-        self::assertSame(80, $port(['Forwarded' => 'for=203.0.113.5']));
+        self::assertSame(443, $port(['X-Forwarded-For' => '203.0.113.5', 'X-Forwarded-Proto' => 'https', 'Host' => '127.0.0.1:8080']), "never the Host header's port (often the proxy's upstream)");
+        self::assertNull($port(['Forwarded' => 'for=203.0.113.5']), 'nothing said of scheme or host: the local port stays');
+        self::assertSame(443, $port(['X-Forwarded-For' => '203.0.113.5', 'X-Forwarded-Proto' => 'https', 'X-Forwarded-Host' => 'shop.example.com:99999']), 'a port out of range is not taken');
+        self::assertSame(443, $port(['Forwarded' => 'proto=https;host=shop.example.com']), 'RFC 7239 lets the proxy leave out for=');
         self::assertSame(81, $port(['Forwarded' => 'for=203.0.113.5;host="[2001:db8::1]:81"']));
         self::assertNull($port(['X-Forwarded-For' => '203.0.113.5', 'X-Forwarded-Host' => 'shop.example.com:8443'], '198.51.100.20'), 'not from an untrusted peer');
         self::assertNull($port(['Host' => 'shop.example.com:8443']), 'nothing forwarded');
