@@ -25,9 +25,19 @@ abstract class StaticTestCase extends TestCase
 
     protected static ?KilnProcess $server = null;
 
+    /** Whether the files are served as `kiln serve DIR` serves a document root, not by appCode()'s handler. */
+    protected static function throughDocumentRoot(): bool
+    {
+        return false;
+    }
+
     public static function setUpBeforeClass(): void
     {
         static::$site = StaticSite::create();
+        if (static::throughDocumentRoot()) {
+            static::$server = KilnProcess::start(static::$site->dir . '/root', ['--workers=1', '--tier=sequential']);
+            return;
+        }
         $script = static::$site->dir . '/app.php';
         file_put_contents($script, "<?php\n\ndeclare(strict_types=1);\n\n\$root = __DIR__ . '/root';\n" . static::appCode() . "\n");
         static::$server = KilnProcess::start($script, ['--workers=1']);

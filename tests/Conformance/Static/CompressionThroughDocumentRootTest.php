@@ -1,0 +1,14 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Conformance\Static;
+
+/** The cases in CompressionCases, through `kiln serve DIR` (the document root in front of the same files). */
+final class CompressionThroughDocumentRootTest extends CompressionCases
+{
+    protected static function throughDocumentRoot(): bool
+    {
+        return true;
+    }
+}
