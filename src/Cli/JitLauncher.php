@@ -52,8 +52,34 @@ final class JitLauncher
         $env = getenv();
         $env[self::GUARD] = '1';
         $kiln = \dirname(__DIR__, 2) . '/bin/kiln';
-        @pcntl_exec(PHP_BINARY, [...$php, $kiln, 'serve', ...$serveArgs], $env);
+        // The user's own options for PHP come last, so a -d of theirs wins over Kiln's.
+        @pcntl_exec(PHP_BINARY, [...$php, ...self::ownPhpOptions(), $kiln, 'serve', ...$serveArgs], $env);
         // Only reached when exec failed: serve without the JIT rather than not at all.
+    }
+
+    /**
+     * The options this PHP was started with before the script (`php -d memory_limit=1G -n bin/kiln …`), from
+     * /proc/self/cmdline; empty when they cannot be told apart (no /proc, or the script not found there).
+     *
+     * @return list<string>
+     */
+    public static function ownPhpOptions(): array
+    {
+        $raw = @file_get_contents('/proc/self/cmdline');
+        $script = $_SERVER['argv'][0] ?? null;
+        if (!\is_string($raw) || !\is_string($script) || $script === '') {
+            return [];
+        }
+        $args = explode("\0", rtrim($raw, "\0"));
+        $at = array_search($script, $args, true);
+        if (!\is_int($at) || $at < 1) {
+            return [];
+        }
+        $options = \array_slice($args, 1, $at - 1);
+        if (end($options) === '-f') {
+            array_pop($options); // php -f SCRIPT: -f is given again by the script's place
+        }
+        return $options;
     }
 
     /**

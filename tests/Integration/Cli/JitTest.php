@@ -23,6 +23,29 @@ final class JitTest extends TestCase
         }
     }
 
+    /** The relaunch with the JIT keeps the options the user gave PHP itself; a -d of theirs wins over Kiln's. */
+    public function testTheRelaunchKeepsPhpsOwnOptions(): void
+    {
+        if (!\extension_loaded('Zend OPcache')) {
+            self::markTestSkipped('opcache is not installed');
+        }
+        $root = sys_get_temp_dir() . '/kiln-jit-' . getmypid() . '-' . bin2hex(random_bytes(3));
+        mkdir($root . '/public', 0755, true);
+        file_put_contents($root . '/public/ini.php', '<?php echo ini_get("memory_limit"), "|", ini_get("opcache.jit_buffer_size"), "|", '
+            . '(int) (opcache_get_status(false)["jit"]["on"] ?? false);');
+        $kiln = \dirname(__DIR__, 3) . '/bin/kiln';
+        $server = KilnProcess::launch([PHP_BINARY, '-d', 'memory_limit=77M', '-d', 'opcache.jit_buffer_size=32M', $kiln, 'serve', $root,
+            '--listen=127.0.0.1:0', '--tier=sequential', '--workers=1']);
+        try {
+            self::assertSame('77M|32M|1', HttpClient::get($server->baseUrl() . '/ini.php')['body']);
+        } finally {
+            $server->stop();
+            unlink($root . '/public/ini.php');
+            rmdir($root . '/public');
+            rmdir($root);
+        }
+    }
+
     public function testJitOffLeavesPhpAsItWasStarted(): void
     {
         $server = KilnProcess::start(\dirname(__DIR__, 2) . '/Fixtures/http/app.php', ['--workers=1', '--jit=off']);
