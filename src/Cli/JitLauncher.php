@@ -66,7 +66,8 @@ final class JitLauncher
     public static function ownPhpOptions(): array
     {
         $raw = @file_get_contents('/proc/self/cmdline');
-        $script = $_SERVER['argv'][0] ?? null;
+        $argv = $_SERVER['argv'] ?? null;
+        $script = \is_array($argv) ? ($argv[0] ?? null) : null;
         if (!\is_string($raw) || !\is_string($script) || $script === '') {
             return [];
         }
