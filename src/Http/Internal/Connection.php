@@ -90,6 +90,12 @@ final class Connection
         return $this->state === ConnectionState::Reading && $this->head === null && $this->headStartedAt > 0.0;
     }
 
+    /** Bytes of a next request were read already (pipelined), not parsed yet. */
+    public function hasBufferedRequest(): bool
+    {
+        return $this->parser->buffered() > 0;
+    }
+
     /** A request was handed to the core but its handler has not started yet. */
     public function hasUnstartedRequest(): bool
     {
@@ -291,6 +297,9 @@ final class Connection
         // A connection the server ends itself lingers, so a client still sending reads its response; one the
         // client ended, or one whose writes failed, is closed at once.
         $linger = $this->state === ConnectionState::Closing && !$this->peerClosed && $this->output->pending() === 0;
+        if ($linger && $this->core->lastResponses) {
+            $this->core->lastResponsesWritten++;
+        }
         $this->release(ConnectionState::Closed);
         if ($linger) {
             LingeringClose::start($this->socket, $this->limits->lingerTimeout);

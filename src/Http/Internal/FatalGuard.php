@@ -63,6 +63,9 @@ final class FatalGuard
 
     private bool $deferredSent = false;
 
+    /** finishUnderway() ran, or the responses under way were cut because it could not. */
+    private bool $finishing = false;
+
     /** Holds the destructor that answers a script's exit() when a shutdown function exited too. */
     private static ?object $fallback = null; // @phpstan-ignore property.onlyWritten (held for its destructor)
 
@@ -99,14 +102,26 @@ final class FatalGuard
         }
         WriteBatch::flush(); // responses finished in this loop turn, before anything is cut or closed
         $deadline = microtime(true) + self::BUDGET;
-        $answered = $suspended = $underway = $cut = $last = $refused = 0;
+        $answered = $underway = $cut = $last = $refused = 0;
+        // The request of the script that ended the worker has a last response; any other handler that is
+        // running (whether or not its connection is still open) is suspended in its Fiber, and must not run
+        // again: then nothing of this process may run again.
+        $suspended = 0;
+        foreach ($this->core->running() as $request) {
+            $suspended += LastResponse::of($request) === null ? 1 : 0;
+        }
         /** @var list<array{Connection, Request, \Closure(): Response}> $deferred */
         $deferred = [];
         /** @var list<Connection> $idle */
         $idle = [];
         foreach ($this->core->connections as $connection) {
             if ($connection->state !== ConnectionState::Responding) {
-                $idle[] = $connection;
+                if ($connection->output->pending() > 0 && !$connection->isWaitingForHead() && !$connection->isReadingBody()) {
+                    $connection->closeAfterFlush(); // a whole response queued, still being written
+                    $underway++;
+                } else {
+                    $idle[] = $connection;
+                }
                 continue;
             }
             $request = $this->core->serving($connection);
@@ -115,13 +130,9 @@ final class FatalGuard
                 $underway++; // its handler returned, only its response is left to send: finishUnderway()
                 continue;
             }
-            // The request of the script that ended the worker has a last response; any other handler that is
-            // running is suspended in its Fiber, and must not run again.
-            $own = $request !== null && LastResponse::of($request) !== null;
-            $answer = $fatal || !$own || $request === null ? null : LastResponse::of($request);
+            $answer = $fatal || $request === null ? null : LastResponse::of($request);
             if ($request !== null && $connection->responseStarted) {
-                $suspended += $own ? 0 : 1; // a handler in the middle of its own stream: nothing more can be said
-                $cut++;
+                $cut++; // a handler in the middle of its own stream: nothing more can be said
                 $connection->detach();
                 @fclose($connection->socket);
                 continue;
@@ -138,20 +149,31 @@ final class FatalGuard
                 \assert($request !== null);
                 $last += $this->send($connection, $request, $answer, $deadline) ? 1 : 0;
             } else {
-                $suspended += $own ? 0 : 1;
                 $answered += ShutdownSocket::answer($connection->socket, self::RESPONSE, $deadline) ? 1 : 0;
             }
         }
         $refused += $this->closeIdle($idle, $deadline);
-        if ($deferred !== []) {
+        if ($underway > 0 && $suspended > 0) {
+            // A handler answered with 500 may be suspended in its Fiber, and must not run on: nothing of
+            // this process may run again, so the responses under way are cut, as PHP ends the process.
+            $underway = 0;
+            $cut += $this->cutUnderway();
+        }
+        if ($deferred !== [] || $underway > 0) {
             // Registered now, so it runs after every shutdown function the script registered. A shutdown
             // function that calls exit() makes PHP skip the ones after it, but not the destructors that run
-            // next, with the output buffers still open: the object kept here sends the answer then.
+            // next, with the output buffers still open: the object kept here sends the answer then. The
+            // responses under way cannot be finished then (their Fibers are gone): that is logged.
             $send = function () use ($deferred): void {
                 $this->sendDeferred($deferred);
             };
-            register_shutdown_function($send);
-            self::$fallback = new class ($send) {
+            if ($deferred !== []) {
+                register_shutdown_function($send);
+            }
+            self::$fallback = new class (function () use ($send): void {
+                $send();
+                $this->reportUnfinished();
+            }) {
                 public function __construct(private readonly \Closure $send) {}
 
                 public function __destruct()
@@ -160,12 +182,7 @@ final class FatalGuard
                 }
             };
         }
-        if ($underway > 0 && $suspended > 0) {
-            // A handler answered with 500 may be suspended in its Fiber, and must not run on: nothing of
-            // this process may run again, so the responses under way are cut, as PHP ends the process.
-            $underway = 0;
-            $cut += $this->cutUnderway();
-        } elseif ($underway > 0) {
+        if ($underway > 0) {
             // Registered last, so the script's own answer and its shutdown functions come first.
             register_shutdown_function(function () use ($fatal): void {
                 $this->finishUnderway($fatal ? 'a fatal error' : 'a script exited');
@@ -191,6 +208,7 @@ final class FatalGuard
      */
     private function finishUnderway(string $cause): void
     {
+        $this->finishing = true;
         $core = $this->core;
         $count = \count($core->connections);
         if ($count === 0) {
@@ -199,9 +217,10 @@ final class FatalGuard
         $budget = $core->retiring("$cause; finishing $count response(s) under way");
         ($this->retire)();
         if (\function_exists('pcntl_alarm')) {
-            // A script's time limit (SIGALRM) ended with the script: its code is not called again.
-            pcntl_alarm(0);
-            pcntl_signal(SIGALRM, SIG_IGN);
+            // A script's time limit ended with the script: its handler is not called again. The alarm's
+            // default action then ends the process, should the loop be stuck past its own timer.
+            pcntl_signal(SIGALRM, SIG_DFL);
+            pcntl_alarm((int) ceil($budget) + 5);
         }
         $core->lastResponses = $core->draining = true;
         $core->onEmpty = static function (): void {
@@ -219,9 +238,25 @@ final class FatalGuard
         }
         Loop::cancel($timer);
         $cut = $this->cutUnderway();
-        $core->log($cut > 0 ? 'error' : 'info', sprintf('finished %d of %d response(s) under way in %.1f s', $count - $cut, $count, microtime(true) - $started)
-            . ($cut > 0 ? "; cut $cut at the drain timeout ($budget s)" : ''));
+        $lost = $count - $cut - $core->lastResponsesWritten;
+        $core->log($cut + $lost > 0 ? 'error' : 'info', sprintf('finished %d of %d response(s) under way in %.1f s', $core->lastResponsesWritten, $count, microtime(true) - $started)
+            . ($cut > 0 ? "; cut $cut at the drain timeout ($budget s)" : '')
+            . ($lost > 0 ? "; $lost client(s) went away or stopped reading first" : ''));
         $core->flushLogs();
+    }
+
+    /** When PHP skipped the finishing (a shutdown function called exit()), says what that cut. */
+    private function reportUnfinished(): void
+    {
+        if ($this->finishing) {
+            return;
+        }
+        $this->finishing = true;
+        $cut = $this->cutUnderway();
+        if ($cut > 0) {
+            $this->core->log('error', "cut $cut response(s) under way: a shutdown function called exit(), so PHP skipped their finishing");
+            $this->core->flushLogs();
+        }
     }
 
     /** Closes the connections still in the core (the responses under way); returns how many. */
@@ -230,7 +265,9 @@ final class FatalGuard
         $cut = 0;
         foreach ($this->core->connections as $connection) {
             $cut++;
-            @fclose($connection->socket);
+            if (\is_resource($connection->socket)) {
+                fclose($connection->socket);
+            }
         }
         return $cut;
     }
@@ -321,7 +358,7 @@ final class FatalGuard
         $waiting = [];
         $sockets = [];
         foreach ($connections as $i => $connection) {
-            if ($connection->isWaitingForHead() || $connection->isReadingBody()) {
+            if ($connection->isWaitingForHead() || $connection->isReadingBody() || $connection->hasBufferedRequest()) {
                 $waiting[$i] = true;
             } else {
                 $sockets[$i] = $connection->socket;

@@ -38,6 +38,9 @@ final class HttpCore
     /** The worker ended (FatalGuard): each connection left closes once its response is out, whatever else it sent. */
     public bool $lastResponses = false;
 
+    /** Of those, how many were written whole and closed in order. */
+    public int $lastResponsesWritten = 0;
+
     /** @var \Closure(): void|null called once when draining and the last connection is gone */
     public ?\Closure $onEmpty = null;
 
@@ -83,7 +86,8 @@ final class HttpCore
     public function respond(Connection $connection, Request $request): void
     {
         if ($this->lastResponses) {
-            return; // dispatched before the worker ended: FatalGuard answered it, nothing new runs
+            $connection->close(); // dispatched before the worker ended: nothing new runs
+            return;
         }
         if ($this->inFlight >= $this->limits->concurrency) {
             $response = self::plain(503);
@@ -143,6 +147,12 @@ final class HttpCore
     }
 
     /** The request whose handler is running for this connection now, if any. */
+    /** @return list<Request> the requests whose handlers are running (suspended ones included) */
+    public function running(): array
+    {
+        return array_values($this->serving);
+    }
+
     public function serving(Connection $connection): ?Request
     {
         return $this->serving[$connection->id] ?? null;

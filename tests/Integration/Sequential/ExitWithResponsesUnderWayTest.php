@@ -91,6 +91,46 @@ final class ExitWithResponsesUnderWayTest extends TestCase
     }
 
     /**
+     * A large page (queued whole: its script returned, the connection waits for the client's next request)
+     * read slowly by its client, when another script exits: it is finished like a file, not given the
+     * shutdown's two seconds.
+     */
+    public function testALargePageStillBeingWrittenWhenAnotherScriptExitsArrivesWhole(): void
+    {
+        $this->server = KilnProcess::start($this->root, ['--workers=1', '--tier=sequential', '--front-controller=none']);
+        $client = stream_socket_client("tcp://127.0.0.1:{$this->server->port()}", $errno, $error, 5.0);
+        self::assertNotFalse($client, $error);
+        fwrite($client, "GET /large.php HTTP/1.1\r\nHost: test\r\n\r\n");
+        stream_set_timeout($client, 5);
+        $received = (string) fread($client, 65536);
+        self::assertStringStartsWith('HTTP/1.1 200', $received);
+        self::assertSame(302, HttpClient::get($this->server->baseUrl() . '/redirect-exit.php')['status']);
+        usleep(2_500_000); // past the shutdown's own budget for blocking writes
+        $deadline = microtime(true) + 15.0;
+        while (!feof($client) && microtime(true) < $deadline) {
+            $chunk = fread($client, 1 << 20);
+            if ($chunk === false) {
+                break;
+            }
+            $received .= $chunk;
+        }
+        fclose($client);
+        self::assertSame(str_repeat('k', 24 << 20), explode("\r\n\r\n", $received, 2)[1] ?? '', 'the page was cut; log: ' . $this->server->log());
+        $this->server->waitForLog('/finished 1 of 1 response\(s\) under way/');
+    }
+
+    /** A shutdown function that calls exit() makes PHP skip the finishing: what that cut is logged. */
+    public function testWhenAShutdownFunctionExitsTheCutIsLogged(): void
+    {
+        file_put_contents($this->root . '/public/shutdown-exit.php', '<?php register_shutdown_function(static function (): void { exit; }); echo "page";');
+        $this->server = KilnProcess::start($this->root, ['--workers=1', '--tier=sequential', '--front-controller=none']);
+        [$download] = $this->startDownload();
+        self::assertSame('page', HttpClient::get($this->server->baseUrl() . '/shutdown-exit.php')['body']);
+        $this->server->waitForLog('/cut 1 response\(s\) under way: a shutdown function called exit\(\)/');
+        fclose($download);
+    }
+
+    /**
      * A client that pipelines a large page and then a script that exits: the large page is still being
      * written when the script ends the worker; both responses arrive, in order.
      */
