@@ -297,8 +297,8 @@ final class Connection
         // A connection the server ends itself lingers, so a client still sending reads its response; one the
         // client ended, or one whose writes failed, is closed at once.
         $linger = $this->state === ConnectionState::Closing && !$this->peerClosed && $this->output->pending() === 0;
-        if ($linger && $this->core->lastResponses) {
-            $this->core->lastResponsesWritten++;
+        if ($this->core->lastResponses && $this->state === ConnectionState::Closing && $this->output->pending() === 0) {
+            $this->core->lastResponsesWritten++; // written whole (a client that half-closed its side included)
         }
         $this->release(ConnectionState::Closed);
         if ($linger) {

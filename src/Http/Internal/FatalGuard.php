@@ -158,6 +158,7 @@ final class FatalGuard
             // this process may run again, so the responses under way are cut, as PHP ends the process.
             $underway = 0;
             $cut += $this->cutUnderway();
+            $this->finishing = true;
         }
         if ($deferred !== [] || $underway > 0) {
             // Registered now, so it runs after every shutdown function the script registered. A shutdown
@@ -237,6 +238,9 @@ final class FatalGuard
             $core->log('error', 'Finishing the responses under way failed: ' . $e::class . ': ' . $e->getMessage());
         }
         Loop::cancel($timer);
+        if (\function_exists('pcntl_alarm')) {
+            pcntl_alarm(0); // the bound was for the loop; what follows is PHP's own shutdown
+        }
         $cut = $this->cutUnderway();
         $lost = $count - $cut - $core->lastResponsesWritten;
         $core->log($cut + $lost > 0 ? 'error' : 'info', sprintf('finished %d of %d response(s) under way in %.1f s', $core->lastResponsesWritten, $count, microtime(true) - $started)
@@ -264,8 +268,9 @@ final class FatalGuard
     {
         $cut = 0;
         foreach ($this->core->connections as $connection) {
-            $cut++;
+            // Not detached: that would resume a Fiber waiting for the output to drain. Closed, so counted once.
             if (\is_resource($connection->socket)) {
+                $cut++;
                 fclose($connection->socket);
             }
         }
