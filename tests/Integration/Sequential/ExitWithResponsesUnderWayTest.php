@@ -106,14 +106,7 @@ final class ExitWithResponsesUnderWayTest extends TestCase
         self::assertStringStartsWith('HTTP/1.1 200', $received);
         self::assertSame(302, HttpClient::get($this->server->baseUrl() . '/redirect-exit.php')['status']);
         usleep(2_500_000); // past the shutdown's own budget for blocking writes
-        $deadline = microtime(true) + 15.0;
-        while (!feof($client) && microtime(true) < $deadline) {
-            $chunk = fread($client, 1 << 20);
-            if ($chunk === false) {
-                break;
-            }
-            $received .= $chunk;
-        }
+        $received .= self::readToEnd($client, 15.0);
         fclose($client);
         self::assertSame(str_repeat('k', 24 << 20), explode("\r\n\r\n", $received, 2)[1] ?? '', 'the page was cut; log: ' . $this->server->log());
         $this->server->waitForLog('/finished 1 of 1 response\(s\) under way/');
@@ -141,15 +134,7 @@ final class ExitWithResponsesUnderWayTest extends TestCase
         self::assertNotFalse($client, $error);
         fwrite($client, "GET /large.php HTTP/1.1\r\nHost: test\r\n\r\nGET /redirect-exit.php HTTP/1.1\r\nHost: test\r\n\r\n");
         stream_set_timeout($client, 10);
-        $received = '';
-        $deadline = microtime(true) + 15.0;
-        while (!feof($client) && microtime(true) < $deadline) {
-            $chunk = fread($client, 1 << 20);
-            if ($chunk === false) {
-                break;
-            }
-            $received .= $chunk;
-        }
+        $received = self::readToEnd($client, 15.0);
         fclose($client);
         [$head, $rest] = explode("\r\n\r\n", $received, 2) + ['', ''];
         self::assertStringStartsWith('HTTP/1.1 200', $head);
@@ -175,6 +160,25 @@ final class ExitWithResponsesUnderWayTest extends TestCase
         self::assertFileDoesNotExist($mark, 'the suspended handler ran after the worker ended');
         self::assertStringNotContainsString('slow done', (string) stream_get_contents($client, -1));
         fclose($client);
+    }
+
+    /**
+     * What $socket sends until it closes, or $seconds pass.
+     *
+     * @param resource $socket
+     */
+    private static function readToEnd(mixed $socket, float $seconds): string
+    {
+        $received = '';
+        $deadline = microtime(true) + $seconds;
+        while (!feof($socket) && microtime(true) < $deadline) {
+            $chunk = fread($socket, 1 << 20);
+            if ($chunk === false) {
+                break;
+            }
+            $received .= $chunk;
+        }
+        return $received;
     }
 
     /** @return array{resource, string} the socket, with the head read and a little of the body */
@@ -207,14 +211,7 @@ final class ExitWithResponsesUnderWayTest extends TestCase
     private function finishDownload(mixed $download, string $received, int $oldWorker): void
     {
         \assert($this->server !== null);
-        $deadline = microtime(true) + 30.0;
-        while (!feof($download) && microtime(true) < $deadline) {
-            $chunk = fread($download, 1 << 20);
-            if ($chunk === false) {
-                break;
-            }
-            $received .= $chunk;
-        }
+        $received .= self::readToEnd($download, 30.0);
         self::assertSame(self::SIZE, \strlen($received), 'the download was cut; log: ' . $this->server->log());
         self::assertSame(hash_file('sha256', $this->root . '/public/big.bin'), hash('sha256', $received));
         self::assertTrue(feof($download), 'the connection closes once the response is out');
