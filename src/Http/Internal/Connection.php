@@ -96,12 +96,6 @@ final class Connection
         return $this->parser->buffered() > 0;
     }
 
-    /** A request was handed to the core but its handler has not started yet. */
-    public function hasUnstartedRequest(): bool
-    {
-        return $this->pending !== null;
-    }
-
     public function isReadingBody(): bool
     {
         return $this->state === ConnectionState::Reading && $this->head !== null;
@@ -296,9 +290,10 @@ final class Connection
         }
         // A connection the server ends itself lingers, so a client still sending reads its response; one the
         // client ended, or one whose writes failed, is closed at once.
-        $linger = $this->state === ConnectionState::Closing && !$this->peerClosed && $this->output->pending() === 0;
-        if ($this->core->lastResponses && $this->state === ConnectionState::Closing && $this->output->pending() === 0) {
-            $this->core->lastResponsesWritten++; // written whole (a client that half-closed its side included)
+        $written = $this->state === ConnectionState::Closing && $this->output->pending() === 0;
+        $linger = $written && !$this->peerClosed;
+        if ($written && $this->core->lastResponses) {
+            $this->core->lastResponsesWritten++; // a client that half-closed its side included
         }
         $this->release(ConnectionState::Closed);
         if ($linger) {

@@ -125,8 +125,7 @@ final class FatalGuard
                 continue;
             }
             $request = $this->core->serving($connection);
-            if ($request === null && !$connection->hasUnstartedRequest()
-                && ($connection->responseStarted || $connection->output->pending() > 0)) {
+            if ($request === null && ($connection->responseStarted || $connection->output->pending() > 0)) {
                 $underway++; // its handler returned, only its response is left to send: finishUnderway()
                 continue;
             }
@@ -140,9 +139,7 @@ final class FatalGuard
             self::flushBlocking($connection, $deadline); // a response before this one, pipelined
             // Answered here: the loop that may run later must not see it any more.
             $connection->detach();
-            if ($request === null && $connection->hasUnstartedRequest()) {
-                $refused += ShutdownSocket::answer($connection->socket, self::UNAVAILABLE, $deadline) ? 1 : 0;
-            } elseif ($answer instanceof \Closure) {
+            if ($answer instanceof \Closure) {
                 \assert($request !== null);
                 $deferred[] = [$connection, $request, $answer];
             } elseif ($answer instanceof Response) {

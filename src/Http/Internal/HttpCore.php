@@ -85,10 +85,6 @@ final class HttpCore
     /** Runs inside the request's Fiber. */
     public function respond(Connection $connection, Request $request): void
     {
-        if ($this->lastResponses) {
-            $connection->close(); // dispatched before the worker ended: nothing new runs
-            return;
-        }
         if ($this->inFlight >= $this->limits->concurrency) {
             $response = self::plain(503);
             $response->setHeader('Retry-After', '1');
