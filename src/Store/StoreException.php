@@ -4,5 +4,5 @@ declare(strict_types=1);
 
 namespace Kiln\Store;
 
-/** The backing of a store failed (shared memory, a file, a server). */
-final class StoreException extends \RuntimeException {}
+/** The backing of a store failed (shared memory, a file, a server, the bus); the layer's runtime failure base. */
+class StoreException extends \RuntimeException {}
