@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Http;
 
-use Kiln\Http\Internal\Connection;
+use Kiln\Http\Internal\CoreState;
 use Kiln\Http\Internal\FatalGuard;
 use Kiln\Http\Internal\HttpCore;
 use Kiln\Loop\Loop;
@@ -24,8 +24,6 @@ final class HttpServer implements Service
     private array $acceptWatchers = [];
 
     private ?string $tick = null;
-
-    private int $nextId = 1;
 
     private int $cap = 0;
 
@@ -74,7 +72,6 @@ final class HttpServer implements Service
         }
         $this->core = new HttpCore($this->handler, $this->limits, $context, $this->accessLog);
         FatalGuard::install($this->core, $this->retire(...));
-        WriteBatch::setHold($this->limits->responseHold);
         $this->cap = min($this->limits->connections, Loop::get()->capacity());
         $this->listeners = $listeners;
         $this->balance = $context->acceptBalance();
@@ -119,7 +116,7 @@ final class HttpServer implements Service
             if ($socket === false) {
                 return false;
             }
-            if (\count($core->connections) >= $this->cap) {
+            if ($core->connectionCount() >= $this->cap) {
                 $this->shedConnection($socket);
                 continue;
             }
@@ -133,7 +130,7 @@ final class HttpServer implements Service
             if ($local[0] === '0.0.0.0' || $local[0] === '::') {
                 $local = self::endpoint((string) stream_socket_get_name($socket, false));
             }
-            $core->add(new Connection($socket, $this->nextId++, $core, $this->limits, $address, $port, $local[0], $local[1]));
+            $core->open($socket, $address, $port, $local[0], $local[1]);
         }
         return true;
     }
@@ -214,9 +211,10 @@ final class HttpServer implements Service
         $now = Loop::now();
         $limits = $this->limits;
         // While draining, a connection that has sent nothing gets a short grace, not the full idle time.
-        $idleLimit = $core->draining ? min(1.0, $limits->keepAliveTimeout) : $limits->keepAliveTimeout;
-        $idleSince = $core->draining ? $this->drainStartedAt : 0.0;
-        foreach ($core->connections as $connection) {
+        $draining = $core->state() !== CoreState::Serving;
+        $idleLimit = $draining ? min(1.0, $limits->keepAliveTimeout) : $limits->keepAliveTimeout;
+        $idleSince = $draining ? $this->drainStartedAt : 0.0;
+        foreach ($core->connections() as $connection) {
             if ($connection->output->pending() > 0) {
                 if (!$connection->output->isBatched() && $now - $connection->output->lastWriteAt > $limits->writeTimeout) {
                     $connection->close();
@@ -241,13 +239,15 @@ final class HttpServer implements Service
     public function drain(\Closure $done): void
     {
         $core = $this->core;
-        if ($core === null) {
+        if ($core === null || $core->state() === CoreState::Stopped) {
             $done();
             return;
         }
+        if ($core->state() !== CoreState::Serving) {
+            return; // draining already, or finishing as the process ends on its own: that ends the worker
+        }
         // Connections the kernel completed already have clients waiting (with reuseport, nobody else would
-        // take them): accept them too; each is read at once below and served if its request is there.
-        $core->draining = true;
+        // take them): accept them too; each is read at once by the drain and served if its request is there.
         $this->drainStartedAt = Loop::now();
         foreach ($this->listeners as $listener) {
             $batches = 0;
@@ -257,12 +257,7 @@ final class HttpServer implements Service
         }
         $this->stopAccepting();
         $this->leaveBalance();
-        $core->onEmpty = $done;
-        WriteBatch::flush(); // a connection whose response is written is idle: it closes now, not after a grace
-        foreach ($core->connections as $connection) {
-            $connection->drain();
-        }
-        $core->settleDrain();
+        $core->startDraining($done);
     }
 
     public function stop(): void
@@ -273,13 +268,8 @@ final class HttpServer implements Service
             Loop::cancel($this->tick);
             $this->tick = null;
         }
-        if ($this->core !== null) {
-            $this->core->onEmpty = null;
-            WriteBatch::flush(); // the responses of this loop turn still leave
-            foreach ($this->core->connections as $connection) {
-                $connection->close();
-            }
-            $this->core->flushLogs();
+        if ($this->core !== null && $this->core->state() !== CoreState::Stopped) {
+            $this->core->stop(); // the responses of this loop turn still leave
         }
     }
 

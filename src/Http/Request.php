@@ -35,10 +35,14 @@ final class Request
     /** @var array{mixed}|null */
     private ?array $json = null;
 
+    /** @var Response|(\Closure(): Response)|null see setLastResponse() */
+    private Response|\Closure|null $lastResponse = null;
+
     /**
      * @param RequestHead $head the parsed head, also readable as a property (as head() returns it) so hot
      *        paths (the router, middleware) reach the method, path and headers without a method call each
      * @param resource|null $bodyFile
+     * @param WriteBatch|null $writeBatch the batch this request's response leaves with (null: not from a server)
      */
     public function __construct(
         public readonly RequestHead $head,
@@ -48,6 +52,7 @@ final class Request
         public readonly int $remotePort,
         public readonly string $localAddress = '',
         public readonly int $localPort = 0,
+        private readonly ?WriteBatch $writeBatch = null,
     ) {}
 
     public function method(): string
@@ -244,6 +249,48 @@ final class Request
     public function head(): RequestHead
     {
         return $this->head;
+    }
+
+    /**
+     * The responses of this loop turn that this one will leave with. Code about to do something slow (a
+     * script that may take long) flushes it first, so the responses finished before it are not held back.
+     */
+    public function writeBatch(): ?WriteBatch
+    {
+        return $this->writeBatch;
+    }
+
+    /**
+     * The answer to send should this request's handler end the worker process: a classic PHP script calling
+     * exit(), or a time limit that ends a script it cannot otherwise stop. A handler sets it before running
+     * such code and clears it after; the server reads it as the process ends.
+     *
+     * - A Response is sent as it is, first thing at shutdown (a 504 for a script past its time limit).
+     * - A Closure is called last, after the shutdown functions registered meanwhile ran, because PHP runs them
+     *   before it sends the response of an exit(): what they print or set belongs to that response.
+     * - A fatal error ignores both: the request gets a 500, like every other request in flight.
+     *
+     * Only a string body can be sent at shutdown; any other body is answered with a 500.
+     *
+     * @param Response|\Closure(): Response $answer
+     */
+    public function setLastResponse(Response|\Closure $answer): void
+    {
+        $this->lastResponse = $answer;
+    }
+
+    public function clearLastResponse(): void
+    {
+        $this->lastResponse = null;
+    }
+
+    /**
+     * @internal read by the server as the worker process ends
+     * @return Response|\Closure(): Response|null
+     */
+    public function lastResponse(): Response|\Closure|null
+    {
+        return $this->lastResponse;
     }
 
     /**

@@ -32,6 +32,9 @@ use Kiln\Loop\Loop;
  * A response's bytes stay in its connection's output queue until then (Output::pending() counts them, so
  * idle and drain checks wait for them).
  *
+ * Each HTTP server owns one batch (made as it starts, with its hold) and hands it to its connections; a
+ * handler reaches the batch its response will leave with through Request::writeBatch().
+ *
  * @api
  */
 final class WriteBatch
@@ -40,57 +43,57 @@ final class WriteBatch
     public const LARGE = 65536;
 
     /** @var list<Output> outputs with bytes queued and no write attempted yet */
-    private static array $queued = [];
+    private array $queued = [];
 
     /** When the batch's first response was queued (hrtime, ns). */
-    private static int $since = 0;
+    private int $since = 0;
 
     /** How long a batch may be held open for more responses (ns). */
-    private static int $holdNs = 1_000_000;
+    private readonly int $holdNs;
 
-    private static ?\Closure $flusher = null;
+    /** Queued with the batch's first response: writes the batch at the end of the loop turn. */
+    private readonly \Closure $flusher;
 
-    /** The hold, in seconds (Limits::$responseHold); set by the server as it starts (one for the process). */
-    public static function setHold(float $seconds): void
+    /** @param float $hold seconds a batch may be held open for more responses (Limits::$responseHold) */
+    public function __construct(float $hold = 0.001)
     {
-        self::$holdNs = max(0, (int) round($seconds * 1e9));
+        $this->holdNs = max(0, (int) round($hold * 1e9));
+        $this->flusher = $this->flush(...);
     }
 
     /** Queues an output whose queue was empty; it is flushed with the batch. */
-    public static function add(Output $output): void
+    public function add(Output $output): void
     {
-        if (self::$queued === []) {
-            self::$queued[] = $output;
-            self::$since = hrtime(true);
-            Loop::defer(self::$flusher ??= static function (): void {
-                self::flush();
-            });
+        if ($this->queued === []) {
+            $this->queued[] = $output;
+            $this->since = hrtime(true);
+            Loop::defer($this->flusher);
             return;
         }
-        self::$queued[] = $output;
-        if (hrtime(true) - self::$since > self::$holdNs) {
-            self::flush();
+        $this->queued[] = $output;
+        if (hrtime(true) - $this->since > $this->holdNs) {
+            $this->flush();
         }
     }
 
     /** Whether the batch has been open longer than the hold (a growing response then goes out at once). */
-    public static function overdue(): bool
+    public function overdue(): bool
     {
-        return self::$queued !== [] && hrtime(true) - self::$since > self::$holdNs;
+        return $this->queued !== [] && hrtime(true) - $this->since > $this->holdNs;
     }
 
     /** Writes every queued response now (what the kernel does not take waits for the socket to be writable). */
-    public static function flush(): void
+    public function flush(): void
     {
-        while (self::$queued !== []) {
-            $queued = self::$queued;
-            self::$queued = [];
+        while ($this->queued !== []) {
+            $queued = $this->queued;
+            $this->queued = [];
             foreach ($queued as $i => $output) {
                 try {
                     $output->send();
                 } catch (\Throwable $e) {
                     // The outputs after this one are still queued (they would never be written otherwise).
-                    self::$queued = [...\array_slice($queued, $i + 1), ...self::$queued];
+                    $this->queued = [...\array_slice($queued, $i + 1), ...$this->queued];
                     throw $e;
                 }
             }
@@ -98,8 +101,8 @@ final class WriteBatch
     }
 
     /** Responses waiting in the batch (for tests and diagnostics). */
-    public static function size(): int
+    public function size(): int
     {
-        return \count(self::$queued);
+        return \count($this->queued);
     }
 }

@@ -10,6 +10,7 @@ use Kiln\Http\Wire\BodyChunk;
 use Kiln\Http\Wire\ParseError;
 use Kiln\Http\Wire\RequestHead;
 use Kiln\Http\Wire\RequestParser;
+use Kiln\Http\WriteBatch;
 use Kiln\Loop\Loop;
 
 /**
@@ -43,6 +44,9 @@ final class Connection
 
     private readonly RequestParser $parser;
 
+    /** The core's write batch: given to each request, for a handler about to do something slow. */
+    private readonly WriteBatch $batch;
+
     private readonly string $readId;
 
     private bool $reading = true;
@@ -69,7 +73,8 @@ final class Connection
     ) {
         $this->parser = new RequestParser($limits);
         $this->lastActivityAt = Loop::now();
-        $this->output = new Output($socket, $limits->writeBuffer, $this->onWritable(...));
+        $this->batch = $core->writeBatch;
+        $this->output = new Output($socket, $limits->writeBuffer, $this->batch, $this->onWritable(...));
         $this->readId = Loop::onReadable($socket, $this->onReadable(...));
     }
 
@@ -161,7 +166,7 @@ final class Connection
             if ($item instanceof RequestHead) {
                 $this->headStartedAt = 0.0;
                 if (!$item->hasBody()) {
-                    $this->dispatch(new Request($item, '', null, $this->remoteAddress, $this->remotePort, $this->localAddress, $this->localPort));
+                    $this->dispatch(new Request($item, '', null, $this->remoteAddress, $this->remotePort, $this->localAddress, $this->localPort, $this->batch));
                     continue;
                 }
                 $this->head = $item;
@@ -183,7 +188,7 @@ final class Connection
                 }
                 continue;
             }
-            $request = new Request($this->head, $this->body->bytes(), $this->body->file(), $this->remoteAddress, $this->remotePort, $this->localAddress, $this->localPort);
+            $request = new Request($this->head, $this->body->bytes(), $this->body->file(), $this->remoteAddress, $this->remotePort, $this->localAddress, $this->localPort, $this->batch);
             $this->head = null;
             $this->body = null;
             $this->dispatch($request);
@@ -202,17 +207,19 @@ final class Connection
         });
     }
 
-    /** Called by the core once a response is fully queued. */
-    public function responded(bool $keepAlive): void
+    /** Called by the core once a response is fully queued; $core is the core's state then. */
+    public function responded(bool $keepAlive, CoreState $core): void
     {
         $this->served++;
         $this->lastActivityAt = Loop::now();
         if ($this->state !== ConnectionState::Responding) {
             return;
         }
-        // Once the client closed its side, or the server drains, only requests already received are served.
-        $last = $this->peerClosed || $this->core->draining;
-        if (!$keepAlive || $this->core->lastResponses || ($last && $this->parser->buffered() === 0)) {
+        // Once the client closed its side, or the server drains, only requests already received are served;
+        // once the process ends (finishing), none more.
+        $last = $this->peerClosed || $core !== CoreState::Serving;
+        if (!$keepAlive || $core === CoreState::Finishing || $core === CoreState::Stopped
+            || ($last && $this->parser->buffered() === 0)) {
             $this->closeAfterFlush();
             return;
         }
@@ -292,10 +299,7 @@ final class Connection
         // client ended, or one whose writes failed, is closed at once.
         $written = $this->state === ConnectionState::Closing && $this->output->pending() === 0;
         $linger = $written && !$this->peerClosed;
-        if ($written && $this->core->lastResponses) {
-            $this->core->lastResponsesWritten++; // a client that half-closed its side included
-        }
-        $this->release(ConnectionState::Closed);
+        $this->release(ConnectionState::Closed, $written); // a client that half-closed its side counts as written
         if ($linger) {
             LingeringClose::start($this->socket, $this->limits->lingerTimeout);
             return;
@@ -303,14 +307,14 @@ final class Connection
         @fclose($this->socket);
     }
 
-    private function release(ConnectionState $state): void
+    private function release(ConnectionState $state, bool $written = false): void
     {
         $this->state = $state;
         Loop::cancel($this->readId);
         $this->head = null;
         $this->body = null;
         $this->runner = null;
-        $this->core->forget($this);
+        $this->core->forget($this, $written);
         $this->output->release();
     }
 }

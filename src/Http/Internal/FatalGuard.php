@@ -4,10 +4,8 @@ declare(strict_types=1);
 
 namespace Kiln\Http\Internal;
 
-use Kiln\Http\LastResponse;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
-use Kiln\Http\WriteBatch;
 use Kiln\Loop\Loop;
 
 /**
@@ -15,7 +13,7 @@ use Kiln\Loop\Loop;
  * function, memory exhausted, E_USER_ERROR), an exit() in a handler or script, or a crash of the loop ends
  * the process, and with it every request its other Fibers were serving. On shutdown:
  *
- * - a request whose handler registered a LastResponse gets it (not after a fatal error): a Response at
+ * - a request whose handler set a last response (Request::setLastResponse()) gets it (not after a fatal error): a Response at
  *   once; a Closure last, after the shutdown functions registered meanwhile ran (PHP's order for exit());
  * - every other request whose response has not started gets a short `500 Internal Server Error`;
  * - a response already under way (a static file being sent, a handler's stream) is finished: once every
@@ -31,6 +29,9 @@ use Kiln\Loop\Loop;
  *
  * Every other write is blocking and bounded in time. The fatal error is logged. The supervisor replaces
  * the worker as it does any worker that exits.
+ *
+ * install() registers it with PHP. A test makes one with new and calls end() with the error it pretends,
+ * passing $atExit to collect what would run later in PHP's shutdown, and runs that itself.
  *
  * @internal
  */
@@ -57,7 +58,9 @@ final class FatalGuard
     private const LAST_BUDGET = 5.0;
 
     /** Released first thing at shutdown so that a worker out of memory can still run this. */
-    private ?string $reserve;
+    private ?string $reserve; // @phpstan-ignore property.onlyWritten (held for the memory it keeps)
+
+    private bool $ended = false;
 
     private readonly int $pid;
 
@@ -69,9 +72,16 @@ final class FatalGuard
     /** Holds the destructor that answers a script's exit() when a shutdown function exited too. */
     private static ?object $fallback = null; // @phpstan-ignore property.onlyWritten (held for its destructor)
 
-    /** @param \Closure(): void $retire stops the server accepting, for good */
-    private function __construct(private readonly HttpCore $core, private readonly \Closure $retire)
-    {
+    /**
+     * @param \Closure(): void $retire stops the server accepting, for good
+     * @param \Closure(\Closure(): void): void $atExit registers a function to run later in the process's
+     *        shutdown (register_shutdown_function())
+     */
+    public function __construct(
+        private readonly HttpCore $core,
+        private readonly \Closure $retire,
+        private readonly \Closure $atExit,
+    ) {
         $this->reserve = str_repeat("\0", 256 * 1024);
         $this->pid = getmypid() ?: 0;
     }
@@ -83,24 +93,38 @@ final class FatalGuard
      */
     public static function install(HttpCore $core, \Closure $retire): void
     {
-        register_shutdown_function((new self($core, $retire))->shutdown(...));
+        $guard = new self($core, $retire, static function (\Closure $function): void {
+            register_shutdown_function($function);
+        });
+        register_shutdown_function($guard->shutdown(...));
     }
 
     private function shutdown(): void
     {
-        if ($this->reserve === null) {
-            return; // Ran already.
+        $this->reserve = null; // first: a worker out of memory needs it back
+        $this->end(error_get_last()); // read before any write: a failed one would take its place
+    }
+
+    /**
+     * The process ends: answers, finishes or cuts what the worker was serving (see the class).
+     *
+     * @param array{type: int, message: string, file: string, line: int}|null $error error_get_last() as the process ends
+     */
+    public function end(?array $error): void
+    {
+        if ($this->ended) {
+            return;
         }
+        $this->ended = true;
         $this->reserve = null;
         if ((getmypid() ?: 0) !== $this->pid) {
             return; // A process forked by a handler must not answer its parent's clients.
         }
-        $error = error_get_last(); // before any write: a failed one would take its place
         $fatal = $error !== null && ($error['type'] & self::FATAL) !== 0;
         if ($fatal) {
             self::raiseMemoryLimit();
         }
-        WriteBatch::flush(); // responses finished in this loop turn, before anything is cut or closed
+        $this->core->writeBatch->flush(); // responses finished in this loop turn, before anything is cut or closed
         $deadline = microtime(true) + self::BUDGET;
         $answered = $underway = $cut = $last = $refused = 0;
         // The request of the script that ended the worker has a last response; any other handler that is
@@ -108,13 +132,13 @@ final class FatalGuard
         // again: then nothing of this process may run again.
         $suspended = 0;
         foreach ($this->core->running() as $request) {
-            $suspended += LastResponse::of($request) === null ? 1 : 0;
+            $suspended += $request->lastResponse() === null ? 1 : 0;
         }
         /** @var list<array{Connection, Request, \Closure(): Response}> $deferred */
         $deferred = [];
         /** @var list<Connection> $idle */
         $idle = [];
-        foreach ($this->core->connections as $connection) {
+        foreach ($this->core->connections() as $connection) {
             if ($connection->state !== ConnectionState::Responding) {
                 if ($connection->output->pending() > 0 && !$connection->isWaitingForHead() && !$connection->isReadingBody()) {
                     $connection->closeAfterFlush(); // a whole response queued, still being written
@@ -129,7 +153,7 @@ final class FatalGuard
                 $underway++; // its handler returned, only its response is left to send: finishUnderway()
                 continue;
             }
-            $answer = $fatal || $request === null ? null : LastResponse::of($request);
+            $answer = $fatal || $request === null ? null : $request->lastResponse();
             if ($request !== null && $connection->responseStarted) {
                 $cut++; // a handler in the middle of its own stream: nothing more can be said
                 $connection->detach();
@@ -166,7 +190,7 @@ final class FatalGuard
                 $this->sendDeferred($deferred);
             };
             if ($deferred !== []) {
-                register_shutdown_function($send);
+                ($this->atExit)($send);
             }
             self::$fallback = new class (function () use ($send): void {
                 $send();
@@ -182,7 +206,7 @@ final class FatalGuard
         }
         if ($underway > 0) {
             // Registered last, so the script's own answer and its shutdown functions come first.
-            register_shutdown_function(function () use ($fatal): void {
+            ($this->atExit)(function () use ($fatal): void {
                 $this->finishUnderway($fatal ? 'a fatal error' : 'a script exited');
             });
         }
@@ -208,7 +232,7 @@ final class FatalGuard
     {
         $this->finishing = true;
         $core = $this->core;
-        $count = \count($core->connections);
+        $count = $core->connectionCount();
         if ($count === 0) {
             return;
         }
@@ -220,10 +244,9 @@ final class FatalGuard
             pcntl_signal(SIGALRM, SIG_DFL);
             pcntl_alarm((int) ceil($budget) + 5);
         }
-        $core->lastResponses = $core->draining = true;
-        $core->onEmpty = static function (): void {
+        $core->finishLastResponses(static function (): void {
             Loop::stop();
-        };
+        });
         $started = microtime(true);
         $timer = Loop::delay($budget, static function (): void {
             Loop::stop();
@@ -239,8 +262,9 @@ final class FatalGuard
             pcntl_alarm(0); // the bound was for the loop; what follows is PHP's own shutdown
         }
         $cut = $this->cutUnderway();
-        $lost = $count - $cut - $core->lastResponsesWritten;
-        $core->log($cut + $lost > 0 ? 'error' : 'info', sprintf('finished %d of %d response(s) under way in %.1f s', $core->lastResponsesWritten, $count, microtime(true) - $started)
+        $written = $core->lastResponsesWritten();
+        $lost = $count - $cut - $written;
+        $core->log($cut + $lost > 0 ? 'error' : 'info', sprintf('finished %d of %d response(s) under way in %.1f s', $written, $count, microtime(true) - $started)
             . ($cut > 0 ? "; cut $cut at the drain timeout ($budget s)" : '')
             . ($lost > 0 ? "; $lost client(s) went away or stopped reading first" : ''));
         $core->flushLogs();
@@ -264,7 +288,7 @@ final class FatalGuard
     private function cutUnderway(): int
     {
         $cut = 0;
-        foreach ($this->core->connections as $connection) {
+        foreach ($this->core->connections() as $connection) {
             // Not detached: that would resume a Fiber waiting for the output to drain. Closed, so counted once.
             if (\is_resource($connection->socket)) {
                 $cut++;

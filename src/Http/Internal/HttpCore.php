@@ -10,20 +10,32 @@ use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
 use Kiln\Http\Wire\ResponseEncoder;
+use Kiln\Http\WriteBatch;
 use Kiln\Server\WorkerContext;
 
 /**
- * What every connection of a worker shares: the handler, the encoder, the registry of open connections,
- * and the code that turns a handler's Response into bytes on the wire.
+ * What every connection of a worker shares: the handler, the encoder, the loop turn's write batch, the
+ * registry of open connections, and the code that turns a handler's Response into bytes on the wire.
+ *
+ * Its life is a CoreState, changed only by the named operations below (an illegal change throws \Error):
+ * startDraining() for a graceful stop, finishLastResponses() when the worker process ends on its own
+ * (FatalGuard), stop() to close everything now. A drain or a finish ends, and calls its $onEmpty once,
+ * when the last connection is gone; a drain also waits for the long-lived connections of other protocols
+ * registered with addLongLived().
+ *
+ * Any connected stream can be served (open()): a socket accepted by HttpServer, or one end of a
+ * stream_socket_pair() in a test.
  *
  * @internal
  */
 final class HttpCore
 {
-    /** @var array<int, Connection> */
-    public array $connections = [];
+    private CoreState $state = CoreState::Serving;
 
-    public bool $draining = false;
+    /** @var array<int, Connection> */
+    private array $connections = [];
+
+    private int $nextId = 1;
 
     /** Handlers running now (suspended ones included). */
     private int $inFlight = 0;
@@ -33,16 +45,21 @@ final class HttpCore
 
     public readonly ResponseEncoder $encoder;
 
+    /** The responses of one loop turn, written together (one for every connection of this core). */
+    public readonly WriteBatch $writeBatch;
+
     private readonly ResponseSender $sender;
 
-    /** The worker ended (FatalGuard): each connection left closes once its response is out, whatever else it sent. */
-    public bool $lastResponses = false;
+    /** While finishing: how many connections were closed with their last response written whole. */
+    private int $lastResponsesWritten = 0;
 
-    /** Of those, how many were written whole and closed in order. */
-    public int $lastResponsesWritten = 0;
+    /** @var \Closure(): void|null called once when a drain or a finish has nothing left */
+    private ?\Closure $onEmpty = null;
 
-    /** @var \Closure(): void|null called once when draining and the last connection is gone */
-    public ?\Closure $onEmpty = null;
+    /** @var array<int, \Closure(bool): void> long-lived connections of other protocols, by registration */
+    private array $longLived = [];
+
+    private int $nextLongLived = 0;
 
     public function __construct(
         private readonly RequestHandler $handler,
@@ -51,35 +68,165 @@ final class HttpCore
         private readonly ?AccessLog $accessLog,
     ) {
         $this->encoder = new ResponseEncoder();
+        $this->writeBatch = new WriteBatch($limits->responseHold);
         $this->sender = new ResponseSender($this->encoder, $context);
     }
 
-    public function add(Connection $connection): void
+    public function state(): CoreState
     {
-        $this->connections[$connection->id] = $connection;
+        return $this->state;
     }
 
-    public function forget(Connection $connection): void
+    /**
+     * Serves a connected, non-blocking stream from now on.
+     *
+     * @param resource $socket
+     * @throws \Error when the core is finishing or stopped
+     */
+    public function open(
+        mixed $socket,
+        string $remoteAddress,
+        int $remotePort,
+        string $localAddress = '',
+        int $localPort = 0,
+    ): Connection {
+        if ($this->state !== CoreState::Serving && $this->state !== CoreState::Draining) {
+            throw new \Error("The HTTP core is {$this->state->value}: it takes no new connection");
+        }
+        $connection = new Connection($socket, $this->nextId++, $this, $this->limits, $remoteAddress, $remotePort, $localAddress, $localPort);
+        return $this->connections[$connection->id] = $connection;
+    }
+
+    /** @return array<int, Connection> the open connections, by id */
+    public function connections(): array
+    {
+        return $this->connections;
+    }
+
+    public function connectionCount(): int
+    {
+        return \count($this->connections);
+    }
+
+    /**
+     * Called by a connection as it closes or hands its socket over.
+     *
+     * @param bool $written whether its last response was written whole (counted while finishing)
+     */
+    public function forget(Connection $connection, bool $written = false): void
     {
         unset($this->connections[$connection->id]);
-        $this->settleDrain();
+        if ($written && $this->state === CoreState::Finishing) {
+            $this->lastResponsesWritten++;
+        }
+        $this->settle();
+    }
+
+    /**
+     * A graceful stop: what is queued is written, every idle connection closes (a fresh one keeps the drain's
+     * idle grace), the requests already sent are served with `Connection: close`, and long-lived connections
+     * are asked to close. $onEmpty is called once when none of them is left (at once when none is open).
+     *
+     * @param \Closure(): void $onEmpty
+     * @throws \Error unless the core is serving
+     */
+    public function startDraining(\Closure $onEmpty): void
+    {
+        $this->state = $this->state->to(CoreState::Draining);
+        $this->onEmpty = $onEmpty;
+        $this->writeBatch->flush(); // a connection whose response is written is idle: it closes now, not after a grace
+        foreach ($this->connections as $connection) {
+            $connection->drain();
+        }
+        foreach ($this->longLived as $close) {
+            $close(true);
+        }
+        $this->settle();
+    }
+
+    /**
+     * The worker process ends on its own (exit(), a fatal error) with responses under way: from now on each
+     * connection closes once its response is out and no request is started. $onEmpty is called once when the
+     * last connection is gone. Long-lived connections of other protocols are not waited for: the process
+     * ending closes them.
+     *
+     * @param \Closure(): void $onEmpty
+     * @throws \Error when the core is finishing already or stopped
+     */
+    public function finishLastResponses(\Closure $onEmpty): void
+    {
+        $this->state = $this->state->to(CoreState::Finishing);
+        $this->onEmpty = $onEmpty;
+        $this->lastResponsesWritten = 0;
+        $this->settle();
+    }
+
+    /** While finishing (or once finished): the connections closed with their last response written whole. */
+    public function lastResponsesWritten(): int
+    {
+        return $this->lastResponsesWritten;
+    }
+
+    /**
+     * Closes everything now: the responses of this loop turn still leave, then every connection closes and
+     * long-lived connections are told to close at once. A drain or finish under way never calls its $onEmpty.
+     *
+     * @throws \Error when the core is stopped already
+     */
+    public function stop(): void
+    {
+        $this->state = $this->state->to(CoreState::Stopped);
+        $this->onEmpty = null;
+        $this->writeBatch->flush();
+        foreach ($this->connections as $connection) {
+            $connection->close();
+        }
+        foreach ($this->longLived as $close) {
+            $close(false);
+        }
+        $this->longLived = [];
+        $this->flushLogs();
+    }
+
+    /**
+     * Registers a long-lived connection of another protocol that took a socket over (a WebSocket after its
+     * 101): a drain completes only once it has closed.
+     *
+     * @param \Closure(bool): void $close asked to close: gracefully (true: a drain; it may take its time) or
+     *        at once (false: a stop). Called at once with true if the core drains already.
+     * @return \Closure(): void to call once the connection has closed, whatever closed it
+     */
+    public function addLongLived(\Closure $close): \Closure
+    {
+        $key = $this->nextLongLived++;
+        $this->longLived[$key] = $close;
+        if ($this->state === CoreState::Draining) {
+            $close(true);
+        }
+        return function () use ($key): void {
+            unset($this->longLived[$key]);
+            $this->settle();
+        };
+    }
+
+    /** Ends a drain or a finish once nothing is left: the core stops, then $onEmpty runs. */
+    private function settle(): void
+    {
+        if ($this->onEmpty === null || $this->connections !== []
+            || ($this->state === CoreState::Draining && $this->longLived !== [])) {
+            return;
+        }
+        $done = $this->onEmpty;
+        $this->onEmpty = null;
+        $this->state = $this->state->to(CoreState::Stopped);
+        $this->flushLogs();
+        $done();
     }
 
     /** See WorkerContext::retiring(). */
     public function retiring(string $reason): float
     {
         return $this->context->retiring($reason);
-    }
-
-    /** While draining, calls the drain callback once the last connection is gone. */
-    public function settleDrain(): void
-    {
-        if ($this->draining && $this->connections === [] && $this->onEmpty !== null) {
-            $done = $this->onEmpty;
-            $this->onEmpty = null;
-            $this->flushLogs();
-            $done();
-        }
     }
 
     /** Runs inside the request's Fiber. */
@@ -96,7 +243,7 @@ final class HttpCore
             $this->logFailure($request, $failure);
         }
         $head = $request->head();
-        $keepAlive = $head->keepAlive && !$this->draining && $connection->mayKeepAlive()
+        $keepAlive = $head->keepAlive && $this->state === CoreState::Serving && $connection->mayKeepAlive()
             && $connection->served + 1 < $this->limits->keepAliveRequests;
         $this->send($connection, $request, $response, $keepAlive);
     }
@@ -138,17 +285,17 @@ final class HttpCore
             $request->releaseBody();
             $this->context->requestServed();
             $this->logAccess($connection, $request, $status, $sent);
-            $connection->responded($keepAlive);
+            $connection->responded($keepAlive, $this->state);
         }
     }
 
-    /** The request whose handler is running for this connection now, if any. */
     /** @return list<Request> the requests whose handlers are running (suspended ones included) */
     public function running(): array
     {
         return array_values($this->serving);
     }
 
+    /** The request whose handler is running for this connection now, if any. */
     public function serving(Connection $connection): ?Request
     {
         return $this->serving[$connection->id] ?? null;

@@ -38,11 +38,13 @@ final class Output
 
     /**
      * @param resource $socket
+     * @param WriteBatch $batch the batch of the loop turn this output's responses leave with
      * @param \Closure(): void $onWritable the Connection's writable handler: it calls flush()
      */
     public function __construct(
         private readonly mixed $socket,
         private readonly int $limit,
+        private readonly WriteBatch $batch,
         private ?\Closure $onWritable,
     ) {}
 
@@ -63,7 +65,7 @@ final class Output
         }
         if ($this->out !== '') {
             $this->out .= $bytes;
-            if ($this->batched && (\strlen($this->out) >= WriteBatch::LARGE || WriteBatch::overdue())) {
+            if ($this->batched && (\strlen($this->out) >= WriteBatch::LARGE || $this->batch->overdue())) {
                 $this->send(); // a large or streamed response goes out as it grows
             }
             return;
@@ -74,7 +76,7 @@ final class Output
             $this->send();
             return;
         }
-        WriteBatch::add($this);
+        $this->batch->add($this);
     }
 
     /**

@@ -6,11 +6,9 @@ namespace Kiln\Site\Sequential;
 
 use Kiln\Http\BadRequestBody;
 use Kiln\Http\Body\BodyParser;
-use Kiln\Http\LastResponse;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 use Kiln\Http\Wire\ResponseEncoder;
-use Kiln\Http\WriteBatch;
 use Kiln\Loop\Loop;
 use Kiln\Loop\Suspension;
 use Kiln\Server\WorkerLog;
@@ -189,7 +187,7 @@ final class SequentialRunner implements ScriptRunner
     {
         $time = microtime(true);
         if (!isset($this->quick[$script->filename])) {
-            WriteBatch::flush(); // a script that may be slow does not hold back the responses finished before it
+            $request->writeBatch()?->flush(); // a script that may be slow does not hold back the responses finished before it
         }
         $this->revalidation?->check($script->documentRoot, $time);
         try {
@@ -219,7 +217,7 @@ final class SequentialRunner implements ScriptRunner
         $runtime->output->begin();
         $runtime->state->begin(\dirname($script->filename));
         [$this->request, $this->script] = [$request, $script];
-        LastResponse::set($request, $this->onExit ??= fn(): Response => $this->finish($runtime));
+        $request->setLastResponse($this->onExit ??= fn(): Response => $this->finish($runtime));
         $mark = $runtime->shutdowns?->mark();
         $included = $runtime->included?->begin($script->filename) ?? 0;
         $this->timeLimit->arm($this->onTimeout ??= function (): void {
@@ -231,14 +229,14 @@ final class SequentialRunner implements ScriptRunner
                 . 'so the function runs before the response leaves (this worker is replaced; the isolated tier avoids that)');
             exit();
         }
-        LastResponse::clear($request);
+        $request->clearLastResponse();
         $this->remember($script->filename, microtime(true) - $time);
         $response = $this->finish($runtime);
         $runtime->included?->settle($included, $script->filename);
         if ($runtime->output->leftHeadersSent()) {
             ($this->log)('warning', "$script->scriptName ended Kiln's output buffer and PHP now counts its headers as sent: "
                 . 'this worker is replaced after the response');
-            LastResponse::set($request, $response); // the fatal guard sends it
+            $request->setLastResponse($response); // the fatal guard sends it
             exit();
         }
         return $response;
@@ -364,7 +362,7 @@ final class SequentialRunner implements ScriptRunner
         \assert($request !== null && $script !== null);
         ($this->log)('error', "$script->scriptName ran past the time limit of {$this->timeLimit->seconds} s: "
             . 'answered 504, replacing this worker');
-        LastResponse::set($request, self::plain(504, "the script ran past its time limit of {$this->timeLimit->seconds} s"));
+        $request->setLastResponse(self::plain(504, "the script ran past its time limit of {$this->timeLimit->seconds} s"));
         TimeLimit::killAfter(5);
         exit(1);
     }

@@ -15,16 +15,17 @@ final class WriteBatchTest extends TestCase
     /** @var list<array{resource, resource}> */
     private array $pairs = [];
 
+    private WriteBatch $batch;
+
     protected function setUp(): void
     {
         Loop::set(new SelectDriver());
-        WriteBatch::setHold(1.0);
+        $this->batch = new WriteBatch(1.0);
     }
 
     protected function tearDown(): void
     {
-        WriteBatch::flush();
-        WriteBatch::setHold(0.001);
+        $this->batch->flush();
         foreach ($this->pairs as $pair) {
             foreach ($pair as $socket) {
                 if (\is_resource($socket)) {
@@ -43,7 +44,7 @@ final class WriteBatchTest extends TestCase
             $a->write('first ');
             $a->write('response');
             $b->write('second');
-            $seen[] = [fread($readA, 100), fread($readB, 100), WriteBatch::size()];
+            $seen[] = [fread($readA, 100), fread($readB, 100), $this->batch->size()];
         });
         Loop::run();
         self::assertSame([['', '', 2]], $seen, 'nothing is written during the turn; each output is queued once');
@@ -54,7 +55,7 @@ final class WriteBatchTest extends TestCase
 
     public function testAResponseQueuedPastTheHoldSendsTheBatchAtOnce(): void
     {
-        WriteBatch::setHold(0.0);
+        $this->batch = new WriteBatch(0.0);
         [$a, $readA] = $this->newOutput();
         [$b, $readB] = $this->newOutput();
         $a->write('held');
@@ -62,7 +63,7 @@ final class WriteBatchTest extends TestCase
         usleep(1000);
         $b->write('late');
         self::assertSame(['held', 'late'], [fread($readA, 100), fread($readB, 100)]);
-        self::assertSame(0, WriteBatch::size());
+        self::assertSame(0, $this->batch->size());
     }
 
     public function testALargeResponseIsWrittenAtOnceAndLeavesTheBatch(): void
@@ -71,21 +72,21 @@ final class WriteBatchTest extends TestCase
         [$large, $readLarge] = $this->newOutput();
         $small->write('small');
         $large->write('head;');
-        self::assertSame(2, WriteBatch::size());
+        self::assertSame(2, $this->batch->size());
         $large->write(str_repeat('b', WriteBatch::LARGE));
         self::assertSame('head;bbb', fread($readLarge, 8), 'written when the queue reached WriteBatch::LARGE');
         self::assertSame('', fread($readSmall, 100), 'the small one still waits for the end of the turn');
-        WriteBatch::flush();
+        $this->batch->flush();
         self::assertSame('small', fread($readSmall, 100));
         [$file, $readFile] = $this->newOutput();
         $file->write(str_repeat('f', WriteBatch::LARGE));
-        self::assertSame(0, WriteBatch::size(), 'a large first write never enters the batch');
+        self::assertSame(0, $this->batch->size(), 'a large first write never enters the batch');
         self::assertSame('fff', fread($readFile, 3));
     }
 
     public function testAResponseStillGrowingPastTheHoldGoesOutAsItGrows(): void
     {
-        WriteBatch::setHold(0.0);
+        $this->batch = new WriteBatch(0.0);
         [$stream, $read] = $this->newOutput();
         $stream->write('first chunk;');
         self::assertSame('', fread($read, 100));
@@ -101,7 +102,7 @@ final class WriteBatchTest extends TestCase
         [$output, $read] = $this->newOutput();
         $payload = str_repeat('x', 4 << 20);
         $output->write($payload);
-        WriteBatch::flush();
+        $this->batch->flush();
         self::assertGreaterThan(0, $output->pending(), 'a socket pair takes far less than 4 MiB at once');
         $received = '';
         $reader = Loop::onReadable($read, function () use ($read, &$received, &$reader): void {
@@ -129,7 +130,7 @@ final class WriteBatchTest extends TestCase
         fclose($read);
         $output->write('nobody reads this');
         self::assertSame(0, $failed, 'queued, not written yet');
-        WriteBatch::flush();
+        $this->batch->flush();
         self::assertSame(1, $failed);
         self::assertSame(0, $output->pending());
     }
@@ -141,7 +142,7 @@ final class WriteBatchTest extends TestCase
         $a->write('dropped');
         $b->write('kept');
         $a->release();
-        WriteBatch::flush();
+        $this->batch->flush();
         self::assertSame(['', 'kept'], [fread($readA, 100), fread($readB, 100)]);
     }
 
@@ -157,7 +158,7 @@ final class WriteBatchTest extends TestCase
         stream_set_blocking($pair[1], false);
         $this->pairs[] = $pair;
         $output = null;
-        $output = new Output($pair[0], 1024, $onWritable ?? function () use (&$output): void {
+        $output = new Output($pair[0], 1024, $this->batch, $onWritable ?? function () use (&$output): void {
             \assert($output instanceof Output);
             $output->flush();
         });

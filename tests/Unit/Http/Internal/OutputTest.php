@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Tests\Unit\Http\Internal;
 
 use Kiln\Http\Internal\Output;
+use Kiln\Http\WriteBatch;
 use Kiln\Loop\Driver\SelectDriver;
 use Kiln\Loop\Loop;
 use PHPUnit\Framework\TestCase;
@@ -36,7 +37,7 @@ final class OutputTest extends TestCase
     public function testReleaseWakesTheFiberWaitingForDrainOnceAndItSeesTheConnectionGone(): void
     {
         $output = null;
-        $output = new Output($this->pair[0], 1024, function () use (&$output): void {
+        $output = new Output($this->pair[0], 1024, new WriteBatch(), function () use (&$output): void {
             \assert($output instanceof Output);
             $output->flush();
         });
@@ -56,7 +57,7 @@ final class OutputTest extends TestCase
 
     public function testAFiberWaitingForABodySourceIsWokenByReleaseAndNeverAgain(): void
     {
-        $output = new Output($this->pair[0], 1024, static function (): void {});
+        $output = new Output($this->pair[0], 1024, new WriteBatch(), static function (): void {});
         $source = stream_socket_pair(STREAM_PF_UNIX, STREAM_SOCK_STREAM, STREAM_IPPROTO_IP);
         self::assertIsArray($source);
         $results = [];
@@ -74,7 +75,7 @@ final class OutputTest extends TestCase
 
     public function testAFiberWaitingForABodySourceResumesWhenItIsReadable(): void
     {
-        $output = new Output($this->pair[0], 1024, static function (): void {});
+        $output = new Output($this->pair[0], 1024, new WriteBatch(), static function (): void {});
         $source = stream_socket_pair(STREAM_PF_UNIX, STREAM_SOCK_STREAM, STREAM_IPPROTO_IP);
         self::assertIsArray($source);
         $results = [];

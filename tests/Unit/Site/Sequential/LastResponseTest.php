@@ -4,7 +4,6 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Unit\Site\Sequential;
 
-use Kiln\Http\LastResponse;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 use Kiln\Http\Wire\RequestHead;
@@ -17,20 +16,20 @@ final class LastResponseTest extends TestCase
         [$a, $b] = [self::request(), self::request()];
         $response = Response::text('late', 504);
         $builder = static fn(): Response => Response::text('built');
-        LastResponse::set($a, $response);
-        LastResponse::set($b, $builder);
-        self::assertSame($response, LastResponse::of($a));
-        self::assertSame($builder, LastResponse::of($b));
-        LastResponse::clear($a);
-        self::assertNull(LastResponse::of($a));
-        self::assertSame($builder, LastResponse::of($b));
-        LastResponse::clear($b);
+        $a->setLastResponse($response);
+        $b->setLastResponse($builder);
+        self::assertSame($response, $a->lastResponse());
+        self::assertSame($builder, $b->lastResponse());
+        $a->clearLastResponse();
+        self::assertNull($a->lastResponse());
+        self::assertSame($builder, $b->lastResponse());
+        $b->clearLastResponse();
     }
 
     public function testAnAnswerGoesAwayWithItsRequest(): void
     {
         $request = self::request();
-        LastResponse::set($request, Response::text('x'));
+        $request->setLastResponse(Response::text('x'));
         $watch = \WeakReference::create($request);
         unset($request);
         self::assertNull($watch->get(), 'the registry does not keep a finished request alive');
