@@ -1,0 +1,202 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Unit\Http\Internal;
+
+use Kiln\Http\Internal\CoreState;
+use Kiln\Http\Internal\FatalGuard;
+use Kiln\Http\Internal\HttpCore;
+use Kiln\Http\Request;
+use Kiln\Http\Response;
+use Kiln\Loop\Loop;
+
+/**
+ * The exit path: the worker process ends (exit(), a fatal error) while its core serves. end() is called as
+ * PHP's shutdown would; what it leaves for later in the shutdown is collected and run by the test.
+ */
+final class FatalGuardTest extends CoreTestCase
+{
+    private const BIG = 1 << 20;
+
+    /** @var list<\Closure(): void> */
+    private array $atExit = [];
+
+    private int $retired = 0;
+
+    private HttpCore $core;
+
+    private FatalGuard $guard;
+
+    protected function setUp(): void
+    {
+        parent::setUp();
+        $this->core = $this->core(static function (Request $request): Response {
+            switch ($request->path()) {
+                case '/big':
+                    return Response::text(str_repeat('x', self::BIG));
+                case '/stuck': // a handler the process ends in (its script called exit())
+                    Loop::getSuspension()->suspend();
+                    return Response::text('never');
+                case '/exits-with-response':
+                    $request->setLastResponse(Response::text('said before exit()', 202));
+                    Loop::getSuspension()->suspend();
+                    return Response::text('never');
+                case '/exits-with-builder':
+                    $request->setLastResponse(static fn(): Response => Response::text('built after the shutdown functions'));
+                    Loop::getSuspension()->suspend();
+                    return Response::text('never');
+                default:
+                    return Response::text('ok');
+            }
+        });
+        $this->guard = new FatalGuard($this->core, function (): void {
+            $this->retired++;
+        }, function (\Closure $function): void {
+            $this->atExit[] = $function;
+        });
+    }
+
+    public function testAResponseUnderWayIsFinishedLastAndCounted(): void
+    {
+        $idle = $this->connect($this->core);
+        fwrite($idle, self::request('/'));
+        $this->receive($idle, static fn(string $bytes): bool => str_ends_with($bytes, 'ok'));
+        $big = $this->connect($this->core);
+        fwrite($big, self::request('/big'));
+        $this->servedAll(2);
+        self::assertGreaterThan(0, $this->core->connections()[2]->output->pending(), 'the kernel took only part of it');
+
+        $this->guard->end(null); // a script called exit()
+
+        self::assertTrue(self::closedByServer($idle), 'the idle connection is closed at once');
+        self::assertCount(1, $this->atExit, 'the finishing waits for the shutdown functions');
+        self::assertSame(['info: worker exited; answered 0 in-flight request(s) with 500, finishing 1 response(s) already under way'], $this->context->logs);
+        self::assertSame(0, $this->retired);
+
+        $received = '';
+        $reader = Loop::onReadable($big, static function () use ($big, &$received): void {
+            $received .= (string) fread($big, 1 << 20);
+        });
+        ($this->atExit[0])();
+        Loop::cancel($reader);
+        $received .= self::readToEnd($big);
+
+        self::assertSame(1, $this->retired, 'it stopped accepting');
+        self::assertSame(['a script exited; finishing 1 response(s) under way'], $this->context->retiring);
+        self::assertSame([str_repeat('x', self::BIG)], self::bodies($received), 'the whole response arrived');
+        self::assertSame(1, $this->core->lastResponsesWritten());
+        self::assertSame(CoreState::Stopped, $this->core->state());
+        self::assertStringStartsWith('info: finished 1 of 1 response(s) under way in ', $this->context->logs[1]);
+    }
+
+    public function testWhenAnotherHandlerIsStillRunningItGetsA500AndTheResponseUnderWayIsCut(): void
+    {
+        $big = $this->connect($this->core);
+        fwrite($big, self::request('/big'));
+        $stuck = $this->connect($this->core);
+        fwrite($stuck, self::request('/stuck'));
+        $this->servedAll(1);
+        self::assertCount(1, $this->core->running());
+
+        $this->guard->end(null);
+
+        $answer = self::readToEnd($stuck);
+        self::assertStringStartsWith("HTTP/1.1 500 Internal Server Error\r\n", $answer);
+        self::assertTrue(feof($stuck));
+        $cut = self::readToEnd($big);
+        self::assertTrue(feof($big), 'nothing of this process may run again: the response is cut');
+        self::assertLessThan(self::BIG, \strlen($cut));
+        self::assertSame([], $this->atExit, 'nothing is left to finish');
+        self::assertSame(['error: worker exited; answered 1 in-flight request(s) with 500, cut 1 response(s) already under way'], $this->context->logs);
+        self::assertSame(0, $this->retired);
+    }
+
+    public function testAHandlersLastResponseIsSentAtOnceButNotAfterAFatalError(): void
+    {
+        $said = $this->connect($this->core);
+        fwrite($said, self::request('/exits-with-response'));
+        $this->runFor(5.0, fn(): bool => \count($this->core->running()) === 1);
+
+        $this->guard->end(null);
+
+        $answer = self::readToEnd($said);
+        self::assertStringStartsWith("HTTP/1.1 202 Accepted\r\n", $answer);
+        self::assertSame(['said before exit()'], self::bodies($answer));
+        self::assertSame(1, $this->context->served, 'counted as served');
+        self::assertSame(["info: worker exited; answered 0 in-flight request(s) with 500, sent the script's own response to 1 request(s)"], $this->context->logs);
+    }
+
+    public function testAFatalErrorAnswersEvenARequestWithALastResponseWith500(): void
+    {
+        $said = $this->connect($this->core);
+        fwrite($said, self::request('/exits-with-response'));
+        $this->runFor(5.0, fn(): bool => \count($this->core->running()) === 1);
+
+        $this->guard->end(['type' => E_ERROR, 'message' => 'Allowed memory size exhausted', 'file' => '/app/a.php', 'line' => 7]);
+
+        self::assertStringStartsWith("HTTP/1.1 500 Internal Server Error\r\n", self::readToEnd($said));
+        self::assertSame(['error: fatal error: Allowed memory size exhausted in /app/a.php:7; answered 1 in-flight request(s) with 500'], $this->context->logs);
+    }
+
+    public function testALastResponseBuilderRunsAfterTheShutdownFunctions(): void
+    {
+        $built = $this->connect($this->core);
+        fwrite($built, self::request('/exits-with-builder'));
+        $this->runFor(5.0, fn(): bool => \count($this->core->running()) === 1);
+
+        $this->guard->end(null);
+
+        self::assertSame('', self::readToEnd($built), 'not yet: the shutdown functions come first');
+        self::assertCount(1, $this->atExit);
+        ($this->atExit[0])();
+        $answer = self::readToEnd($built);
+        self::assertSame(['built after the shutdown functions'], self::bodies($answer));
+        ($this->atExit[0])();
+        self::assertSame('', self::readToEnd($built), 'sent once');
+    }
+
+    public function testARequestNotYetStartedIsAnswered503SoTheClientMaySendItAgain(): void
+    {
+        $partial = $this->connect($this->core);
+        fwrite($partial, "GET /half HTTP/1.1\r\nHost: te");
+        $this->runFor(5.0, fn(): bool => $this->core->connections()[1]->isWaitingForHead());
+
+        $this->guard->end(null);
+
+        $answer = self::readToEnd($partial);
+        self::assertStringStartsWith("HTTP/1.1 503 Service Unavailable\r\n", $answer);
+        self::assertStringContainsString("Retry-After: 1\r\n", $answer);
+        self::assertSame(['info: worker exited; answered 0 in-flight request(s) with 500, answered 1 request(s) not yet started with 503'], $this->context->logs);
+    }
+
+    public function testTheGuardRunsOnce(): void
+    {
+        $stuck = $this->connect($this->core);
+        fwrite($stuck, self::request('/stuck'));
+        $this->runFor(5.0, fn(): bool => \count($this->core->running()) === 1);
+        $this->guard->end(null);
+        $this->guard->end(null);
+        self::assertCount(1, $this->context->logs);
+    }
+
+    private function servedAll(int $count): void
+    {
+        $this->runFor(5.0, fn(): bool => $this->context->served >= $count);
+        self::assertSame($count, $this->context->served);
+    }
+
+    /**
+     * What the socket holds now, up to the end of the stream if the server closed it.
+     *
+     * @param resource $client
+     */
+    private static function readToEnd(mixed $client): string
+    {
+        $received = '';
+        while (\is_string($data = fread($client, 1 << 20)) && $data !== '') {
+            $received .= $data;
+        }
+        return $received;
+    }
+}

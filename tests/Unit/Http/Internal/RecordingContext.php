@@ -1,0 +1,48 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Unit\Http\Internal;
+
+use Kiln\Server\AcceptBalance;
+use Kiln\Server\WorkerContext;
+
+/** A worker as the HTTP core sees it, keeping what it is told. */
+final class RecordingContext implements WorkerContext
+{
+    public int $served = 0;
+
+    /** @var list<string> "level: message" */
+    public array $logs = [];
+
+    /** @var list<string> the reasons given to retiring() */
+    public array $retiring = [];
+
+    public function __construct(private readonly float $drainTimeout = 5.0) {}
+
+    public function requestServed(): void
+    {
+        $this->served++;
+    }
+
+    public function log(string $level, string $message): void
+    {
+        $this->logs[] = "$level: $message";
+    }
+
+    public function workerId(): int
+    {
+        return 1;
+    }
+
+    public function acceptBalance(): ?AcceptBalance
+    {
+        return null;
+    }
+
+    public function retiring(string $reason): float
+    {
+        $this->retiring[] = $reason;
+        return $this->drainTimeout;
+    }
+}
