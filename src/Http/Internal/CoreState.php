@@ -41,8 +41,8 @@ enum CoreState: string
     public function to(self $next): self
     {
         if (!$this->canBecome($next)) {
-            throw new \Error("The HTTP core cannot go from {$this->value} to {$next->value}"
-                . ($this === self::Stopped ? ': it is stopped for good (start a new server)' : ': its life only moves forward'));
+            $why = $this === self::Stopped ? 'it is stopped for good (start a new server)' : 'its life only moves forward';
+            throw new \Error("The HTTP core cannot go from {$this->value} to {$next->value}: $why");
         }
         return $next;
     }

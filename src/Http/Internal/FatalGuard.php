@@ -13,8 +13,9 @@ use Kiln\Loop\Loop;
  * function, memory exhausted, E_USER_ERROR), an exit() in a handler or script, or a crash of the loop ends
  * the process, and with it every request its other Fibers were serving. On shutdown:
  *
- * - a request whose handler set a last response (Request::setLastResponse()) gets it (not after a fatal error): a Response at
- *   once; a Closure last, after the shutdown functions registered meanwhile ran (PHP's order for exit());
+ * - a request whose handler set a last response (Request::setLastResponse()) gets it (not after a fatal
+ *   error): a Response at once; a Closure last, after the shutdown functions registered meanwhile ran (PHP's
+ *   order for exit());
  * - every other request whose response has not started gets a short `500 Internal Server Error`;
  * - a response already under way (a static file being sent, a handler's stream) is finished: once every
  *   shutdown function ran, the worker stops accepting, asks for its replacement at once, and runs its loop
@@ -108,7 +109,8 @@ final class FatalGuard
     /**
      * The process ends: answers, finishes or cuts what the worker was serving (see the class).
      *
-     * @param array{type: int, message: string, file: string, line: int}|null $error error_get_last() as the process ends
+     * @param array{type: int, message: string, file: string, line: int}|null $error error_get_last() as the
+     *        process ends
      */
     public function end(?array $error): void
     {
