@@ -54,6 +54,11 @@ final class PerMessageDeflate
         if ($out === false) {
             throw new \Error('zlib refused to compress'); // only on a broken context, never on data
         }
+        if ($out === '') {
+            // zlib wrote nothing for an empty message: send a lone empty-block header (RFC 7692 §7.2.3.6), as
+            // the tail the client appends must follow one.
+            return "\x00";
+        }
         return str_ends_with($out, self::TAIL) ? substr($out, 0, -4) : $out;
     }
 
@@ -65,6 +70,9 @@ final class PerMessageDeflate
      */
     public function decompress(string $payload, int $limit): string
     {
+        if ($payload === '') {
+            return ''; // no bits at all: appending the tail would not make a block, and the message is empty
+        }
         $this->inflater ??= $this->newInflater();
         $payload .= self::TAIL;
         $length = \strlen($payload);
