@@ -9,7 +9,6 @@ use Kiln\Http\WebSocket\ProtocolViolation;
 use Kiln\Http\WebSocket\WebSocketLimits;
 use PHPUnit\Framework\TestCase;
 
-
 /** RFC 6455 §5: framing, masking, lengths, fragmentation and control frames, fed whole and byte by byte. */
 final class ProtocolFramingTest extends TestCase
 {
