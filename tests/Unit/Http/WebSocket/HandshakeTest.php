@@ -38,6 +38,14 @@ final class HandshakeTest extends TestCase
         self::assertSame('', $outcome->reason);
     }
 
+    public function testAnyKeyOfSixteenRandomBytesIsAccepted(): void
+    {
+        for ($i = 0; $i < 200; $i++) {
+            $key = base64_encode(random_bytes(16));
+            self::assertTrue(self::negotiate(['sec-websocket-key' => [$key]])->accepted, $key);
+        }
+    }
+
     public function testUpgradeAndConnectionAreTokenListsMatchedWithoutCase(): void
     {
         self::assertTrue(self::negotiate(['upgrade' => ['WebSocket'], 'connection' => ['keep-alive, UPGRADE']])->accepted);
@@ -59,6 +67,9 @@ final class HandshakeTest extends TestCase
         yield 'key of 15 bytes' => [400, ['sec-websocket-key' => [base64_encode(str_repeat('k', 15))]]];
         yield 'key of 17 bytes' => [400, ['sec-websocket-key' => [base64_encode(str_repeat('k', 17))]]];
         yield 'key without padding' => [400, ['sec-websocket-key' => ['dGhlIHNhbXBsZSBub25jZQ']]];
+        yield 'key with a space inside' => [400, ['sec-websocket-key' => ['dGhlIHNhbXBsZSBub25jZQ= =']]];
+        yield 'key with padding bits set' => [400, ['sec-websocket-key' => ['dGhlIHNhbXBsZSBub25jZR==']]];
+        yield 'key in base64url' => [400, ['sec-websocket-key' => ['dGhlIHNhbXBsZSBub25j_-==']]];
         yield 'two keys' => [400, ['sec-websocket-key' => [self::KEY, self::KEY]]];
         yield 'no version' => [426, ['sec-websocket-version' => null]];
         yield 'version 8' => [426, ['sec-websocket-version' => ['8']]];
