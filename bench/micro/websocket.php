@@ -60,11 +60,21 @@ $big = clientFrame(2, $binary4k);
 
 $cases = [];
 $protocol = new Protocol();
-$cases['parse  32 B text, 1 frame/read'] = [static function () use ($protocol, $one): void { $protocol->feed($one); }, 1];
-$cases['parse  32 B text, 16 frames/read'] = [static function () use ($protocol, $sixteen): void { $protocol->feed($sixteen); }, 16];
-$cases['parse  4 KiB binary'] = [static function () use ($protocol, $big): void { $protocol->feed($big); }, 1];
-$cases['encode 32 B text'] = [static function () use ($protocol, $text32): void { $protocol->encodeMessage($text32, false); }, 1];
-$cases['encode 4 KiB binary'] = [static function () use ($protocol, $binary4k): void { $protocol->encodeMessage($binary4k, true); }, 1];
+$cases['parse  32 B text, 1 frame/read'] = [static function () use ($protocol, $one): void {
+    $protocol->feed($one);
+}, 1];
+$cases['parse  32 B text, 16 frames/read'] = [static function () use ($protocol, $sixteen): void {
+    $protocol->feed($sixteen);
+}, 16];
+$cases['parse  4 KiB binary'] = [static function () use ($protocol, $big): void {
+    $protocol->feed($big);
+}, 1];
+$cases['encode 32 B text'] = [static function () use ($protocol, $text32): void {
+    $protocol->encodeMessage($text32, false);
+}, 1];
+$cases['encode 4 KiB binary'] = [static function () use ($protocol, $binary4k): void {
+    $protocol->encodeMessage($binary4k, true);
+}, 1];
 $cases['echo   32 B text (parse + encode)'] = [static function () use ($protocol, $one): void {
     foreach ($protocol->feed($one) as $message) {
         \assert($message instanceof Kiln\Http\WebSocket\Message);
@@ -73,6 +83,7 @@ $cases['echo   32 B text (parse + encode)'] = [static function () use ($protocol
 }, 1];
 if (function_exists('deflate_init')) {
     $client = deflate_init(ZLIB_ENCODING_RAW);
+    assert($client !== false);
     $compressed = [];
     for ($i = 0; $i < 1000; $i++) { // a client with context takeover: a stream of messages, replayed in order
         $compressed[] = clientFrame(1, substr((string) deflate_add($client, $text32, ZLIB_SYNC_FLUSH), 0, -4), 0x40);
