@@ -66,13 +66,18 @@ final class Protocol
         if ($this->ended) {
             return [];
         }
-        $this->buffer .= $bytes;
-        $length = \strlen($this->buffer);
+        if ($this->buffer === '') {
+            $buffer = $bytes;
+        } else {
+            $this->buffer .= $bytes; // in place: the buffer is not shared between calls
+            $buffer = $this->buffer;
+            $this->buffer = '';
+        }
+        $length = \strlen($buffer);
         if ($length < $this->need && $this->textChecked < 0) {
+            $this->buffer = $buffer;
             return [];
         }
-        $buffer = $this->buffer;
-        $this->buffer = '';
         $events = [];
         $offset = 0;
         $this->need = 2;
