@@ -191,7 +191,7 @@ final class ErrorResponseFramingTest extends TestCase
     {
         $server = $this->server('site');
         // One child (--pool-size=1) running a script, one request queued (--pool-queue=1): the third is refused.
-        $this->assertKeptAfter('site', "GET /iso/sleep.php HTTP/1.1\r\nHost: x\r\n\r\n", 200, '/file.txt'); // the child is up
+        $this->waitForIsolatedChild($server);
         $running = StrictHttp::to($server);
         $running->send("GET /iso/sleep.php?ms=1500 HTTP/1.1\r\nHost: x\r\n\r\n");
         usleep(300_000);
@@ -222,6 +222,19 @@ final class ErrorResponseFramingTest extends TestCase
     public function testAFastCgiUpstreamThatIsDownIsAFramed502(): void
     {
         $this->assertKeptAfter('site', "GET /tool.py HTTP/1.1\r\nHost: x\r\n\r\n", 502, '/file.txt');
+    }
+
+    /** Until the pool's child answers (it may still be replacing one an earlier case killed), every answer framed. */
+    private function waitForIsolatedChild(KilnProcess $server): void
+    {
+        $deadline = microtime(true) + 10.0;
+        do {
+            $client = StrictHttp::to($server);
+            $client->send("GET /iso/sleep.php HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+            $status = $client->read()['status'];
+            $client->close();
+        } while ($status !== 200 && microtime(true) < $deadline && usleep(100_000) === null);
+        self::assertSame(200, $status, 'the php-cgi child answers');
     }
 
     /**
