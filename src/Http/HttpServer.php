@@ -36,6 +36,9 @@ final class HttpServer implements Service
 
     private int $shed = 0;
 
+    /** The 503 a connection past the cap gets, made once at start() (no Response exists then). */
+    private string $shedResponse = '';
+
     /** When drain() was called: the short idle grace of a drain counts from then, not from the accept. */
     private float $drainStartedAt = 0.0;
 
@@ -74,6 +77,7 @@ final class HttpServer implements Service
         }
         $this->core = new HttpCore($this->handler, $this->limits, $context, $this->accessLog);
         FatalGuard::install($this->core, $this->retire(...));
+        $this->shedResponse = ErrorResponse::encoded($this->core->encoder, 503, ['Retry-After' => '1']);
         WriteBatch::setHold($this->limits->responseHold);
         $this->cap = min($this->limits->connections, Loop::get()->capacity());
         $this->listeners = $listeners;
@@ -181,8 +185,7 @@ final class HttpServer implements Service
     private function shedConnection(mixed $socket): void
     {
         $this->shed++;
-        @fwrite($socket, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 20\r\n"
-            . "Retry-After: 1\r\nConnection: close\r\n\r\n503 Service Unavailable\n");
+        @fwrite($socket, $this->shedResponse);
         @fclose($socket);
         $now = Loop::now();
         if ($now - $this->shedLoggedAt >= 10.0) {

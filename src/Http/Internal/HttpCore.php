@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Http\Internal;
 
 use Kiln\Http\AccessLog;
+use Kiln\Http\ErrorResponse;
 use Kiln\Http\Limits;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
@@ -86,8 +87,7 @@ final class HttpCore
     public function respond(Connection $connection, Request $request): void
     {
         if ($this->inFlight >= $this->limits->concurrency) {
-            $response = self::plain(503);
-            $response->setHeader('Retry-After', '1');
+            $response = ErrorResponse::plain(503, '', ['Retry-After' => '1']);
             $failure = null;
         } else {
             [$response, $failure] = $this->handle($connection, $request);
@@ -115,7 +115,7 @@ final class HttpCore
             $response = $this->handler->handle($request);
             return [$response, $response->failure()];
         } catch (\Throwable $failure) {
-            return [self::plain(500), $failure];
+            return [ErrorResponse::plain(500), $failure];
         } finally {
             $this->inFlight--;
             unset($this->serving[$connection->id]);
@@ -187,21 +187,12 @@ final class HttpCore
     /** Answers a request the parser refused, then closes: nothing after it on this connection is read. */
     public function reject(Connection $connection, int $status, string $reason): void
     {
-        $body = $status . ' ' . ResponseEncoder::reason($status) . ': ' . $reason . "\n";
-        $connection->write($this->encoder->head(
-            $status,
-            ['Content-Type' => 'text/plain; charset=utf-8'],
-            \strlen($body),
-            '1.1',
-            false,
-        ) . $body);
+        $response = ErrorResponse::plain($status, $reason);
+        $body = $response->body();
+        \assert(\is_string($body));
+        $connection->write($this->encoder->responseHead($response, \strlen($body), '1.1', false) . $body);
         $this->accessLog?->record($connection->remoteAddress, '-', $status, \strlen($body), '', '');
         $connection->closeAfterFlush();
-    }
-
-    public static function plain(int $status): Response
-    {
-        return Response::text($status . ' ' . ResponseEncoder::reason($status) . "\n", $status);
     }
 
     public function log(string $level, string $message): void
