@@ -122,6 +122,16 @@ $context = new class ($n) implements WorkerContext {
     {
         return null;
     }
+
+    public function retiring(string $reason): float
+    {
+        return 0.0;
+    }
+
+    public function drainTimeout(): float
+    {
+        return 0.0;
+    }
 };
 
 $server = new HttpServer(App::load($app), new Limits());

@@ -193,6 +193,11 @@ final class Worker implements WorkerContext
         return $this->config->drainTimeout;
     }
 
+    public function drainTimeout(): float
+    {
+        return $this->config->drainTimeout;
+    }
+
     private function drain(string $reason): void
     {
         $service = $this->service;

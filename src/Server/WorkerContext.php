@@ -26,4 +26,10 @@ interface WorkerContext
      * under way: its replacement is started now. Returns how long the finishing may take (seconds).
      */
     public function retiring(string $reason): float;
+
+    /**
+     * Seconds a drain may take before the worker stops what is left (--drain-timeout): long-lived
+     * connections (WebSocket) are asked to close shortly before it.
+     */
+    public function drainTimeout(): float;
 }
