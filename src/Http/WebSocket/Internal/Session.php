@@ -355,6 +355,8 @@ final class Session
     {
         if ($this->closeNotice === null && !$this->closeNotified) {
             $this->closeNotice = [$code, $reason];
+            // On the next tick: never inside the handler whose send() or close() ended this connection.
+            Loop::defer($this->dispatch(...));
         }
     }
 
