@@ -282,10 +282,8 @@ final class HttpServer implements Service
         foreach ($core->connections as $connection) {
             $connection->drain();
         }
-        // WebSocket connections keep working until shortly before the worker's drain deadline, then get close
-        // 1001 with time to answer it.
-        $timeout = $this->context?->drainTimeout() ?? 0.0;
-        $this->webSockets->drain(max(0.0, $timeout - min(1.0, $this->limits->wsCloseTimeout, $timeout / 2)), $settle);
+        // WebSocket connections keep working until shortly before the worker's drain deadline, then get close 1001.
+        $this->webSockets->drain($this->context?->drainTimeout() ?? 0.0, $settle);
         $core->settleDrain();
     }
 

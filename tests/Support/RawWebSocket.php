@@ -132,8 +132,8 @@ final class RawWebSocket
         $data = [];
         while (($frame = $this->readFrame(max(0.01, $deadline - microtime(true)))) !== null) {
             if ($frame['opcode'] === 0x8) {
-                $code = \strlen($frame['payload']) >= 2 ? unpack('n', $frame['payload'])[1] : 1005;
-                return [(int) $code, (string) substr($frame['payload'], 2), $data];
+                $code = \strlen($frame['payload']) >= 2 ? self::number(substr($frame['payload'], 0, 2)) : 1005;
+                return [$code, (string) substr($frame['payload'], 2), $data];
             }
             $data[] = $frame['payload'];
         }
@@ -146,8 +146,8 @@ final class RawWebSocket
         $deadline = microtime(true) + $timeout;
         while (!$this->eof) {
             $this->buffer = '';
-            if (!$this->fill($deadline) && !$this->eof) {
-                return false;
+            if (!$this->fill($deadline) && microtime(true) >= $deadline) {
+                return $this->eof;
             }
         }
         return true;
@@ -178,13 +178,13 @@ final class RawWebSocket
             if (\strlen($this->buffer) < 4) {
                 return null;
             }
-            $length = unpack('n', substr($this->buffer, 2, 2))[1];
+            $length = self::number(substr($this->buffer, 2, 2));
             $offset = 4;
         } elseif ($length === 127) {
             if (\strlen($this->buffer) < 10) {
                 return null;
             }
-            $length = unpack('J', substr($this->buffer, 2, 8))[1];
+            $length = self::number(substr($this->buffer, 2, 8));
             $offset = 10;
         }
         if (\strlen($this->buffer) < $offset + $length) {
@@ -193,6 +193,16 @@ final class RawWebSocket
         $payload = substr($this->buffer, $offset, $length);
         $this->buffer = substr($this->buffer, $offset + $length);
         return ['opcode' => $first & 0x0f, 'fin' => ($first & 0x80) !== 0, 'payload' => $payload];
+    }
+
+    /** A big-endian unsigned number. */
+    private static function number(string $bytes): int
+    {
+        $value = 0;
+        foreach (str_split($bytes) as $byte) {
+            $value = ($value << 8) | \ord($byte);
+        }
+        return $value;
     }
 
     /** Reads what is there before $deadline; false when nothing came (timeout or end of stream). */

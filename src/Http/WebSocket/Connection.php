@@ -123,7 +123,5 @@ final class Connection
     }
 
     /** @internal called when the connection is gone */
-    public function leaveRooms(): void
-    {
-    }
+    public function leaveRooms(): void {}
 }

@@ -83,13 +83,17 @@ final class WebSocketServer
     }
 
     /**
-     * @internal called by HttpServer::drain(): connections keep working for $closeIn seconds, then get close
-     *           1001; $onEmpty is called whenever none is left (now included)
+     * @internal called by HttpServer::drain(): connections keep working until shortly before the drain's
+     *           deadline ($timeout seconds from now), then get close 1001 and are cut if they do not answer
+     *           in time; $onEmpty is called whenever none is left (now included)
      * @param \Closure(): void $onEmpty
      */
-    public function drain(float $closeIn, \Closure $onEmpty): void
+    public function drain(float $timeout, \Closure $onEmpty): void
     {
-        $this->sessions->drain($closeIn, $onEmpty);
+        // The last second before the deadline (less for a short close timeout or drain) is for the close
+        // handshake; an unanswered one is cut half-way through it, so nothing is left when the deadline comes.
+        $handshake = min(1.0, $this->limits->wsCloseTimeout, $timeout / 2);
+        $this->sessions->drain($timeout - $handshake, $handshake / 2, $onEmpty);
     }
 
     /** @internal called by HttpServer::stop(): close 1001 where it can leave at once, every socket closed */

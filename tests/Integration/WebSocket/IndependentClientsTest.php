@@ -60,6 +60,7 @@ final class IndependentClientsTest extends TestCase
         self::assertTrue($result['binaryIsBinary']);
         self::assertSame('fragmented ✓', $result['fragmented']);
         self::assertSame('are you there', $result['pong']);
+        self::assertIsArray($result['close']);
         self::assertSame(1000, $result['close']['code']);
     }
 
@@ -82,7 +83,8 @@ final class IndependentClientsTest extends TestCase
         self::assertTrue($python['binary_ok']);
         self::assertTrue($python['all_ok'], 'twenty messages in a row on one compression context');
         $node = ClientScript::node('deflate', self::url(self::$deflate, '/ws/echo'))->next();
-        self::assertStringStartsWith('permessage-deflate', (string) $node['extensions'], json_encode($node) ?: '');
+        self::assertIsString($node['extensions'], json_encode($node) ?: '');
+        self::assertStringStartsWith('permessage-deflate', $node['extensions']);
         self::assertTrue($node['bigOk']);
         self::assertTrue($node['allOk']);
     }
@@ -92,7 +94,8 @@ final class IndependentClientsTest extends TestCase
         $client = ClientScript::python('handshake', self::url(self::$plain, '/ws/rooms/lobby'), ['Cookie: user=ann', 'X-Test: yes']);
         $result = $client->next();
         self::assertSame(101, $result['status']);
-        $first = json_decode((string) $result['first'], true);
+        self::assertIsString($result['first']);
+        $first = json_decode($result['first'], true);
         self::assertIsArray($first);
         self::assertSame('lobby', $first['room']);
         self::assertSame('ann', $first['cookie']);

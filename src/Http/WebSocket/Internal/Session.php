@@ -70,6 +70,9 @@ final class Session
     /** Closing / Ending: when the socket is cut whatever is left. */
     private float $deadline = INF;
 
+    /** Closing before the socket was ours: how long the client will have to answer, from then. */
+    private float $closeTimeout = 0.0;
+
     private readonly \Closure $runner;
 
     public function __construct(
@@ -112,7 +115,7 @@ final class Session
         if ($this->state === SessionState::Pending) {
             $this->state = SessionState::Open;
         } elseif ($this->state === SessionState::Closing) {
-            $this->deadline = Loop::now() + $this->limits->wsCloseTimeout;
+            $this->deadline = Loop::now() + $this->closeTimeout;
         }
         if ($this->early !== '') {
             $this->output->write($this->early);
@@ -156,12 +159,14 @@ final class Session
         return true;
     }
 
-    /** Starts the close handshake: the client has the close timeout to answer. */
-    public function close(int $code, string $reason): void
+    /** Starts the close handshake: the client has $timeout seconds (default: the close timeout) to answer. */
+    public function close(int $code, string $reason, ?float $timeout = null): void
     {
+        $timeout ??= $this->limits->wsCloseTimeout;
         if ($this->state === SessionState::Pending) {
             $this->early .= $this->protocol->encodeClose($code, $reason);
             $this->state = SessionState::Closing;
+            $this->closeTimeout = $timeout;
             $this->notifyClose($code, $reason);
             return;
         }
@@ -170,7 +175,7 @@ final class Session
         }
         $this->output->write($this->protocol->encodeClose($code, $reason));
         $this->state = SessionState::Closing;
-        $this->deadline = Loop::now() + $this->limits->wsCloseTimeout;
+        $this->deadline = Loop::now() + $timeout;
         $this->notifyClose($code, $reason);
     }
 

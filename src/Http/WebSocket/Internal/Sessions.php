@@ -30,6 +30,9 @@ final class Sessions
     /** While draining: when the connections are asked to close. */
     private float $closeAt = INF;
 
+    /** While draining: how long a connection has to answer its close 1001. */
+    private float $answerWithin = 0.0;
+
     private ?string $closeTimer = null;
 
     /** @var (\Closure(): void)|null while draining: called each time the last connection is gone */
@@ -61,7 +64,7 @@ final class Sessions
     public function attached(Session $session): void
     {
         if ($this->draining && Loop::now() >= $this->closeAt) {
-            $session->close(1001, 'server shutting down');
+            $session->close(1001, 'server shutting down', $this->answerWithin);
         }
     }
 
@@ -87,20 +90,21 @@ final class Sessions
     }
 
     /**
-     * Connections keep working for $closeIn seconds, then get close 1001 (with the close timeout to answer
-     * it). $onEmpty is called whenever no connection is left, now included.
+     * Connections keep working for $closeIn seconds, then get close 1001 and $answerWithin seconds to answer
+     * it before they are cut. $onEmpty is called whenever no connection is left, now included.
      *
      * @param \Closure(): void $onEmpty
      */
-    public function drain(float $closeIn, \Closure $onEmpty): void
+    public function drain(float $closeIn, float $answerWithin, \Closure $onEmpty): void
     {
         $this->draining = true;
         $this->onEmpty = $onEmpty;
         $this->closeAt = Loop::now() + $closeIn;
+        $this->answerWithin = $answerWithin;
         $this->closeTimer = Loop::delay(max(0.0, $closeIn), function (): void {
             $this->closeTimer = null;
             foreach ($this->sessions as $session) {
-                $session->close(1001, 'server shutting down');
+                $session->close(1001, 'server shutting down', $this->answerWithin);
             }
         });
         Loop::unreference($this->closeTimer);
