@@ -32,4 +32,11 @@ interface WorkerContext
      * connections (WebSocket) are asked to close shortly before it.
      */
     public function drainTimeout(): float;
+
+    /**
+     * How many of something the service holds now (`websocket`: open WebSocket connections), shown per worker
+     * by `kiln status`. Cheap: the worker only records it and reports changes once a second. $name is a
+     * lower-case word.
+     */
+    public function count(string $name, int $value): void;
 }

@@ -48,11 +48,13 @@ final class Sessions
     public function start(WorkerContext $context): void
     {
         $this->context = $context;
+        $context->count('websocket', \count($this->sessions));
     }
 
     public function add(Session $session): void
     {
         $this->sessions[spl_object_id($session)] = $session;
+        $this->context?->count('websocket', \count($this->sessions));
         if ($this->tick === null) {
             $interval = max(0.05, min(1.0, $this->limits->wsIdleTimeout / 4, $this->limits->wsCloseTimeout / 4));
             $this->tick = Loop::repeat($interval, $this->housekeeping);
@@ -71,6 +73,7 @@ final class Sessions
     public function forget(Session $session): void
     {
         unset($this->sessions[spl_object_id($session)]);
+        $this->context?->count('websocket', \count($this->sessions));
         $session->connection->leaveRooms();
         if ($this->sessions !== []) {
             return;
