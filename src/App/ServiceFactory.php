@@ -31,6 +31,7 @@ final class ServiceFactory
         };
         if ($handler instanceof App) {
             $handler->configureSite($site);
+            $handler->configureRealtime($limits);
         }
         if ($site->trustedProxies !== []) {
             // `--trusted-proxies`: the client, scheme and host a trusted proxy forwards, before anything else runs.
