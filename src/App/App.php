@@ -22,7 +22,7 @@ use Kiln\Site\DocumentRoot;
 use Kiln\Site\Htaccess\ConfiguredRules;
 use Kiln\Site\SiteConfig;
 use Kiln\Site\Tier;
-use Kiln\Store\InProcessBus;
+use Kiln\Store\NodeBus;
 use Kiln\Store\NodeState;
 
 /**
@@ -154,8 +154,8 @@ final class App implements RequestHandler
     {
         if ($this->hub === null) {
             $limits = $this->limits ?? new Limits();
-            // The node's bus reaches the other workers; until a worker has one, a process's own bus.
-            $this->hub = new Hub(new InProcessBus(), NodeState::get(), $limits->sseReplay, $limits->sseReplayKeep);
+            // In a worker the node's bus reaches the other workers; elsewhere it is the process's own.
+            $this->hub = new Hub(NodeBus::get(), NodeState::get(), $limits->sseReplay, $limits->sseReplayKeep);
         }
         return $this->hub;
     }
