@@ -35,6 +35,7 @@ final class ServiceFactory
         if ($handler instanceof App) {
             $handler->configureSite($site);
             $handler->configureWebSockets($webSockets);
+            $handler->configureRealtime($limits);
         }
         if ($site->trustedProxies !== []) {
             // `--trusted-proxies`: the client, scheme and host a trusted proxy forwards, before anything else runs.

@@ -69,6 +69,15 @@ final class Limits
         public readonly float $wsIdleTimeout = 60.0,
         /** Seconds the server waits for the client's side of a WebSocket close handshake before cutting the connection. */
         public readonly float $wsCloseTimeout = 5.0,
+        /** Seconds an event stream (SSE) may stay quiet before the server sends a heartbeat comment. */
+        public readonly float $sseHeartbeat = 15.0,
+        /** Events a worker keeps per SSE topic for clients that reconnect with Last-Event-ID. */
+        public readonly int $sseReplay = 100,
+        /**
+         * Seconds a worker keeps following an SSE topic (and buffering its events for replay) after its last
+         * subscriber there left, so a client that reconnects within it misses nothing.
+         */
+        public readonly float $sseReplayKeep = 60.0,
     ) {
         /** @var int|float $value */
         foreach (get_object_vars($this) as $name => $value) {

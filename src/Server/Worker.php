@@ -44,6 +44,7 @@ final class Worker implements WorkerContext
     /**
      * @param resource $channel
      * @param list<LogFile> $logFiles reopened on USR1
+     * @param resource|null $bus this worker's node bus socket (see RelayLink)
      */
     public function __construct(
         private readonly int $id,
@@ -52,6 +53,7 @@ final class Worker implements WorkerContext
         private readonly mixed $channel,
         private readonly array $logFiles,
         private readonly ?AcceptBalance $balance = null,
+        private readonly mixed $bus = null,
     ) {
         $this->sidecars = new SidecarClient($this->send(...));
     }
@@ -70,6 +72,12 @@ final class Worker implements WorkerContext
         WorkerLog::install($this->log(...));
         try {
             $this->createLoop();
+            if ($this->bus !== null) {
+                // Before the app is built, so its boot code can subscribe (Kiln\Store\NodeBus).
+                $link = new RelayLink($this->bus);
+                $link->makeCurrent();
+                $link->start();
+            }
             $this->service = $factory();
             $this->service->start($listeners(), $this);
             $this->sidecars->start();

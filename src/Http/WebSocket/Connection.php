@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Kiln\Http\WebSocket;
 
+use Kiln\Http\Realtime\Hub;
+use Kiln\Http\Realtime\Member;
 use Kiln\Http\Request;
 use Kiln\Http\WebSocket\Internal\Session;
 
@@ -12,21 +14,26 @@ use Kiln\Http\WebSocket\Internal\Session;
  * the client reads; a client that lets more than Limits::$wsWriteBuffer bytes pile up is closed with 1008.
  * Every method may be called from any Fiber, also after the connection closed (sends then return false).
  */
-final class Connection
+final class Connection implements Member
 {
     private ?Session $session = null;
+
+    /** The rooms' hub, once this connection joined one. */
+    private ?Hub $hub = null;
 
     /** @var array<string, mixed> */
     private array $attributes = [];
 
     /**
      * @internal made by WebSocketServer::upgrade()
+     * @param (\Closure(): Hub)|null $hubs where join() finds the worker's rooms
      */
     public function __construct(
         private readonly string $id,
         private readonly Request $request,
         private readonly Protocol $protocol,
         private readonly ?string $subprotocol,
+        private readonly ?\Closure $hubs = null,
     ) {}
 
     /** @internal */
@@ -122,6 +129,53 @@ final class Connection
         $this->attributes[$name] = $value;
     }
 
+    /**
+     * Puts this connection in a room: what is broadcast to the room (`$app->broadcast()`, Hub::broadcast()) from
+     * any worker of the node reaches it, as a text message (binary when it is not UTF-8). It leaves every room
+     * when it closes.
+     */
+    public function join(string $room): void
+    {
+        if (!$this->isOpen()) {
+            return;
+        }
+        if ($this->hub === null) {
+            $hubs = $this->hubs ?? throw new \Error('Rooms need the App: a connection made outside $app->ws() has none');
+            $this->hub = $hubs();
+        }
+        $this->hub->join($room, $this);
+    }
+
+    public function leave(string $room): void
+    {
+        $this->hub?->leave($room, $this);
+    }
+
+    /** @return list<string> the rooms this connection is in */
+    public function rooms(): array
+    {
+        return $this->hub?->roomsOf($this) ?? [];
+    }
+
+    /** Member: the connection's id(). */
+    public function memberId(): string
+    {
+        return $this->id;
+    }
+
+    /** Member: a room's message, as text (binary when it is not UTF-8); dropped once the connection closes. */
+    public function deliver(string $payload): void
+    {
+        if (preg_match('//u', $payload) === 1) {
+            $this->session?->send($this->protocol->encodeMessage($payload, false));
+        } else {
+            $this->session?->send($this->protocol->encodeMessage($payload, true));
+        }
+    }
+
     /** @internal called when the connection is gone */
-    public function leaveRooms(): void {}
+    public function leaveRooms(): void
+    {
+        $this->hub?->leaveAll($this);
+    }
 }

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Http\WebSocket;
 
 use Kiln\Http\Limits;
+use Kiln\Http\Realtime\Hub;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 use Kiln\Http\WebSocket\Internal\Session;
@@ -26,6 +27,9 @@ final class WebSocketServer
 
     private readonly string $idPrefix;
 
+    /** @var (\Closure(): Hub)|null */
+    private ?\Closure $hub = null;
+
     public function __construct(
         private readonly Limits $limits = new Limits(),
         private readonly WebSocketConfig $config = new WebSocketConfig(),
@@ -39,6 +43,16 @@ final class WebSocketServer
     public function start(WorkerContext $context): void
     {
         $this->sessions->start($context);
+    }
+
+    /**
+     * Where Connection::join() finds the worker's rooms (the App's hub(), made on first use).
+     *
+     * @param \Closure(): Hub $hub
+     */
+    public function useHub(\Closure $hub): void
+    {
+        $this->hub = $hub;
     }
 
     /**
@@ -61,7 +75,7 @@ final class WebSocketServer
             throw new HandshakeRefused($outcome->status, $outcome->reason, $outcome->headers);
         }
         $protocol = new Protocol($this->protocolLimits, $outcome->deflate);
-        $connection = new Connection($this->idPrefix . ++$this->next, $request, $protocol, $outcome->subprotocol);
+        $connection = new Connection($this->idPrefix . ++$this->next, $request, $protocol, $outcome->subprotocol, $this->hub);
         $session = new Session($this->sessions, $protocol, $handler, $this->limits, $connection);
         $connection->bind($session);
         $this->sessions->add($session);

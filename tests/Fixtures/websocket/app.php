@@ -41,8 +41,11 @@ $app->ws('/ws/echo', function (Connection $connection, Message $message): void {
     $message->binary ? $connection->sendBinary($message->payload) : $connection->send($message->payload);
 });
 
-// What onOpen sees of the request, as the first message; room "closed" is refused with 409.
-$app->ws('/ws/rooms/{room}', new class implements WebSocketHandler {
+// What onOpen sees of the request, as the first message; room "closed" is refused with 409. A member's
+// message goes to every member of the room, on every worker.
+$app->ws('/ws/rooms/{room}', new class ($app) implements WebSocketHandler {
+    public function __construct(private readonly App $app) {}
+
     public function onOpen(Connection $connection, Request $request): void
     {
         /** @var array<string, string> $params */
@@ -51,6 +54,7 @@ $app->ws('/ws/rooms/{room}', new class implements WebSocketHandler {
             throw new HttpError(409, 'this room is closed');
         }
         $connection->setAttribute('room', $params['room']);
+        $connection->join($params['room']);
         $connection->send(json_encode([
             'room' => $params['room'],
             'cookie' => $request->cookie('user'),
@@ -58,12 +62,14 @@ $app->ws('/ws/rooms/{room}', new class implements WebSocketHandler {
             'middleware' => $request->attribute('middleware'),
             'subprotocol' => $connection->subprotocol(),
             'id' => $connection->id(),
+            'pid' => getmypid(),
         ], JSON_THROW_ON_ERROR));
     }
 
     public function onMessage(Connection $connection, Message $message): void
     {
-        $connection->send($connection->attribute('room') . ': ' . $message->payload);
+        $room = (string) $connection->attribute('room');
+        $this->app->broadcast($room, "$room: {$message->payload}");
     }
 
     public function onClose(Connection $connection, int $code, string $reason): void {}
