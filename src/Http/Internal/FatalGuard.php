@@ -129,6 +129,9 @@ final class FatalGuard
             }
             $request = $this->core->serving($connection);
             if ($request === null && ($connection->responseStarted || $connection->output->pending() > 0)) {
+                if ($connection->endPush()) {
+                    $connection->closeAfterFlush(); // an event stream has no end of its own: it ends here
+                }
                 $underway++; // its handler returned, only its response is left to send: finishUnderway()
                 continue;
             }

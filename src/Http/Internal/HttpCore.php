@@ -10,6 +10,7 @@ use Kiln\Http\Limits;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
+use Kiln\Http\Sse\EventStream;
 use Kiln\Http\Wire\ResponseEncoder;
 use Kiln\Server\WorkerContext;
 
@@ -36,6 +37,9 @@ final class HttpCore
 
     private readonly ResponseSender $sender;
 
+    /** The worker's open event streams. */
+    public readonly PushedStreams $pushes;
+
     /** The worker ended (FatalGuard): each connection left closes once its response is out, whatever else it sent. */
     public bool $lastResponses = false;
 
@@ -53,6 +57,7 @@ final class HttpCore
     ) {
         $this->encoder = new ResponseEncoder();
         $this->sender = new ResponseSender($this->encoder, $context);
+        $this->pushes = new PushedStreams($this, $this->encoder, $limits);
     }
 
     public function add(Connection $connection): void
@@ -124,6 +129,11 @@ final class HttpCore
 
     private function send(Connection $connection, Request $request, Response $response, bool $keepAlive): void
     {
+        $body = $response->body();
+        if ($body instanceof EventStream) {
+            $this->push($connection, $request, $response, $body, $keepAlive);
+            return;
+        }
         $sent = 0;
         $status = $response->status();
         try {
@@ -142,7 +152,39 @@ final class HttpCore
         }
     }
 
-    /** The request whose handler is running for this connection now, if any. */
+    /**
+     * An event stream: its head is written and the handler's Fiber ends; the response is finished later,
+     * by pushFinished(), when the stream or its connection ends.
+     */
+    private function push(Connection $connection, Request $request, Response $response, EventStream $stream, bool $keepAlive): void
+    {
+        try {
+            $this->pushes->start($connection, $request, $response, $stream, $keepAlive);
+        } catch (\Throwable $e) {
+            $head = $request->head();
+            $this->context->log('error', 'Starting the event stream of ' . $head->method . ' ' . $head->target
+                . ' failed: ' . $e::class . ': ' . $e->getMessage());
+            $stream->ended();
+            if (!$connection->pushing()) {
+                $request->releaseBody();
+                $connection->responded(false);
+            } else {
+                $connection->close();
+            }
+        }
+    }
+
+    /** An event stream's response is over: counted and logged; its connection goes on unless it closed. */
+    public function pushFinished(Connection $connection, Request $request, int $status, int $sent, bool $keepAlive, bool $connectionOpen): void
+    {
+        $request->releaseBody();
+        $this->context->requestServed();
+        $this->logAccess($connection, $request, $status, $sent);
+        if ($connectionOpen) {
+            $connection->responded($keepAlive);
+        }
+    }
+
     /** @return list<Request> the requests whose handlers are running (suspended ones included) */
     public function running(): array
     {

@@ -22,6 +22,7 @@ use Kiln\Site\Isolated\Internal\LogTag;
 use Kiln\Site\Script;
 use Kiln\Site\ScriptRunner;
 use Kiln\Site\SiteConfig;
+use Kiln\Store\NodeBus;
 
 /**
  * The `isolated` tier: each script runs in a warm php-cgi child of this worker's pool (PHP's own CGI SAPI,
@@ -91,6 +92,8 @@ final class PhpCgiRunner implements ScriptRunner
     {
         $params = CgiParams::build($request, $script);
         unset($params['HTTP_PROXY']); // httpoxy: never, whatever built the params
+        // The script's way to the node bus (Kiln\Store\Publish::to()): set here, never from the request.
+        $params = [...$params, ...NodeBus::scriptParams()];
         $tag = new LogTag($request, $script);
         $log = $this->log;
         $body = $request->isBodySpooled() ? $request->bodyStream() : $request->body();
