@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Integration\Sse;
 
+use Kiln\Tests\Support\HttpClient;
 use Kiln\Tests\Support\KilnProcess;
 use Kiln\Tests\Support\SseClient;
 use Kiln\Tests\Support\SseParser;
@@ -61,6 +62,15 @@ final class AcrossWorkersTest extends TestCase
             $events = $client->parser->events();
             usort($events, static fn(array $a, array $b): int => (int) $a['id'] <=> (int) $b['id']);
             self::assertSame($sent, $events, "the client on worker {$client->workerPid} got every event once");
+        }
+        // A classic script of the sequential tier publishes the same way, with the next id.
+        $next = (string) ($count + 1);
+        $reply = HttpClient::get($server->baseUrl() . '/publish.php?topic=both&m=' . rawurlencode('from a script'));
+        self::assertSame(200, $reply['status'], $reply['body']);
+        self::assertSame($next, $reply['body']);
+        foreach ($this->clients as $client) {
+            self::assertTrue($client->waitFor(static fn(SseParser $p): bool => \count($p->events()) > $count, 5.0));
+            self::assertSame(['event' => 'script', 'data' => 'from a script', 'id' => $next], $client->parser->events()[$count]);
         }
     }
 }
