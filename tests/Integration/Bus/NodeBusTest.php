@@ -90,7 +90,7 @@ final class NodeBusTest extends TestCase
         self::assertSame(0700, fileperms(\dirname($seen['socket'])) & 0777);
         // A wrong token publishes nothing: the gateway closes the connection.
         $socket = stream_socket_client('unix://' . $seen['socket'], $errno, $error, 2);
-        self::assertNotFalse($socket, $error);
+        self::assertNotFalse($socket, (string) $error);
         fwrite($socket, pack('N', 4) . 'nope' . pack('N', 11) . pack('n', 4) . 'newsforged');
         stream_set_timeout($socket, 5);
         self::assertSame('', (string) stream_get_contents($socket), 'closed without an answer');
@@ -121,7 +121,8 @@ final class NodeBusTest extends TestCase
         self::assertNotNull($held);
         $report = json_decode($held['body'], true);
         self::assertIsArray($report);
-        self::assertContains($report['pid'], array_keys($old));
+        self::assertContains($report['pid'] ?? null, array_keys($old));
+        self::assertIsArray($report['messages'] ?? null);
         self::assertContains('from-new', $report['messages'], 'a draining worker hears the new generation');
         $heard = $this->waitUntilEveryWorkerHeard($new, ['from-new', 'from-old']);
         foreach ($heard as $pid => $messages) {
@@ -207,7 +208,8 @@ final class NodeBusTest extends TestCase
         $client->close();
         self::assertNotNull($response);
         self::assertSame(200, $response['status'], $response['body']);
-        $pid = json_decode($response['body'], true)['pid'] ?? null;
+        $report = json_decode($response['body'], true);
+        $pid = \is_array($report) ? $report['pid'] ?? null : null;
         self::assertIsInt($pid);
         return $pid;
     }
