@@ -30,6 +30,8 @@ if [ "$mode" = dev ]; then
     [ -d /usr/lib/python3/dist-packages/websockets ] || need_apt+=(python3-websockets)
     command -v node >/dev/null || need_apt+=(nodejs)
     command -v npm >/dev/null || need_apt+=(npm)
+    # The example real-time page is driven in headless Chromium (tests/Integration/Realtime).
+    command -v chromium >/dev/null || need_apt+=(chromium)
 fi
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "install-deps: installing ${need_apt[*]}" >&2
