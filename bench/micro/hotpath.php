@@ -122,6 +122,18 @@ $context = new class ($n) implements WorkerContext {
     {
         return null;
     }
+
+    public function retiring(string $reason): float
+    {
+        return 0.0;
+    }
+
+    public function drainTimeout(): float
+    {
+        return 0.0;
+    }
+
+    public function count(string $name, int $value): void {}
 };
 
 $server = new HttpServer(App::load($app), new Limits());

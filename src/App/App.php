@@ -7,6 +7,8 @@ namespace Kiln\App;
 use Kiln\App\Handler\HandlerInvoker;
 use Kiln\App\Internal\Dispatcher;
 use Kiln\App\Internal\MiddlewareHandler;
+use Kiln\App\Internal\WebSocketCallbacks;
+use Kiln\App\Internal\WebSocketEndpoint;
 use Kiln\App\Routing\ApiRoutes;
 use Kiln\App\Routing\Route;
 use Kiln\App\Routing\RouteCollector;
@@ -18,6 +20,10 @@ use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
 use Kiln\Http\Sse\EventStream;
+use Kiln\Http\WebSocket\Connection;
+use Kiln\Http\WebSocket\Message;
+use Kiln\Http\WebSocket\WebSocketHandler;
+use Kiln\Http\WebSocket\WebSocketServer;
 use Kiln\Site\DocumentRoot;
 use Kiln\Site\Htaccess\ConfiguredRules;
 use Kiln\Site\SiteConfig;
@@ -52,6 +58,8 @@ final class App implements RequestHandler
     private ?array $siteSpec = null;
 
     private ?DocumentRoot $site = null;
+
+    private ?WebSocketServer $webSockets = null;
 
     private ?Limits $limits = null;
 
@@ -108,6 +116,50 @@ final class App implements RequestHandler
     {
         $this->invoker->resolve($handler);
         return $this->routes->any($path, $handler);
+    }
+
+    /**
+     * A WebSocket endpoint on GET $path: `$app->ws('/chat/{room}', new ChatHandler())`, or closures,
+     * `$app->ws('/echo', fn(Connection $c, Message $m) => $c->send($m->payload), onOpen: …, onClose: …)`.
+     * The middleware runs before the upgrade; onOpen sees the request and may refuse by throwing an HttpError;
+     * a request that is no WebSocket handshake gets 426 (400 for a bad key, 403 for an origin not allowed).
+     *
+     * @param WebSocketHandler|\Closure(Connection, Message): mixed $handler the handler, or its onMessage
+     * @param (\Closure(Connection, Request): mixed)|null $onOpen with a closure $handler only
+     * @param (\Closure(Connection, int, string): mixed)|null $onClose with a closure $handler only
+     * @param list<string> $subprotocols offered, in the server's order of preference
+     */
+    public function ws(string $path, WebSocketHandler|\Closure $handler, ?\Closure $onOpen = null, ?\Closure $onClose = null, array $subprotocols = []): Route
+    {
+        if ($handler instanceof WebSocketHandler && ($onOpen !== null || $onClose !== null)) {
+            throw new \ValueError("ws($path): onOpen and onClose are for a closure handler; a WebSocketHandler has its own");
+        }
+        if ($handler instanceof \Closure) {
+            $handler = new WebSocketCallbacks($handler, $onOpen, $onClose);
+        }
+        $endpoint = new WebSocketEndpoint($handler, array_values($subprotocols), $this->webSockets(...));
+        return $this->add(['GET'], $path, $endpoint->handle(...));
+    }
+
+    /**
+     * The worker's WebSocket connections, set by the worker as it builds its server (so the server's drain and
+     * stop reach them). An App used on its own makes one with the default limits.
+     *
+     * @internal
+     */
+    public function configureWebSockets(WebSocketServer $server): void
+    {
+        $this->webSockets = $server;
+        $server->useHub($this->hub(...)); // Connection::join() puts a connection in this App's rooms
+    }
+
+    private function webSockets(): WebSocketServer
+    {
+        if ($this->webSockets === null) {
+            $this->configureWebSockets(new WebSocketServer($this->limits ?? new Limits()));
+        }
+        \assert($this->webSockets !== null);
+        return $this->webSockets;
     }
 
     /**

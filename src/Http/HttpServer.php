@@ -7,6 +7,7 @@ namespace Kiln\Http;
 use Kiln\Http\Internal\Connection;
 use Kiln\Http\Internal\FatalGuard;
 use Kiln\Http\Internal\HttpCore;
+use Kiln\Http\WebSocket\WebSocketServer;
 use Kiln\Loop\Loop;
 use Kiln\Server\AcceptBalance;
 use Kiln\Server\Service;
@@ -58,11 +59,19 @@ final class HttpServer implements Service
     /** How long a worker stops yielding after a yield that no sibling took up (it may be busy in a script). */
     private const YIELD_OFF = 0.1;
 
+    private ?WorkerContext $context = null;
+
+    private readonly WebSocketServer $webSockets;
+
+    /** @param ?WebSocketServer $webSockets the one the handler's WebSocket routes upgrade through (drained and stopped with the server) */
     public function __construct(
         private readonly RequestHandler $handler,
         private readonly Limits $limits,
         private readonly ?AccessLog $accessLog = null,
-    ) {}
+        ?WebSocketServer $webSockets = null,
+    ) {
+        $this->webSockets = $webSockets ?? new WebSocketServer($limits);
+    }
 
     public function start(array $listeners, WorkerContext $context): void
     {
@@ -73,6 +82,8 @@ final class HttpServer implements Service
             pcntl_signal(SIGPIPE, SIG_IGN);
         }
         $this->core = new HttpCore($this->handler, $this->limits, $context, $this->accessLog);
+        $this->context = $context;
+        $this->webSockets->start($context);
         FatalGuard::install($this->core, $this->retire(...));
         WriteBatch::setHold($this->limits->responseHold);
         $this->cap = min($this->limits->connections, Loop::get()->capacity());
@@ -257,11 +268,22 @@ final class HttpServer implements Service
         }
         $this->stopAccepting();
         $this->leaveBalance();
-        $core->onEmpty = $done;
+        // Done when both the HTTP connections and the WebSocket ones are gone. A connection being upgraded is
+        // counted by the WebSocket side from its handshake on, so the drain never ends between the two.
+        $finished = false;
+        $settle = function () use ($core, $done, &$finished): void {
+            if (!$finished && $core->connections === [] && $this->webSockets->count() === 0) {
+                $finished = true;
+                $done();
+            }
+        };
+        $core->onEmpty = $settle;
         WriteBatch::flush(); // a connection whose response is written is idle: it closes now, not after a grace
         foreach ($core->connections as $connection) {
             $connection->drain();
         }
+        // WebSocket connections keep working until shortly before the worker's drain deadline, then get close 1001.
+        $this->webSockets->drain($this->context?->drainTimeout() ?? 0.0, $settle);
         $core->settleDrain();
     }
 
@@ -281,6 +303,7 @@ final class HttpServer implements Service
             }
             $this->core->flushLogs();
         }
+        $this->webSockets->stop();
     }
 
     private function stopAccepting(): void

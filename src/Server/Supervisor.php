@@ -159,9 +159,14 @@ final class Supervisor
                 $this->fleet->onFirstRequest($handle);
                 break;
             case Message::SERVED:
-                [$requests, $memory] = explode(' ', $message->argument . ' 0');
+                [$requests, $memory, $counts] = explode(' ', $message->argument . ' 0 ', 3);
                 $handle->requests = (int) $requests;
                 $handle->memory = (int) $memory;
+                foreach (explode(' ', trim($counts)) as $count) {
+                    if (preg_match('/^([a-z]+)=(\d+)$/', $count, $m) === 1) {
+                        $handle->counts[$m[1]] = (int) $m[2];
+                    }
+                }
                 break;
             case Message::RECYCLE:
                 if (!$handle->recycling && $this->state === SupervisorState::Running) {

@@ -23,6 +23,11 @@ final class Worker implements WorkerContext
 
     private int $reported = -1;
 
+    /** @var array<string, int> see count() */
+    private array $counts = [];
+
+    private bool $countsChanged = false;
+
     private bool $recycleAsked = false;
 
     private ?Service $service = null;
@@ -201,6 +206,19 @@ final class Worker implements WorkerContext
         return $this->config->drainTimeout;
     }
 
+    public function count(string $name, int $value): void
+    {
+        if (($this->counts[$name] ?? null) !== $value) {
+            $this->counts[$name] = $value;
+            $this->countsChanged = true;
+        }
+    }
+
+    public function drainTimeout(): float
+    {
+        return $this->config->drainTimeout;
+    }
+
     private function drain(string $reason): void
     {
         $service = $this->service;
@@ -247,9 +265,14 @@ final class Worker implements WorkerContext
 
     private function report(): void
     {
-        if ($this->served !== $this->reported) {
+        if ($this->served !== $this->reported || $this->countsChanged) {
             $this->reported = $this->served;
-            $this->send(new Message(Message::SERVED, $this->served . ' ' . memory_get_usage(true)));
+            $this->countsChanged = false;
+            $counts = '';
+            foreach ($this->counts as $name => $value) {
+                $counts .= " $name=$value";
+            }
+            $this->send(new Message(Message::SERVED, $this->served . ' ' . memory_get_usage(true) . $counts));
         }
     }
 
