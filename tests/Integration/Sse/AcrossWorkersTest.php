@@ -73,4 +73,29 @@ final class AcrossWorkersTest extends TestCase
             self::assertSame(['event' => 'script', 'data' => 'from a script', 'id' => $next], $client->parser->events()[$count]);
         }
     }
+
+    public function testAClientThatReconnectsToAWorkerThatNeverFollowedTheTopicGetsWhatItMissed(): void
+    {
+        $server = $this->server = KilnProcess::start(self::APP, ['--workers=2']);
+        $first = $this->clients[] = new SseClient($server->host(), $server->port(), '/events/rejoin');
+        $firstWorker = $first->readWorkerPid();
+        foreach (['one', 'two'] as $data) {
+            self::assertSame(200, SseClient::post($server->host(), $server->port(), '/publish/rejoin', $data)[0]);
+        }
+        self::assertTrue($first->waitFor(static fn(SseParser $p): bool => \count($p->events()) === 2));
+        $first->close();
+        self::assertSame(200, SseClient::post($server->host(), $server->port(), '/publish/rejoin', 'three')[0]);
+        $other = null;
+        for ($i = 0; $i < 40 && $other === null; $i++) {
+            $client = $this->clients[] = new SseClient($server->host(), $server->port(), '/events/rejoin', ['Last-Event-ID' => '2']);
+            if ($client->readWorkerPid() !== $firstWorker) {
+                $other = $client;
+            } else {
+                $client->close();
+            }
+        }
+        self::assertNotNull($other, 'a reconnect landed on the other worker');
+        self::assertTrue($other->waitFor(static fn(SseParser $p): bool => $p->events() !== []));
+        self::assertSame([['event' => 'message', 'data' => 'three', 'id' => '3']], $other->parser->events());
+    }
 }
