@@ -437,6 +437,8 @@ int main(int argc, char **argv)
         return received == expected && errors_seen == 0 ? 0 : 1;
     }
     int at_start = open_count();
+    fprintf(stderr, "established %d\n", at_start);
+    fflush(stderr);
     run_until(now() + atof(argv[6]), NULL);
     printf("mode=idle connections=%d open_at_start=%d open_at_end=%d errors=%llu\n", nconns, at_start, open_count(), errors_seen);
     return open_count() == nconns ? 0 : 1;
