@@ -84,6 +84,7 @@ mode_ws() {
     local stacks=${BENCH_WS_STACKS:-kiln-ws workerman-ws node-ws} s rep out cpu0 cpu1 up=()
     local echo_args=${BENCH_WS_ECHO:-64 16 32} idle=${BENCH_WS_IDLE:-10000} idle_seconds=${BENCH_WS_IDLE_SECONDS:-60}
     local broadcast=${BENCH_WS_BROADCAST-1000 200 20}
+    install_missing kiln-ws $stacks
     build_wsbench
     raise_nofile $((idle + 4096))
     : >"$DATA/ws-echo.tsv"
