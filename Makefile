@@ -30,6 +30,7 @@ deps-run:
 
 bench: deps-run
 	bench/run
+	bench/run ws
 
 # Real applications from Debian's packages (WordPress, DokuWiki, ...) walked on Kiln's tiers and on Apache mod_php
 # in the same run; installs what is missing first and rewrites docs/apps.md from the results. `test` runs the same

@@ -26,6 +26,12 @@ if [ "$mode" = dev ]; then
     command -v ab >/dev/null || need_apt+=(apache2-utils)
     command -v python3 >/dev/null || need_apt+=(python3)
     command -v perl >/dev/null || need_apt+=(perl)
+    # Independent WebSocket clients the integration tests drive: Debian's python3-websockets and npm's ws.
+    [ -d /usr/lib/python3/dist-packages/websockets ] || need_apt+=(python3-websockets)
+    command -v node >/dev/null || need_apt+=(nodejs)
+    command -v npm >/dev/null || need_apt+=(npm)
+    # The example real-time page is driven in headless Chromium (tests/Integration/Realtime).
+    command -v chromium >/dev/null || need_apt+=(chromium)
 fi
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "install-deps: installing ${need_apt[*]}" >&2
@@ -36,4 +42,8 @@ fi
 if [ "$mode" = dev ] && [ ! -f vendor/autoload.php -o composer.json -nt vendor/autoload.php ]; then
     echo "install-deps: composer install" >&2
     COMPOSER_NO_INTERACTION=1 composer install --no-progress --quiet
+fi
+if [ "$mode" = dev ] && [ ! -d tests/Fixtures/websocket/node/node_modules/ws ]; then
+    echo "install-deps: npm install (tests/Fixtures/websocket/node)" >&2
+    (cd tests/Fixtures/websocket/node && npm install --no-audit --no-fund --silent)
 fi

@@ -127,6 +127,13 @@ $context = new class ($n) implements WorkerContext {
     {
         return 0.0;
     }
+
+    public function drainTimeout(): float
+    {
+        return 0.0;
+    }
+
+    public function count(string $name, int $value): void {}
 };
 
 $server = new HttpServer(App::load($app), new Limits());

@@ -7,18 +7,29 @@ namespace Kiln\App;
 use Kiln\App\Handler\HandlerInvoker;
 use Kiln\App\Internal\Dispatcher;
 use Kiln\App\Internal\MiddlewareHandler;
+use Kiln\App\Internal\WebSocketCallbacks;
+use Kiln\App\Internal\WebSocketEndpoint;
 use Kiln\App\Routing\ApiRoutes;
 use Kiln\App\Routing\Route;
 use Kiln\App\Routing\RouteCollector;
 use Kiln\App\Routing\Router;
 use Kiln\Http\BadRequestBody;
+use Kiln\Http\Limits;
+use Kiln\Http\Realtime\Hub;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
+use Kiln\Http\Sse\EventStream;
+use Kiln\Http\WebSocket\Connection;
+use Kiln\Http\WebSocket\Message;
+use Kiln\Http\WebSocket\WebSocketHandler;
+use Kiln\Http\WebSocket\WebSocketServer;
 use Kiln\Site\DocumentRoot;
 use Kiln\Site\Htaccess\ConfiguredRules;
 use Kiln\Site\SiteConfig;
 use Kiln\Site\Tier;
+use Kiln\Store\NodeBus;
+use Kiln\Store\NodeState;
 
 /**
  * A Kiln application: routes, middleware and error pages. `app.php` builds one and returns it (or calls
@@ -47,6 +58,12 @@ final class App implements RequestHandler
     private ?array $siteSpec = null;
 
     private ?DocumentRoot $site = null;
+
+    private ?WebSocketServer $webSockets = null;
+
+    private ?Limits $limits = null;
+
+    private ?Hub $hub = null;
 
     /** @var self|null the App a script handed over by calling run() while being loaded by a worker */
     private static ?self $handedOver = null;
@@ -99,6 +116,110 @@ final class App implements RequestHandler
     {
         $this->invoker->resolve($handler);
         return $this->routes->any($path, $handler);
+    }
+
+    /**
+     * A WebSocket endpoint on GET $path: `$app->ws('/chat/{room}', new ChatHandler())`, or closures,
+     * `$app->ws('/echo', fn(Connection $c, Message $m) => $c->send($m->payload), onOpen: …, onClose: …)`.
+     * The middleware runs before the upgrade; onOpen sees the request and may refuse by throwing an HttpError;
+     * a request that is no WebSocket handshake gets 426 (400 for a bad key, 403 for an origin not allowed).
+     *
+     * @param WebSocketHandler|\Closure(Connection, Message): mixed $handler the handler, or its onMessage
+     * @param (\Closure(Connection, Request): mixed)|null $onOpen with a closure $handler only
+     * @param (\Closure(Connection, int, string): mixed)|null $onClose with a closure $handler only
+     * @param list<string> $subprotocols offered, in the server's order of preference
+     */
+    public function ws(string $path, WebSocketHandler|\Closure $handler, ?\Closure $onOpen = null, ?\Closure $onClose = null, array $subprotocols = []): Route
+    {
+        if ($handler instanceof WebSocketHandler && ($onOpen !== null || $onClose !== null)) {
+            throw new \ValueError("ws($path): onOpen and onClose are for a closure handler; a WebSocketHandler has its own");
+        }
+        if ($handler instanceof \Closure) {
+            $handler = new WebSocketCallbacks($handler, $onOpen, $onClose);
+        }
+        $endpoint = new WebSocketEndpoint($handler, array_values($subprotocols), $this->webSockets(...));
+        return $this->add(['GET'], $path, $endpoint->handle(...));
+    }
+
+    /**
+     * The worker's WebSocket connections, set by the worker as it builds its server (so the server's drain and
+     * stop reach them). An App used on its own makes one with the default limits.
+     *
+     * @internal
+     */
+    public function configureWebSockets(WebSocketServer $server): void
+    {
+        $this->webSockets = $server;
+        $server->useHub($this->hub(...)); // Connection::join() puts a connection in this App's rooms
+    }
+
+    private function webSockets(): WebSocketServer
+    {
+        if ($this->webSockets === null) {
+            $this->configureWebSockets(new WebSocketServer($this->limits ?? new Limits()));
+        }
+        \assert($this->webSockets !== null);
+        return $this->webSockets;
+    }
+
+    /**
+     * A server-sent events endpoint on GET $path. Without a handler the stream follows the topic named by the
+     * route's `{topic}` parameter. A handler gets the stream (not started yet) and the request's Context, and
+     * may subscribe it to topics (`$app->hub()->subscribe($topic, $stream)`), send it events, watch onClose(),
+     * refuse with an HttpError, or return a Response to send instead of the stream. It runs before the stream
+     * starts; the stream then holds no Fiber (docs/realtime.md).
+     *
+     * @param (\Closure(EventStream, Context): mixed)|null $handler
+     */
+    public function sse(string $path, ?\Closure $handler = null): Route
+    {
+        if ($handler === null && !str_contains($path, '{topic')) {
+            throw new \ValueError("sse($path): without a handler the path needs a {topic} parameter");
+        }
+        return $this->add(['GET'], $path, function (Context $context) use ($handler): mixed {
+            $stream = EventStream::for($context->request());
+            if ($handler === null) {
+                $this->hub()->subscribe((string) $context->param('topic'), $stream);
+                return $stream->response();
+            }
+            $result = $handler($stream, $context);
+            return $result === null || $result === $stream ? $stream->response() : $result;
+        });
+    }
+
+    /**
+     * Sends an event to the SSE streams of a topic on every worker of the node; returns its id.
+     */
+    public function publish(string $topic, string $data, ?string $event = null): string
+    {
+        return $this->hub()->publish($topic, $data, $event);
+    }
+
+    /** Sends a message to every member of a room (WebSocket connections) on every worker of the node. */
+    public function broadcast(string $room, string $message): void
+    {
+        $this->hub()->broadcast($room, $message);
+    }
+
+    /** This worker's rooms and topics, joined to the node's other workers through its bus. */
+    public function hub(): Hub
+    {
+        if ($this->hub === null) {
+            $limits = $this->limits ?? new Limits();
+            // In a worker the node's bus reaches the other workers; elsewhere it is the process's own.
+            $this->hub = new Hub(NodeBus::get(), NodeState::get(), $limits->sseReplay, $limits->sseReplayKeep);
+        }
+        return $this->hub;
+    }
+
+    /**
+     * The server's limits (SSE replay), set by the worker before the first request.
+     *
+     * @internal
+     */
+    public function configureRealtime(Limits $limits): void
+    {
+        $this->limits = $limits;
     }
 
     /** @param list<string> $methods */

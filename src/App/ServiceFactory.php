@@ -9,6 +9,8 @@ use Kiln\App\Middleware\TrustedProxies;
 use Kiln\Http\AccessLog;
 use Kiln\Http\HttpServer;
 use Kiln\Http\Limits;
+use Kiln\Http\WebSocket\WebSocketConfig;
+use Kiln\Http\WebSocket\WebSocketServer;
 use Kiln\Server\LogFile;
 use Kiln\Server\Service;
 use Kiln\Site\DocumentRoot;
@@ -21,9 +23,10 @@ final class ServiceFactory
     public const KIND_DOCROOT = 'docroot';
 
     /** @param ?SiteConfig $site how a document root runs its scripts; null: the defaults (tier auto) */
-    public static function create(string $path, string $kind, Limits $limits, ?LogFile $accessLog, ?SiteConfig $site = null): Service
+    public static function create(string $path, string $kind, Limits $limits, ?LogFile $accessLog, ?SiteConfig $site = null, ?WebSocketConfig $webSocket = null): Service
     {
         $site ??= SiteConfig::create();
+        $webSockets = new WebSocketServer($limits, $webSocket ?? new WebSocketConfig());
         $handler = match ($kind) {
             self::KIND_SCRIPT => App::load($path),
             self::KIND_DOCROOT => self::documentRoot($path, $site),
@@ -31,12 +34,14 @@ final class ServiceFactory
         };
         if ($handler instanceof App) {
             $handler->configureSite($site);
+            $handler->configureWebSockets($webSockets);
+            $handler->configureRealtime($limits);
         }
         if ($site->trustedProxies !== []) {
             // `--trusted-proxies`: the client, scheme and host a trusted proxy forwards, before anything else runs.
             $handler = new MiddlewareHandler(new TrustedProxies($site->trustedProxies), $handler);
         }
-        return new HttpServer($handler, $limits, $accessLog === null ? null : new AccessLog($accessLog));
+        return new HttpServer($handler, $limits, $accessLog === null ? null : new AccessLog($accessLog), $webSockets);
     }
 
     /**

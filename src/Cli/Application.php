@@ -92,9 +92,12 @@ final class Application
               --connections=N           open connections per worker (default 512; above 960 needs epoll)
               --listener=shared|reuseport  one shared listening socket (default) or one per worker
               --jit=on|off              opcache + tracing JIT in the workers and php-cgi children (default on)
-              --limit-NAME=VALUE        an HTTP limit, e.g. --limit-header-timeout=5, --limit-body-size=1048576
+              --limit-NAME=VALUE        an HTTP limit, e.g. --limit-header-timeout=5, --limit-body-size=1048576,
+                                        --limit-ws-message-bytes=65536 (docs/configuration.md lists them all)
               --trusted-proxies=LIST    reverse proxies (addresses, CIDRs: 127.0.0.1,10.0.0.0/8) whose Forwarded /
                                         X-Forwarded-* headers give the client address, HTTPS and SERVER_PORT (default none)
+              --ws-deflate              offer permessage-deflate to WebSocket clients (default off)
+              --ws-origins=LIST         origins allowed to open WebSockets, e.g. https://example.com (default any)
 
             document root options (PATH without app.php; docs/configuration.md):
               --tier=auto|sequential|isolated|fork|fastcgi  what runs *.php (default auto: isolated when php-cgi

@@ -78,11 +78,12 @@ final class ServeCommand
         $target = $options->target;
         $limits = $options->limits;
         $site = $options->site;
+        $webSocket = $options->webSocket;
         $supervisor = new Supervisor(
             $config,
             $listeners,
             $log,
-            static fn() => ServiceFactory::create($target->path, $target->kind, $limits, $accessLog, $site),
+            static fn() => ServiceFactory::create($target->path, $target->kind, $limits, $accessLog, $site, $webSocket),
             $accessLog === null ? [] : [$accessLog],
             StatusFile::besidePidFile($pidFile->path),
             $daemon === null ? null : $daemon->ready(...),

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Cli;
 
 use Kiln\Http\Limits;
+use Kiln\Http\WebSocket\WebSocketConfig;
 use Kiln\Server\Config;
 use Kiln\Site\SiteConfig;
 
@@ -17,8 +18,8 @@ final class ServeOptions
     public const VALUED = ['listen', 'workers', 'pid-file', 'max-requests', 'max-memory', 'drain-timeout',
         'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener', 'jit',
         'tier', 'time-limit', 'pool-size', 'pool-max-requests', 'pool-queue', 'php-cgi', 'php-ini', 'pass-env',
-        'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies'];
-    public const FLAGS = ['daemon', 'no-htaccess'];
+        'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins'];
+    public const FLAGS = ['daemon', 'no-htaccess', 'ws-deflate'];
     public const LIMIT_PREFIX = 'limit-';
 
     /** Options whose values hold commas: in env, their values are separated by `;` instead. */
@@ -31,6 +32,7 @@ final class ServeOptions
         public readonly SiteConfig $site,
         /** on: opcache + tracing JIT in the workers (see JitLauncher); off: as PHP was started */
         public readonly string $jit = 'on',
+        public readonly WebSocketConfig $webSocket = new WebSocketConfig(),
     ) {}
 
     /**
@@ -76,6 +78,13 @@ final class ServeOptions
                 accessLog: $accessLog === 'off' ? null : $accessLog,
                 logLevel: $options->string('log-level') ?? 'info',
             );
+            $webSocket = new WebSocketConfig(
+                deflate: $options->flag('ws-deflate'),
+                origins: array_values(array_filter(
+                    array_map('trim', explode(',', implode(',', $options->all('ws-origins')))),
+                    static fn(string $origin): bool => $origin !== '',
+                )),
+            );
         } catch (\ValueError $e) {
             throw new UsageError($e->getMessage(), 0, $e);
         }
@@ -83,7 +92,7 @@ final class ServeOptions
         if ($jit !== 'on' && $jit !== 'off') {
             throw new UsageError("--jit must be on or off, got '$jit'");
         }
-        return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit);
+        return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit, $webSocket);
     }
 
     /**

@@ -7,6 +7,7 @@ namespace Kiln\Http;
 use Kiln\Http\Internal\CoreState;
 use Kiln\Http\Internal\FatalGuard;
 use Kiln\Http\Internal\HttpCore;
+use Kiln\Http\WebSocket\WebSocketServer;
 use Kiln\Loop\Loop;
 use Kiln\Server\AcceptBalance;
 use Kiln\Server\Service;
@@ -34,6 +35,9 @@ final class HttpServer implements Service
 
     private int $shed = 0;
 
+    /** The 503 a connection past the cap gets, made once at start() (no Response exists then). */
+    private string $shedResponse = '';
+
     /** When drain() was called: the short idle grace of a drain counts from then, not from the accept. */
     private float $drainStartedAt = 0.0;
 
@@ -56,11 +60,17 @@ final class HttpServer implements Service
     /** How long a worker stops yielding after a yield that no sibling took up (it may be busy in a script). */
     private const YIELD_OFF = 0.1;
 
+    private readonly WebSocketServer $webSockets;
+
+    /** @param ?WebSocketServer $webSockets the one the handler's WebSocket routes upgrade through (drained and stopped with the server) */
     public function __construct(
         private readonly RequestHandler $handler,
         private readonly Limits $limits,
         private readonly ?AccessLog $accessLog = null,
-    ) {}
+        ?WebSocketServer $webSockets = null,
+    ) {
+        $this->webSockets = $webSockets ?? new WebSocketServer($limits);
+    }
 
     public function start(array $listeners, WorkerContext $context): void
     {
@@ -71,7 +81,10 @@ final class HttpServer implements Service
             pcntl_signal(SIGPIPE, SIG_IGN);
         }
         $this->core = new HttpCore($this->handler, $this->limits, $context, $this->accessLog);
+        // The WebSocket connections are long-lived connections of the core: a drain waits for them.
+        $this->webSockets->start($context, $this->core->writeBatch, $this->core->addLongLived(...));
         FatalGuard::install($this->core, $this->retire(...));
+        $this->shedResponse = ErrorResponse::encoded($this->core->encoder, 503, ['Retry-After' => '1']);
         $this->cap = min($this->limits->connections, Loop::get()->capacity());
         $this->listeners = $listeners;
         $this->balance = $context->acceptBalance();
@@ -178,8 +191,7 @@ final class HttpServer implements Service
     private function shedConnection(mixed $socket): void
     {
         $this->shed++;
-        @fwrite($socket, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 20\r\n"
-            . "Retry-After: 1\r\nConnection: close\r\n\r\n503 Service Unavailable\n");
+        @fwrite($socket, $this->shedResponse);
         @fclose($socket);
         $now = Loop::now();
         if ($now - $this->shedLoggedAt >= 10.0) {
@@ -269,7 +281,7 @@ final class HttpServer implements Service
             $this->tick = null;
         }
         if ($this->core !== null && $this->core->state() !== CoreState::Stopped) {
-            $this->core->stop(); // the responses of this loop turn still leave
+            $this->core->stop(); // the responses of this loop turn still leave; WebSocket connections close too
         }
     }
 

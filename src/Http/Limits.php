@@ -55,6 +55,29 @@ final class Limits
          * together (WriteBatch); the batch leaves at the end of the turn in any case.
          */
         public readonly float $responseHold = 0.001,
+        /** Largest WebSocket message in bytes (all its fragments, after inflating): over it, close 1009. */
+        public readonly int $wsMessageBytes = 1024 * 1024,
+        /**
+         * Bytes of WebSocket output queued per connection: a client that lets more pile up (it stops reading)
+         * is closed with 1008 and logged. One message may go past it; nothing is queued after it.
+         */
+        public readonly int $wsWriteBuffer = 1024 * 1024,
+        /**
+         * Seconds a WebSocket connection may stay silent: after half of it the server pings, after all of it
+         * the connection is closed with 1001.
+         */
+        public readonly float $wsIdleTimeout = 60.0,
+        /** Seconds the server waits for the client's side of a WebSocket close handshake before cutting the connection. */
+        public readonly float $wsCloseTimeout = 5.0,
+        /** Seconds an event stream (SSE) may stay quiet before the server sends a heartbeat comment. */
+        public readonly float $sseHeartbeat = 15.0,
+        /** Events a worker keeps per SSE topic for clients that reconnect with Last-Event-ID. */
+        public readonly int $sseReplay = 100,
+        /**
+         * Seconds a worker keeps following an SSE topic (and buffering its events for replay) after its last
+         * subscriber there left, so a client that reconnects within it misses nothing.
+         */
+        public readonly float $sseReplayKeep = 60.0,
     ) {
         /** @var int|float $value */
         foreach (get_object_vars($this) as $name => $value) {

@@ -222,18 +222,31 @@ final class Request
         return ($this->json ??= [BodyParser::json($this, $this->bodyLimits ??= new BodyLimits())])[0];
     }
 
-    /** The client's address: the one TrustedProxies found (attribute `client_ip`), else the peer's. */
+    /** The client's address: the one trusted proxies named (forwardedClient()), else the peer's. */
     public function clientIp(): string
     {
-        $ip = $this->attributes['client_ip'] ?? null;
-        return \is_string($ip) && $ip !== '' ? $ip : $this->remoteAddress;
+        $client = $this->attributes[ForwardedClient::class] ?? null;
+        return $client instanceof ForwardedClient ? $client->address : $this->remoteAddress;
     }
 
-    /** "https" when TrustedProxies (attribute `scheme`) says so, else "http". */
+    /** "https" when trusted proxies say so (forwardedClient()), else "http". */
     public function scheme(): string
     {
-        $scheme = $this->attributes['scheme'] ?? null;
-        return $scheme === 'https' ? 'https' : 'http';
+        $client = $this->attributes[ForwardedClient::class] ?? null;
+        return $client instanceof ForwardedClient && $client->scheme === 'https' ? 'https' : 'http';
+    }
+
+    /** The client as trusted reverse proxies describe it (TrustedProxies), or null: the peer is the client. */
+    public function forwardedClient(): ?ForwardedClient
+    {
+        $client = $this->attributes[ForwardedClient::class] ?? null;
+        return $client instanceof ForwardedClient ? $client : null;
+    }
+
+    /** Kept as the attribute named ForwardedClient::class. */
+    public function setForwardedClient(ForwardedClient $client): void
+    {
+        $this->attributes[ForwardedClient::class] = $client;
     }
 
     public function attribute(string $name, mixed $default = null): mixed

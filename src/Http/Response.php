@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Http;
 
 use Kiln\Http\Body\FileResponse;
+use Kiln\Http\Sse\EventStream;
 use Kiln\Http\Wire\Internal\FieldSyntax;
 
 /**
@@ -53,7 +54,7 @@ final class Response
 
     /**
      * @param array<string, string|list<string>> $headers
-     * @param string|iterable<string>|resource $body
+     * @param string|iterable<string>|resource|EventStream $body
      */
     public function __construct(
         private int $status = 200,
@@ -239,13 +240,13 @@ final class Response
         $this->setCookie(Cookie::expired($name, $path, $domain));
     }
 
-    /** @return string|iterable<string>|resource */
+    /** @return string|iterable<string>|resource|EventStream */
     public function body(): mixed
     {
         return $this->body;
     }
 
-    /** @param string|iterable<string>|resource $body */
+    /** @param string|iterable<string>|resource|EventStream $body */
     public function setBody(mixed $body): void
     {
         $this->body = $body;

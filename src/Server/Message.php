@@ -6,7 +6,7 @@ namespace Kiln\Server;
 
 /**
  * One line on the channel between a worker and the supervisor. Worker → supervisor: `ready`,
- * `boot-failed <reason>`, `first-request`, `served <count> <memory-bytes>`, `recycle <reason>`,
+ * `boot-failed <reason>`, `first-request`, `served <count> <memory-bytes> [<name>=<count> ...]`, `recycle <reason>`,
  * `stopping <reason>`, `sidecar-open <SidecarSpec JSON>`, `sidecar-replace <name> <index> <pid> <0|1 kill> <reason>`.
  * Supervisor → worker (sidecars only; lifecycle is told with signals): `sidecar-up <name> <index> <pid> <socket>`,
  * `sidecar-down <name> <index> <retry-in-seconds> <reason>`.

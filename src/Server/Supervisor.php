@@ -51,7 +51,7 @@ final class Supervisor
         private readonly ?\Closure $onReady = null,
     ) {
         $this->signals = new SignalInbox();
-        $this->pool = new WorkerPool($this->workerMain(...));
+        $this->pool = new WorkerPool($this->workerMain(...), new BusRelay($log));
         $this->fleet = new Fleet($this->pool, $config->workers, $log);
         $this->sidecars = new Sidecars($log, $this->pool->send(...));
         $this->balance = $config->listenerMode === ListenerMode::Shared ? AcceptBalance::create($config->workers) : null;
@@ -159,9 +159,14 @@ final class Supervisor
                 $this->fleet->onFirstRequest($handle);
                 break;
             case Message::SERVED:
-                [$requests, $memory] = explode(' ', $message->argument . ' 0');
+                [$requests, $memory, $counts] = explode(' ', $message->argument . ' 0 ', 3);
                 $handle->requests = (int) $requests;
                 $handle->memory = (int) $memory;
+                foreach (explode(' ', trim($counts)) as $count) {
+                    if (preg_match('/^([a-z]+)=(\d+)$/', $count, $m) === 1) {
+                        $handle->counts[$m[1]] = (int) $m[2];
+                    }
+                }
                 break;
             case Message::RECYCLE:
                 if (!$handle->recycling && $this->state === SupervisorState::Running) {
@@ -286,12 +291,15 @@ final class Supervisor
         $this->state = $this->state->to($next);
     }
 
-    /** @param resource $channel */
-    private function workerMain(int $slot, mixed $channel): int
+    /**
+     * @param resource $channel
+     * @param resource|null $bus
+     */
+    private function workerMain(int $slot, mixed $channel, mixed $bus): int
     {
         $this->signals->uninstall();
         $files = array_values(array_unique([$this->log->file(), ...$this->logFiles], SORT_REGULAR));
-        $worker = new Worker($slot, $this->config, $this->log, $channel, $files, $this->balance);
+        $worker = new Worker($slot, $this->config, $this->log, $channel, $files, $this->balance, $bus);
         return $worker->run($this->listeners->forWorker(...), $this->factory);
     }
 }

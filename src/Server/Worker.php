@@ -23,6 +23,11 @@ final class Worker implements WorkerContext
 
     private int $reported = -1;
 
+    /** @var array<string, int> see count() */
+    private array $counts = [];
+
+    private bool $countsChanged = false;
+
     private bool $recycleAsked = false;
 
     private ?Service $service = null;
@@ -39,6 +44,7 @@ final class Worker implements WorkerContext
     /**
      * @param resource $channel
      * @param list<LogFile> $logFiles reopened on USR1
+     * @param resource|null $bus this worker's node bus socket (see RelayLink)
      */
     public function __construct(
         private readonly int $id,
@@ -47,6 +53,7 @@ final class Worker implements WorkerContext
         private readonly mixed $channel,
         private readonly array $logFiles,
         private readonly ?AcceptBalance $balance = null,
+        private readonly mixed $bus = null,
     ) {
         $this->sidecars = new SidecarClient($this->send(...));
     }
@@ -65,6 +72,12 @@ final class Worker implements WorkerContext
         WorkerLog::install($this->log(...));
         try {
             $this->createLoop();
+            if ($this->bus !== null) {
+                // Before the app is built, so its boot code can subscribe (Kiln\Store\NodeBus).
+                $link = new RelayLink($this->bus);
+                $link->makeCurrent();
+                $link->start();
+            }
             $this->service = $factory();
             $this->service->start($listeners(), $this);
             $this->sidecars->start();
@@ -193,6 +206,19 @@ final class Worker implements WorkerContext
         return $this->config->drainTimeout;
     }
 
+    public function count(string $name, int $value): void
+    {
+        if (($this->counts[$name] ?? null) !== $value) {
+            $this->counts[$name] = $value;
+            $this->countsChanged = true;
+        }
+    }
+
+    public function drainTimeout(): float
+    {
+        return $this->config->drainTimeout;
+    }
+
     private function drain(string $reason): void
     {
         $service = $this->service;
@@ -239,9 +265,14 @@ final class Worker implements WorkerContext
 
     private function report(): void
     {
-        if ($this->served !== $this->reported) {
+        if ($this->served !== $this->reported || $this->countsChanged) {
             $this->reported = $this->served;
-            $this->send(new Message(Message::SERVED, $this->served . ' ' . memory_get_usage(true)));
+            $this->countsChanged = false;
+            $counts = '';
+            foreach ($this->counts as $name => $value) {
+                $counts .= " $name=$value";
+            }
+            $this->send(new Message(Message::SERVED, $this->served . ' ' . memory_get_usage(true) . $counts));
         }
     }
 

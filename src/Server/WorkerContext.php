@@ -26,4 +26,17 @@ interface WorkerContext
      * under way: its replacement is started now. Returns how long the finishing may take (seconds).
      */
     public function retiring(string $reason): float;
+
+    /**
+     * Seconds a drain may take before the worker stops what is left (--drain-timeout): long-lived
+     * connections (WebSocket) are asked to close shortly before it.
+     */
+    public function drainTimeout(): float;
+
+    /**
+     * How many of something the service holds now (`websocket`: open WebSocket connections), shown per worker
+     * by `kiln status`. Cheap: the worker only records it and reports changes once a second. $name is a
+     * lower-case word.
+     */
+    public function count(string $name, int $value): void;
 }

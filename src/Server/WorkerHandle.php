@@ -23,6 +23,9 @@ final class WorkerHandle
 
     public int $memory = 0;
 
+    /** @var array<string, int> what the worker counts (`websocket` connections), as it last reported */
+    public array $counts = [];
+
     public ?string $bootFailure = null;
 
     /** USR1 came while it booted (before it watches USR1): it still holds the log files of its fork; reopen once ready. */
@@ -72,6 +75,7 @@ final class WorkerHandle
             'requests' => $this->requests,
             'memory' => $this->memory,
             'started' => $this->startedAt,
+            ...$this->counts,
         ];
     }
 }

@@ -10,8 +10,15 @@ final class WorkerPool
     /** @var array<int, WorkerHandle> by pid */
     private array $handles = [];
 
-    /** @param \Closure(int, resource): int $childMain runs in the child (slot, channel), returns its exit code */
-    public function __construct(private readonly \Closure $childMain) {}
+    /**
+     * @param \Closure(int, resource, resource|null): int $childMain runs in the child (slot, channel, bus socket),
+     *     returns its exit code
+     * @param ?BusRelay $relay the node bus: each worker gets a socket to it (null: no bus socket)
+     */
+    public function __construct(
+        private readonly \Closure $childMain,
+        private readonly ?BusRelay $relay = null,
+    ) {}
 
     public function spawn(int $slot, int $generation): WorkerHandle
     {
@@ -20,21 +27,35 @@ final class WorkerPool
             throw new ServerException('Cannot create a worker channel (socket pair): too many open files?');
         }
         [$parentEnd, $childEnd] = $pair;
-        $pid = pcntl_fork();
-        if ($pid === -1) {
+        $bus = $this->relay === null ? [null, null] : stream_socket_pair(STREAM_PF_UNIX, STREAM_SOCK_STREAM, STREAM_IPPROTO_IP);
+        if ($bus === false) {
             fclose($parentEnd);
             fclose($childEnd);
+            throw new ServerException('Cannot create a worker bus socket (socket pair): too many open files?');
+        }
+        [$busParent, $busChild] = $bus;
+        $pid = pcntl_fork();
+        if ($pid === -1) {
+            foreach ([$parentEnd, $childEnd, $busParent, $busChild] as $end) {
+                $end !== null && fclose($end);
+            }
             throw new ServerException('Cannot fork a worker: ' . pcntl_strerror(pcntl_get_last_error()));
         }
         if ($pid === 0) {
             fclose($parentEnd);
+            $busParent !== null && fclose($busParent);
             foreach ($this->handles as $handle) {
                 $handle->closeChannel();
             }
             $this->handles = [];
-            exit(($this->childMain)($slot, $childEnd));
+            $this->relay?->forget();
+            exit(($this->childMain)($slot, $childEnd, $busChild));
         }
         fclose($childEnd);
+        $busChild !== null && fclose($busChild);
+        if ($busParent !== null) {
+            $this->relay?->attach($pid, $busParent);
+        }
         stream_set_blocking($parentEnd, false);
         return $this->handles[$pid] = new WorkerHandle($slot, $generation, $pid, $parentEnd, microtime(true));
     }
@@ -60,21 +81,36 @@ final class WorkerPool
         $read = [];
         foreach ($this->handles as $pid => $handle) {
             if (\is_resource($handle->channel)) {
-                $read[$pid] = $handle->channel;
+                $read["c$pid"] = $handle->channel;
             }
+        }
+        foreach ($this->relay?->readable() ?? [] as $pid => $stream) {
+            $read["b$pid"] = $stream;
         }
         if ($read === []) {
             usleep((int) ($timeout * 1e6));
             return [];
         }
-        $write = $except = null;
+        $write = [];
+        foreach ($this->relay?->writable() ?? [] as $pid => $stream) {
+            $write["b$pid"] = $stream;
+        }
+        $except = null;
         $seconds = (int) $timeout;
         if (@stream_select($read, $write, $except, $seconds, (int) (($timeout - $seconds) * 1e6)) < 1) {
             return [];
         }
         $messages = [];
-        foreach ($read as $pid => $_) {
-            array_push($messages, ...$this->flush($this->handles[$pid]));
+        foreach ($read as $key => $_) {
+            $pid = (int) substr((string) $key, 1);
+            if ($key[0] === 'b') {
+                $this->relay?->read($pid);
+            } elseif (isset($this->handles[$pid])) {
+                array_push($messages, ...$this->flush($this->handles[$pid]));
+            }
+        }
+        if ($write !== []) {
+            $this->relay?->flush();
         }
         return $messages;
     }
@@ -122,6 +158,7 @@ final class WorkerPool
                 continue;
             }
             unset($this->handles[$pid]);
+            $this->relay?->detach($pid);
             $exits[] = [$handle, self::describe($status), pcntl_wifexited($status) && pcntl_wexitstatus($status) === 0];
         }
         return $exits;

@@ -24,7 +24,7 @@ use Kiln\Kiln;
  * - PATH_TRANSLATED (document root + PATH_INFO) when there is a PATH_INFO, as RFC 3875 §4.1.6 and Apache give it;
  *   nginx's stock fastcgi_params leave it out.
  * - when the connection's local port is unknown (Request::$localPort 0), SERVER_PORT is the Host's port,
- *   else 80 or 443; behind a trusted proxy (TrustedProxies' `port` attribute) it is the port the client reached there.
+ *   else 80 or 443; behind a trusted proxy (ForwardedClient::$port) it is the port the client reached there.
  * As Apache: the Script's env (SetEnv, RewriteRule [E=], REDIRECT_* of .htaccess files) is added beneath the
  * variables built here, none of which it replaces but REDIRECT_STATUS (an ErrorDocument script gets the
  * error's status there); QUERY_STRING is the Script's when a rewrite changed it, REQUEST_URI stays as sent.
@@ -57,7 +57,7 @@ final class CgiParams
         $scheme = $request->scheme();
         $target = $head->target;
         $local = $request->localPort;
-        $forwardedPort = $request->attribute('port');
+        $forwardedPort = $request->forwardedClient()?->port;
         // One literal: the array is made at its size once (this runs for every script a worker serves).
         $params = [
             'SCRIPT_FILENAME' => $script->filename,
@@ -71,7 +71,7 @@ final class CgiParams
             'CONTENT_TYPE' => $headers['content-type'][0] ?? '',
             'CONTENT_LENGTH' => $head->hasBody() ? (string) $request->bodySize() : ($headers['content-length'][0] ?? ''),
             'SERVER_NAME' => $head->host !== '' ? $head->host : $request->localAddress,
-            'SERVER_PORT' => (string) (\is_int($forwardedPort) ? $forwardedPort : ($local !== 0 ? $local : self::hostPort($request, $scheme))),
+            'SERVER_PORT' => (string) ($forwardedPort !== null ? $forwardedPort : ($local !== 0 ? $local : self::hostPort($request, $scheme))),
             'SERVER_ADDR' => $request->localAddress,
             'SERVER_PROTOCOL' => 'HTTP/' . $head->version,
             'SERVER_SOFTWARE' => self::SOFTWARE,

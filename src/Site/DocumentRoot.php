@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Site;
 
+use Kiln\Http\ErrorResponse;
 use Kiln\Http\HttpException;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
@@ -117,7 +118,7 @@ final class DocumentRoot implements RequestHandler
         if ($outcome instanceof Redirect) {
             return self::redirect($outcome->status, $outcome->location);
         }
-        return self::text($outcome->status);
+        return ErrorResponse::plain($outcome->status);
     }
 
     private function withHtaccess(Request $request, HtaccessRules $rules): Response
@@ -214,7 +215,7 @@ final class DocumentRoot implements RequestHandler
         } elseif ($document !== null) {
             $response = new Response($status, ['Content-Type' => 'text/html; charset=utf-8'], $document);
         }
-        $response ??= self::text($status);
+        $response ??= ErrorResponse::plain($status);
         ResponseEditor::apply($outcome->settings, $response, true, $outcome->env);
         return $response;
     }
@@ -272,14 +273,8 @@ final class DocumentRoot implements RequestHandler
 
     private static function redirect(int $status, string $location): Response
     {
-        $response = self::text($status, $location);
+        $response = Response::text($status . ' ' . ResponseEncoder::reason($status) . ": $location\n", $status);
         $response->setHeader('Location', $location);
         return $response;
-    }
-
-    private static function text(int $status, string $detail = ''): Response
-    {
-        $line = $status . ' ' . ResponseEncoder::reason($status);
-        return Response::text(($detail === '' ? $line : "$line: $detail") . "\n", $status);
     }
 }

@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Site;
 
-use Kiln\App\Middleware\TrustedProxies;
+use Kiln\Http\ForwardedHeaders;
 use Kiln\Http\Static\CachePolicy;
 
 /**
@@ -69,7 +69,7 @@ final class SiteConfig
      * @param ?string $searchPath where to look for php-cgi (PATH syntax); null: this process's PATH
      * @param string $cwd relative paths (--php-cgi, --cgi-bin, unix: addresses) are taken from here
      * @param list<string> $cacheControl `PATTERN[,PATTERN…]=CACHE-CONTROL` rules (CachePolicy::withRule())
-     * @param list<string> $trustedProxies addresses or CIDRs (TrustedProxies)
+     * @param list<string> $trustedProxies addresses or CIDRs (ForwardedHeaders)
      * @throws \ValueError
      */
     public static function create(
@@ -138,7 +138,7 @@ final class SiteConfig
         }
         self::policy($cacheControl, '--cache-control');
         try {
-            new TrustedProxies($trustedProxies);
+            new ForwardedHeaders($trustedProxies);
         } catch (\ValueError $e) {
             throw new \ValueError('--trusted-proxies: ' . $e->getMessage(), 0, $e);
         }

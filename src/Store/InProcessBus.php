@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Store;
 
 use Kiln\Loop\Loop;
+use Kiln\Store\Internal\Subscribers;
 
 /**
  * The bus of a single process: what one worker (or a unit test) uses when there are no peers to reach.
@@ -12,16 +13,10 @@ use Kiln\Loop\Loop;
  */
 final class InProcessBus implements Bus
 {
-    /** @var array<string, array<int, \Closure(string, string): void>> */
-    private array $listeners = [];
-
-    /** @var array<int, string> subscription id => channel */
-    private array $channels = [];
+    private readonly Subscribers $subscribers;
 
     /** @var list<array{string, string}> */
     private array $queue = [];
-
-    private int $nextId = 1;
 
     private bool $scheduled = false;
 
@@ -31,6 +26,7 @@ final class InProcessBus implements Bus
 
     public function __construct()
     {
+        $this->subscribers = new Subscribers();
         $this->deliver = $this->deliver(...);
     }
 
@@ -48,22 +44,12 @@ final class InProcessBus implements Bus
 
     public function subscribe(string $channel, \Closure $listener): int
     {
-        $id = $this->nextId++;
-        $this->listeners[$channel][$id] = $listener;
-        $this->channels[$id] = $channel;
-        return $id;
+        return $this->subscribers->add($channel, $listener);
     }
 
     public function unsubscribe(int $id): void
     {
-        $channel = $this->channels[$id] ?? null;
-        if ($channel === null) {
-            return;
-        }
-        unset($this->channels[$id], $this->listeners[$channel][$id]);
-        if ($this->listeners[$channel] === []) {
-            unset($this->listeners[$channel]);
-        }
+        $this->subscribers->remove($id);
     }
 
     public function close(): void
@@ -77,13 +63,7 @@ final class InProcessBus implements Bus
         $queue = $this->queue;
         $this->queue = [];
         foreach ($queue as [$channel, $payload]) {
-            foreach ($this->listeners[$channel] ?? [] as $listener) {
-                try {
-                    $listener($channel, $payload);
-                } catch (\Throwable $e) {
-                    Loop::reportError($e);
-                }
-            }
+            $this->subscribers->deliver($channel, $payload);
         }
     }
 }

@@ -106,6 +106,7 @@ abstract class AppTestCase extends TestCase
         $server = null;
         try {
             $server = Stack::start($stack, $copy->root(), $this->phpIni($copy), $this->environment($copy));
+            $run->watchServerLog($server->log(...));
             $this->walk($run, new Browser($server->baseUrl()), new Browser($server->baseUrl()), self::$db, $stack);
         } catch (\Throwable $e) {
             $run->fail($e);

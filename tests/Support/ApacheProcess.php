@@ -122,6 +122,12 @@ final class ApacheProcess
             CONF;
     }
 
+    /** Apache's error log so far, whole. */
+    public function errorLog(): string
+    {
+        return (string) @file_get_contents("{$this->dir}/error.log");
+    }
+
     public function diagnostics(): string
     {
         return PeerProcess::tail("{$this->dir}/apache2.out") . "\n" . PeerProcess::tail("{$this->dir}/error.log");

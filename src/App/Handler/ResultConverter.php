@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\App\Handler;
 
+use Kiln\Http\ErrorResponse;
 use Kiln\Http\Response;
 use Kiln\Http\Wire\ResponseEncoder;
 
@@ -45,6 +46,9 @@ final class ResultConverter
     {
         if (!self::allowsBody($status)) {
             return new Response($status);
+        }
+        if ($status >= 400) {
+            return ErrorResponse::plain($status);
         }
         return Response::text($status . ' ' . ResponseEncoder::reason($status) . "\n", $status);
     }

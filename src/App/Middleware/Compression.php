@@ -9,6 +9,7 @@ use Kiln\App\Middleware\Internal\Vary;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
+use Kiln\Http\Sse\EventStream;
 
 /**
  * Gzip for clients that accept it. A string body is compressed at once when it is at least $minLength
@@ -57,6 +58,9 @@ final class Compression implements Middleware
             return $response;
         }
         $body = $response->body();
+        if ($body instanceof EventStream) {
+            return $response; // events must reach the client as they are sent, not when a deflate block fills
+        }
         if (\is_string($body) ? \strlen($body) < $this->minLength : $this->knownSmall($response, $body)) {
             return $response;
         }

@@ -6,14 +6,14 @@ namespace Kiln\App\Middleware;
 
 use Kiln\App\HttpError;
 use Kiln\App\Middleware;
-use Kiln\App\Middleware\Internal\Cidr;
+use Kiln\Http\Cidr;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
 
 /**
- * Allows or refuses (403) a request by client address: the `client_ip` attribute when the trusted-proxy
- * logic set one, else the peer address. Entries are CIDRs ("10.0.0.0/8", "2001:db8::/32") or single
+ * Allows or refuses (403) a request by client address: Request::clientIp(), the client trusted proxies
+ * named (TrustedProxies), else the peer address. Entries are CIDRs ("10.0.0.0/8", "2001:db8::/32") or single
  * addresses, IPv4 or IPv6; an IPv4-mapped IPv6 address ("::ffff:192.0.2.1") is the IPv4 address, in the
  * lists and in requests. Deny wins over allow. An address in neither list gets the default policy: allowed
  * unless an allow list is given (pass $allowByDefault to say otherwise). An unparseable client address

@@ -19,7 +19,7 @@ use Kiln\Store\SharedState;
  * Allowed responses carry RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (IETF
  * draft-ietf-httpapi-ratelimit-headers, -07 field names) unless an inner limiter already set them.
  *
- * The key is the client address (the `client_ip` attribute when trusted-proxy logic set one, else the
+ * The key is the client address (Request::clientIp(): the client trusted proxies named, else the
  * peer), or what `$key` returns for the request (null: this request is not limited). Keys are hashed,
  * so any length is fine. Limiters with the same rate, period and burst share buckets unless given
  * different `$scope`s. A failing store throws (a 500): the limiter does not silently let traffic through.

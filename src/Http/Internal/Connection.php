@@ -60,6 +60,9 @@ final class Connection
 
     private ?Request $pending = null;
 
+    /** The event stream this connection's response is, while it is open. */
+    private ?PushedStream $pushed = null;
+
     /** @param resource $socket */
     public function __construct(
         public readonly mixed $socket,
@@ -112,6 +115,10 @@ final class Connection
      */
     public function drain(): void
     {
+        if ($this->pushed !== null) {
+            $this->pushed->end(); // the client reconnects (to a new worker) with its Last-Event-ID
+            return;
+        }
         if (!$this->isIdle()) {
             return;
         }
@@ -207,9 +214,29 @@ final class Connection
         });
     }
 
+    /** The response now being sent is an event stream, open until it or the connection ends. */
+    public function push(PushedStream $pushed): void
+    {
+        $this->pushed = $pushed;
+    }
+
+    public function pushing(): bool
+    {
+        return $this->pushed !== null;
+    }
+
+    /** Ends the event stream this connection is sending, if any (the worker ends); true if there was one. */
+    public function endPush(): bool
+    {
+        $pushed = $this->pushed;
+        $pushed?->end();
+        return $pushed !== null;
+    }
+
     /** Called by the core once a response is fully queued; $core is the core's state then. */
     public function responded(bool $keepAlive, CoreState $core): void
     {
+        $this->pushed = null;
         $this->served++;
         $this->lastActivityAt = Loop::now();
         if ($this->state !== ConnectionState::Responding) {
@@ -278,6 +305,10 @@ final class Connection
         // requests it pipelined before closing are all still sent (responded() and parse() close after).
         $this->peerClosed = true;
         $this->pauseReading();
+        if ($this->pushed !== null) {
+            $this->close(); // an event stream has no end: a client that closes its side has left
+            return;
+        }
         if ($this->state === ConnectionState::Reading) {
             $this->parse();
         }
@@ -316,5 +347,8 @@ final class Connection
         $this->runner = null;
         $this->core->forget($this, $written);
         $this->output->release();
+        $pushed = $this->pushed;
+        $this->pushed = null;
+        $pushed?->connectionClosed();
     }
 }

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Http\Internal;
 
+use Kiln\Http\ErrorResponse;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 use Kiln\Loop\Loop;
@@ -40,12 +41,6 @@ final class FatalGuard
 {
     private const FATAL = E_ERROR | E_CORE_ERROR | E_COMPILE_ERROR | E_USER_ERROR | E_PARSE;
 
-    private const RESPONSE = "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/plain; charset=utf-8\r\n"
-        . "Content-Length: 26\r\nConnection: close\r\n\r\n500 Internal Server Error\n";
-
-    private const UNAVAILABLE = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
-        . "Retry-After: 1\r\nContent-Length: 24\r\nConnection: close\r\n\r\n503 Service Unavailable\n";
-
     /**
      * How long a connection that has served nothing yet may take to show its request (seconds): it was
      * accepted just before the worker ended, and the request may still be on its way.
@@ -67,6 +62,12 @@ final class FatalGuard
 
     private bool $deferredSent = false;
 
+    /** The 500 of a request in flight, made at install(): at shutdown memory may be short. */
+    private readonly string $failed;
+
+    /** The 503 of a request not yet started (it may be sent again), made at install(). */
+    private readonly string $unavailable;
+
     /** finishUnderway() ran, or the responses under way were cut because it could not. */
     private bool $finishing = false;
 
@@ -85,6 +86,8 @@ final class FatalGuard
     ) {
         $this->reserve = str_repeat("\0", 256 * 1024);
         $this->pid = getmypid() ?: 0;
+        $this->failed = ErrorResponse::encoded($core->encoder, 500);
+        $this->unavailable = ErrorResponse::encoded($core->encoder, 503, ['Retry-After' => '1']);
     }
 
     /**
@@ -152,6 +155,9 @@ final class FatalGuard
             }
             $request = $this->core->serving($connection);
             if ($request === null && ($connection->responseStarted || $connection->output->pending() > 0)) {
+                if ($connection->endPush()) {
+                    $connection->closeAfterFlush(); // an event stream has no end of its own: it ends here
+                }
                 $underway++; // its handler returned, only its response is left to send: finishUnderway()
                 continue;
             }
@@ -172,7 +178,7 @@ final class FatalGuard
                 \assert($request !== null);
                 $last += $this->send($connection, $request, $answer, $deadline) ? 1 : 0;
             } else {
-                $answered += ShutdownSocket::answer($connection->socket, self::RESPONSE, $deadline) ? 1 : 0;
+                $answered += ShutdownSocket::answer($connection->socket, $this->failed, $deadline) ? 1 : 0;
             }
         }
         $refused += $this->closeIdle($idle, $deadline);
@@ -313,7 +319,7 @@ final class FatalGuard
                 $response = $answer();
             } catch (\Throwable $e) {
                 $this->core->log('error', 'Building the response of a script that exited failed: ' . $e::class . ': ' . $e->getMessage());
-                $response = HttpCore::plain(500);
+                $response = ErrorResponse::plain(500);
             }
             $this->send($connection, $request, $response, $deadline);
         }
@@ -324,15 +330,16 @@ final class FatalGuard
     {
         $body = $response->body();
         if (!\is_string($body)) {
-            $body = "500 Internal Server Error\n";
-            $response = Response::text($body, 500);
+            $response = ErrorResponse::plain(500);
+            $body = $response->body();
+            \assert(\is_string($body));
         }
         $head = $request->head();
         $headRequest = $head->method === 'HEAD';
         try {
             $bytes = $this->core->encoder->responseHead($response, \strlen($body), $head->version, false, $headRequest);
         } catch (\ValueError) {
-            $bytes = self::RESPONSE;
+            $bytes = $this->failed;
             $body = '';
         }
         $withBody = !$headRequest && $response->status() !== 204 && $response->status() !== 304;
@@ -366,7 +373,7 @@ final class FatalGuard
         foreach ($open as $i => $connection) {
             $connection->detach(); // answered or closed here: the loop that may run later must not see it
             if (isset($waiting[$i])) {
-                $refused += ShutdownSocket::answer($connection->socket, self::UNAVAILABLE, $deadline) ? 1 : 0;
+                $refused += ShutdownSocket::answer($connection->socket, $this->unavailable, $deadline) ? 1 : 0;
             } else {
                 ShutdownSocket::close($connection->socket);
             }

@@ -5,10 +5,12 @@ declare(strict_types=1);
 namespace Kiln\Http\Internal;
 
 use Kiln\Http\AccessLog;
+use Kiln\Http\ErrorResponse;
 use Kiln\Http\Limits;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
+use Kiln\Http\Sse\EventStream;
 use Kiln\Http\Wire\ResponseEncoder;
 use Kiln\Http\WriteBatch;
 use Kiln\Server\WorkerContext;
@@ -50,6 +52,9 @@ final class HttpCore
 
     private readonly ResponseSender $sender;
 
+    /** The worker's open event streams. */
+    public readonly PushedStreams $pushes;
+
     /** While finishing: how many connections were closed with their last response written whole. */
     private int $lastResponsesWritten = 0;
 
@@ -70,6 +75,7 @@ final class HttpCore
         $this->encoder = new ResponseEncoder();
         $this->writeBatch = new WriteBatch($limits->responseHold);
         $this->sender = new ResponseSender($this->encoder, $context);
+        $this->pushes = new PushedStreams($this, $this->encoder, $limits);
     }
 
     public function state(): CoreState
@@ -233,8 +239,7 @@ final class HttpCore
     public function respond(Connection $connection, Request $request): void
     {
         if ($this->inFlight >= $this->limits->concurrency) {
-            $response = self::plain(503);
-            $response->setHeader('Retry-After', '1');
+            $response = ErrorResponse::plain(503, '', ['Retry-After' => '1']);
             $failure = null;
         } else {
             [$response, $failure] = $this->handle($connection, $request);
@@ -262,7 +267,7 @@ final class HttpCore
             $response = $this->handler->handle($request);
             return [$response, $response->failure()];
         } catch (\Throwable $failure) {
-            return [self::plain(500), $failure];
+            return [ErrorResponse::plain(500), $failure];
         } finally {
             $this->inFlight--;
             unset($this->serving[$connection->id]);
@@ -271,6 +276,11 @@ final class HttpCore
 
     private function send(Connection $connection, Request $request, Response $response, bool $keepAlive): void
     {
+        $body = $response->body();
+        if ($body instanceof EventStream) {
+            $this->push($connection, $request, $response, $body, $keepAlive);
+            return;
+        }
         $sent = 0;
         $status = $response->status();
         try {
@@ -285,6 +295,39 @@ final class HttpCore
             $request->releaseBody();
             $this->context->requestServed();
             $this->logAccess($connection, $request, $status, $sent);
+            $connection->responded($keepAlive, $this->state);
+        }
+    }
+
+    /**
+     * An event stream: its head is written and the handler's Fiber ends; the response is finished later,
+     * by pushFinished(), when the stream or its connection ends.
+     */
+    private function push(Connection $connection, Request $request, Response $response, EventStream $stream, bool $keepAlive): void
+    {
+        try {
+            $this->pushes->start($connection, $request, $response, $stream, $keepAlive);
+        } catch (\Throwable $e) {
+            $head = $request->head();
+            $this->context->log('error', 'Starting the event stream of ' . $head->method . ' ' . $head->target
+                . ' failed: ' . $e::class . ': ' . $e->getMessage());
+            $stream->ended();
+            if (!$connection->pushing()) {
+                $request->releaseBody();
+                $connection->responded(false, $this->state);
+            } else {
+                $connection->close();
+            }
+        }
+    }
+
+    /** An event stream's response is over: counted and logged; its connection goes on unless it closed. */
+    public function pushFinished(Connection $connection, Request $request, int $status, int $sent, bool $keepAlive, bool $connectionOpen): void
+    {
+        $request->releaseBody();
+        $this->context->requestServed();
+        $this->logAccess($connection, $request, $status, $sent);
+        if ($connectionOpen) {
             $connection->responded($keepAlive, $this->state);
         }
     }
@@ -334,21 +377,12 @@ final class HttpCore
     /** Answers a request the parser refused, then closes: nothing after it on this connection is read. */
     public function reject(Connection $connection, int $status, string $reason): void
     {
-        $body = $status . ' ' . ResponseEncoder::reason($status) . ': ' . $reason . "\n";
-        $connection->write($this->encoder->head(
-            $status,
-            ['Content-Type' => 'text/plain; charset=utf-8'],
-            \strlen($body),
-            '1.1',
-            false,
-        ) . $body);
+        $response = ErrorResponse::plain($status, $reason);
+        $body = $response->body();
+        \assert(\is_string($body));
+        $connection->write($this->encoder->responseHead($response, \strlen($body), '1.1', false) . $body);
         $this->accessLog?->record($connection->remoteAddress, '-', $status, \strlen($body), '', '');
         $connection->closeAfterFlush();
-    }
-
-    public static function plain(int $status): Response
-    {
-        return Response::text($status . ' ' . ResponseEncoder::reason($status) . "\n", $status);
     }
 
     public function log(string $level, string $message): void

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Http\Internal;
 
+use Kiln\Http\ErrorResponse;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 use Kiln\Http\Wire\ResponseEncoder;
@@ -58,9 +59,10 @@ final class ResponseSender
             if (\is_resource($body) && get_resource_type($body) === 'stream') {
                 fclose($body);
             }
-            $text = "500 Internal Server Error\n";
-            $headers = ['Content-Type' => 'text/plain; charset=utf-8'];
-            $connection->write($this->encoder->head(500, $headers, \strlen($text), $head->version, false) . $text);
+            $error = ErrorResponse::plain(500);
+            $text = $error->body();
+            \assert(\is_string($text));
+            $connection->write($this->encoder->responseHead($error, \strlen($text), $head->version, false) . $text);
             return [false, \strlen($text), 500];
         }
     }

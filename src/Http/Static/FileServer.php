@@ -4,9 +4,9 @@ declare(strict_types=1);
 
 namespace Kiln\Http\Static;
 
+use Kiln\Http\ErrorResponse;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
-use Kiln\Http\Wire\ResponseEncoder;
 
 /**
  * Serves one resolved regular file: representation (identity, precompressed sibling, on-the-fly gzip),
@@ -176,6 +176,6 @@ final class FileServer
 
     public static function status(int $status): Response
     {
-        return Response::text($status . ' ' . ResponseEncoder::reason($status) . "\n", $status);
+        return ErrorResponse::plain($status);
     }
 }

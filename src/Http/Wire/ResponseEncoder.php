@@ -73,8 +73,27 @@ final class ResponseEncoder
         return $this->encode($response->status(), $response->headers(), false, $contentLength, $version, $keepAlive, $headRequest);
     }
 
-    /** @param array<string, string|list<string>> $headers checked field by field when $validate */
-    private function encode(int $status, array $headers, bool $validate, ?int $contentLength, string $version, bool $keepAlive, bool $headRequest, string $reason = ''): string
+    /**
+     * A whole response with a string body, `Connection: close` and no Date, for bytes made ahead of the
+     * moment they are sent (see ErrorResponse::encoded()): a Date would be the time they were made.
+     *
+     * @throws \ValueError when the body is not a string, or on an invalid status
+     */
+    public function undated(Response $response): string
+    {
+        $body = $response->body();
+        if (!\is_string($body)) {
+            throw new \ValueError('an undated response is made whole: its body must be a string');
+        }
+
+        return $this->encode($response->status(), $response->headers(), false, \strlen($body), '1.1', false, false, '', false) . $body;
+    }
+
+    /**
+     * @param array<string, string|list<string>> $headers checked field by field when $validate
+     * @param bool $dated whether a Date is added when the headers have none
+     */
+    private function encode(int $status, array $headers, bool $validate, ?int $contentLength, string $version, bool $keepAlive, bool $headRequest, string $reason = '', bool $dated = true): string
     {
         if ($status < 100 || $status > 599) {
             throw new \ValueError("HTTP status must be between 100 and 599, got $status");
@@ -91,7 +110,8 @@ final class ResponseEncoder
             throw new \ValueError('Reason phrase contains CR, LF or NUL');
         }
         $out = "HTTP/1.1 $status $reason\r\n";
-        $hasDate = $hasServer = false;
+        $hasDate = !$dated;
+        $hasServer = false;
         foreach ($headers as $name => $values) {
             $name = (string) $name;
             $lower = strtolower($name);

@@ -9,6 +9,7 @@ use Kiln\Isolation\Cgi\CleanExec;
 use function Kiln\Loop\async;
 
 use Kiln\Loop\CancelledException;
+use Kiln\Loop\Future;
 use Kiln\Loop\Process;
 use Kiln\Loop\ProcessException;
 use Kiln\Loop\StreamException;
@@ -20,6 +21,11 @@ use function Kiln\Loop\write;
  * The worker's handle on its fork server (ForkServer): starts it on first use (`php fork-server.php` with
  * $phpOptions, so it loads nothing but the autoloader and the ForkChild class), restarts it if it died,
  * logs its stderr, and sends it requests.
+ *
+ * One start at a time: requests that arrive while the server starts (a cold start on a loaded machine takes
+ * seconds) wait for that start. Before, each started a server of its own on the same socket path; the later ones
+ * unlinked the earlier ones' sockets, a connect then failed, and the worker killed the server that had just
+ * accepted the other requests, which then came back empty (502).
  *
  * The time limit is the worker's: a response not finished after $timeLimit seconds throws
  * CgiTimeoutException and closes the connection, upon which the server kills the child's process group;
@@ -41,6 +47,9 @@ final class ForkServerProcess
 
     private ?string $path = null;
 
+    /** @var Future<Process>|null the start under way, awaited by every request that needs the server meanwhile */
+    private ?Future $starting = null;
+
     /** @var \Closure(string, string): void */
     private readonly \Closure $log;
 
@@ -56,7 +65,7 @@ final class ForkServerProcess
         public readonly float $killGrace = 1.0,
         private readonly array $phpOptions = self::DEFAULT_PHP_OPTIONS,
         ?\Closure $log = null,
-        private readonly float $startTimeout = 10.0,
+        private readonly float $startTimeout = 30.0,
     ) {
         if ($maxChildren < 1 || $timeLimit <= 0 || $killGrace < 0) {
             throw new \ValueError('ForkServerProcess needs maxChildren >= 1, timeLimit > 0 and killGrace >= 0');
@@ -140,15 +149,16 @@ final class ForkServerProcess
      */
     private function connect(bool $retry): mixed
     {
-        if ($this->process === null || !$this->process->isRunning()) {
-            $this->start();
-        }
+        $process = $this->running();
         $socket = @\stream_socket_client("unix://{$this->path}", $errno, $error, 1.0);
         if ($socket === false) {
             if ($retry) {
-                ($this->log)('error', "fork server at {$this->path} refused a connection ($error): restarting it");
-                $this->process?->kill();
-                $this->process = null;
+                ($this->log)('error', "fork server {$process->pid()} at {$this->path} refused a connection ($error): restarting it");
+                if ($this->process === $process) {
+                    // Only the server that refused: another request may have replaced it meanwhile.
+                    $process->kill();
+                    $this->process = null;
+                }
 
                 return $this->connect(false);
             }
@@ -159,8 +169,43 @@ final class ForkServerProcess
         return $socket;
     }
 
+    /**
+     * The running server: started when there is none, or when the last one exited (logged with its exit code).
+     *
+     * @throws ForkUnavailableException
+     */
+    private function running(): Process
+    {
+        if ($this->process !== null && !$this->process->isRunning()) {
+            $code = $this->process->join();
+            ($this->log)('warning', "fork server {$this->process->pid()} exited (" . ($code > 128 ? 'signal ' . ($code - 128) : "code $code") . '): starting a new one');
+            $this->process = null;
+        }
+        if ($this->process !== null) {
+            return $this->process;
+        }
+        $start = $this->starting ??= async($this->start(...));
+        try {
+            $process = $start->await();
+        } catch (\Throwable $e) { // ForkUnavailableException from start()
+            $this->startEnded($start);
+            throw $e;
+        }
+        $this->startEnded($start);
+
+        return $process;
+    }
+
+    /** @param Future<Process> $start */
+    private function startEnded(Future $start): void
+    {
+        if ($this->starting === $start) {
+            $this->starting = null;
+        }
+    }
+
     /** @throws ForkUnavailableException */
-    private function start(): void
+    private function start(): Process
     {
         $this->path ??= \sys_get_temp_dir() . '/kiln-fork-' . \getmypid() . '-' . \bin2hex(\random_bytes(4)) . '.sock';
         $command = [\PHP_BINARY];
@@ -211,6 +256,8 @@ final class ForkServerProcess
             }
         })->ignore();
         ($this->log)('info', "fork server {$process->pid()} listening on {$this->path} (max {$this->maxChildren} children)");
+
+        return $process;
     }
 
     /** @param resource $body */

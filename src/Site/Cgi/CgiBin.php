@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Site\Cgi;
 
+use Kiln\Http\ErrorResponse;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
@@ -24,7 +25,7 @@ final class CgiBin implements RequestHandler
     {
         $script = $this->resolver->resolve($request->path());
         if (\is_int($script)) {
-            return Response::text($script === 403 ? "403 Forbidden\n" : "404 Not Found\n", $script);
+            return ErrorResponse::plain($script);
         }
 
         return $this->runner->run($request, $script);

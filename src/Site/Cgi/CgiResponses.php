@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Site\Cgi;
 
+use Kiln\Http\ErrorResponse;
 use Kiln\Http\Response;
 use Kiln\Isolation\Cgi\CgiHead;
 
@@ -45,17 +46,10 @@ final class CgiResponses
     /** 502, 503 (with Retry-After) or 504, as a short plain-text page. */
     public static function error(int $status, int $retryAfter = 1): Response
     {
-        $text = match ($status) {
-            502 => "502 Bad Gateway\n",
-            503 => "503 Service Unavailable\n",
-            504 => "504 Gateway Timeout\n",
-            default => throw new \ValueError("CgiResponses::error() is for 502, 503 and 504, not $status"),
-        };
-        $headers = ['Content-Type' => 'text/plain; charset=utf-8'];
-        if ($status === 503) {
-            $headers['Retry-After'] = (string) $retryAfter;
+        if ($status !== 502 && $status !== 503 && $status !== 504) {
+            throw new \ValueError("CgiResponses::error() is for 502, 503 and 504, not $status");
         }
 
-        return new Response($status, $headers, $text);
+        return ErrorResponse::plain($status, '', $status === 503 ? ['Retry-After' => (string) $retryAfter] : []);
     }
 }

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Site\Cgi;
 
+use Kiln\Http\ErrorResponse;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
@@ -54,7 +55,7 @@ final class CgiRunner implements ScriptRunner
     public function run(Request $request, Script $script): Response
     {
         if (!\is_file($script->filename) || !\is_executable($script->filename)) {
-            return Response::text("403 Forbidden\n", 403);
+            return ErrorResponse::plain(403);
         }
         $env = CgiParams::build($request, $script);
         unset($env['HTTP_PROXY']); // httpoxy: a client's Proxy header must never become a proxy setting

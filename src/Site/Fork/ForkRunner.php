@@ -15,6 +15,7 @@ use Kiln\Site\Cgi\CgiResponses;
 use Kiln\Site\CgiParams;
 use Kiln\Site\Script;
 use Kiln\Site\ScriptRunner;
+use Kiln\Store\NodeBus;
 
 /**
  * The `fork` tier: each request runs in a fresh child forked from the worker's fork server (a small PHP
@@ -63,6 +64,8 @@ final class ForkRunner implements ScriptRunner
     {
         $params = CgiParams::build($request, $script);
         unset($params['HTTP_PROXY']);
+        // The script's way to the node bus (Kiln\Store\Publish::to()): set here, never from the request.
+        $params = [...$params, ...NodeBus::scriptParams()];
         try {
             $response = $this->server->send($params, $request->isBodySpooled() ? $request->bodyStream() : $request->body());
         } catch (ForkUnavailableException $e) {

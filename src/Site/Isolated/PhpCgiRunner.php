@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Site\Isolated;
 
+use Kiln\Http\ErrorResponse;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 use Kiln\Isolation\Cgi\CgiHeadCache;
@@ -21,6 +22,7 @@ use Kiln\Site\Isolated\Internal\LogTag;
 use Kiln\Site\Script;
 use Kiln\Site\ScriptRunner;
 use Kiln\Site\SiteConfig;
+use Kiln\Store\NodeBus;
 
 /**
  * The `isolated` tier: each script runs in a warm php-cgi child of this worker's pool (PHP's own CGI SAPI,
@@ -90,6 +92,8 @@ final class PhpCgiRunner implements ScriptRunner
     {
         $params = CgiParams::build($request, $script);
         unset($params['HTTP_PROXY']); // httpoxy: never, whatever built the params
+        // The script's way to the node bus (Kiln\Store\Publish::to()): set here, never from the request.
+        $params = [...$params, ...NodeBus::scriptParams()];
         $tag = new LogTag($request, $script);
         $log = $this->log;
         $body = $request->isBodySpooled() ? $request->bodyStream() : $request->body();
@@ -200,11 +204,6 @@ final class PhpCgiRunner implements ScriptRunner
     /** @param array<string, string> $headers */
     private static function error(int $status, array $headers = []): Response
     {
-        $text = match ($status) {
-            502 => "502 Bad Gateway\n",
-            503 => "503 Service Unavailable\n",
-            default => "504 Gateway Timeout\n",
-        };
-        return new Response($status, ['Content-Type' => 'text/plain; charset=utf-8', ...$headers], $text);
+        return ErrorResponse::plain($status, '', $headers);
     }
 }

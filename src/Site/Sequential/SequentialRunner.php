@@ -6,9 +6,9 @@ namespace Kiln\Site\Sequential;
 
 use Kiln\Http\BadRequestBody;
 use Kiln\Http\Body\BodyParser;
+use Kiln\Http\ErrorResponse;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
-use Kiln\Http\Wire\ResponseEncoder;
 use Kiln\Loop\Loop;
 use Kiln\Loop\Suspension;
 use Kiln\Server\WorkerLog;
@@ -194,7 +194,7 @@ final class SequentialRunner implements ScriptRunner
             // The variables passed on, not kept here: install() then adds PHP_SELF and REQUEST_TIME(_FLOAT) in place.
             $uploads = Superglobals::install(($this->params)($request, $script), $request, $time);
         } catch (BadRequestBody $e) {
-            return self::plain($e->status(), $e->getMessage()); // nothing was set yet
+            return ErrorResponse::plain($e->status(), $e->getMessage()); // nothing was set yet
         }
         $this->environment->apply($_SERVER);
         foreach ($uploads as $path) {
@@ -362,14 +362,8 @@ final class SequentialRunner implements ScriptRunner
         \assert($request !== null && $script !== null);
         ($this->log)('error', "$script->scriptName ran past the time limit of {$this->timeLimit->seconds} s: "
             . 'answered 504, replacing this worker');
-        $request->setLastResponse(self::plain(504, "the script ran past its time limit of {$this->timeLimit->seconds} s"));
+        $request->setLastResponse(ErrorResponse::plain(504, "the script ran past its time limit of {$this->timeLimit->seconds} s"));
         TimeLimit::killAfter(5);
         exit(1);
-    }
-
-    private static function plain(int $status, string $detail): Response
-    {
-        $response = Response::text("$status " . ResponseEncoder::reason($status) . ": $detail\n", $status);
-        return $response;
     }
 }

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Site\Upstream;
 
+use Kiln\Http\ErrorResponse;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
@@ -270,12 +271,6 @@ final class FastCgiUpstream implements ScriptRunner
     /** @param array<string, string> $headers */
     private static function error(int $status, array $headers = []): Response
     {
-        $text = match ($status) {
-            502 => "502 Bad Gateway\n",
-            503 => "503 Service Unavailable\n",
-            default => "504 Gateway Timeout\n",
-        };
-
-        return new Response($status, ['Content-Type' => 'text/plain; charset=utf-8', ...$headers], $text);
+        return ErrorResponse::plain($status, '', $headers);
     }
 }

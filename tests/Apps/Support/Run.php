@@ -20,7 +20,28 @@ final class Run
     /** @var array{requests: int, replaced: int}|null */
     private ?array $churn = null;
 
+    /** @var (\Closure(): string)|null the server's whole log so far */
+    private ?\Closure $serverLog = null;
+
+    /** How much of the server's log the steps recorded so far have seen. */
+    private int $logSeen = 0;
+
+    /** Failed steps that still wait for the server's buffered lines before taking theirs (a bound on the delay). */
+    private int $logWaits = 5;
+
     public function __construct(public readonly string $app, public readonly string $stack) {}
+
+    /**
+     * From now on a failed step keeps what the server logged since the step before it: the request's own error
+     * lines (a 502's cause) end up in the failure message next to the step, not lost above a long log's tail.
+     *
+     * @param \Closure(): string $log the server's whole log so far
+     */
+    public function watchServerLog(\Closure $log): void
+    {
+        $this->serverLog = $log;
+        $this->logSeen = \strlen($log());
+    }
 
     /**
      * Records a step: the status must be one of $status, every $contains string must be in the body (or, for a
@@ -51,7 +72,7 @@ final class Run
                 $problems[] = "body has \"$needle\"";
             }
         }
-        $this->steps[] = new Step($step, $problems === [], $page->status, $problems === [] ? '' : implode('; ', $problems) . ' — ' . $page->summary(), Step::COMPARE_STATUS);
+        $this->add($step, $problems === [], $page->status, $problems === [] ? '' : implode('; ', $problems) . ' — ' . $page->summary(), Step::COMPARE_STATUS);
         return $page;
     }
 
@@ -66,17 +87,31 @@ final class Run
         $leaked = array_values(array_filter($secrets, static fn(string $s): bool => str_contains($page->body, $s)));
         $ok = \in_array($page->status, [403, 404], true) && $leaked === [];
         if ($this->stack === Stack::APACHE && !$apacheRefuses) {
-            $this->steps[] = new Step($step, true, $page->status, "not protected by Debian's Apache config: {$page->status}" . ($leaked !== [] ? ', leaks it' : ''), Step::COMPARE_NONE);
+            $this->add($step, true, $page->status, "not protected by Debian's Apache config: {$page->status}" . ($leaked !== [] ? ', leaks it' : ''), Step::COMPARE_NONE);
             return;
         }
         $detail = $ok ? '' : "not refused: {$page->status}" . ($leaked !== [] ? ' and the body has ' . implode(', ', $leaked) : '') . ' — ' . $page->summary(120);
-        $this->steps[] = new Step($step, $ok, $page->status, $detail, Step::COMPARE_REFUSED);
+        $this->add($step, $ok, $page->status, $detail, Step::COMPARE_REFUSED);
     }
 
     /** A check that is not about one response (e.g. a database row). */
     public function assert(string $step, bool $ok, string $detail): void
     {
-        $this->steps[] = new Step($step, $ok, 0, $ok ? '' : $detail, Step::COMPARE_NONE);
+        $this->add($step, $ok, 0, $ok ? '' : $detail, Step::COMPARE_NONE);
+    }
+
+    private function add(string $name, bool $ok, int $status, string $detail, string $compare): void
+    {
+        $log = '';
+        if ($this->serverLog !== null) {
+            if (!$ok && $this->logWaits-- > 0) {
+                usleep(1_100_000); // Kiln's access log reaches the file on its once-a-second tick
+            }
+            $whole = ($this->serverLog)();
+            $log = $ok ? '' : (string) substr($whole, $this->logSeen);
+            $this->logSeen = \strlen($whole);
+        }
+        $this->steps[] = new Step($name, $ok, $status, $detail, $compare, $log);
     }
 
     public function fail(\Throwable $e): void
@@ -177,10 +212,23 @@ final class Run
         $lines = ["{$this->app} on {$this->stack}:"];
         foreach ($this->steps as $step) {
             $lines[] = sprintf('  %s %-40s %3d %s', $step->ok ? 'ok  ' : 'FAIL', $step->name, $step->status, $step->detail);
+            if ($step->serverLog !== '') {
+                $lines[] = self::logExcerpt($step->serverLog);
+            }
         }
         if ($this->error !== null) {
             $lines[] = "  stopped: {$this->error}";
         }
         return implode("\n", $lines);
+    }
+
+    /** The server's lines of one step, indented under it; a long stretch keeps its last 40 lines. */
+    private static function logExcerpt(string $log): string
+    {
+        $lines = explode("\n", rtrim($log, "\n"));
+        $dropped = \count($lines) > 40 ? \count($lines) - 40 : 0;
+        $shown = array_map(static fn(string $line): string => '         | ' . mb_strimwidth($line, 0, 400, '…'), \array_slice($lines, $dropped));
+
+        return "         server log during this step" . ($dropped > 0 ? " (last 40 of " . \count($lines) . ' lines)' : '') . ":\n" . implode("\n", $shown);
     }
 }

@@ -97,6 +97,12 @@ final class Stack
         return $this->kiln !== null;
     }
 
+    /** What the server has logged so far, whole (Kiln's stderr with its access log, or Apache's error log). */
+    public function log(): string
+    {
+        return $this->apache?->errorLog() ?? (string) $this->kiln?->log();
+    }
+
     /** The server's own log, for failure messages. */
     public function diagnostics(): string
     {

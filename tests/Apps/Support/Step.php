@@ -20,5 +20,7 @@ final class Step
         public readonly int $status,
         public readonly string $detail,
         public readonly string $compare,
+        /** For a failed step: what the server logged while it ran (why a 502 happened), else ''. */
+        public readonly string $serverLog = '',
     ) {}
 }

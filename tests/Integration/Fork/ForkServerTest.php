@@ -85,6 +85,31 @@ final class ForkServerTest extends LoopTestCase
         self::assertSame([200, 200, true], $statuses);
     }
 
+    public function testRequestsArrivingWhileTheServerStartsShareThatStart(): void
+    {
+        $lines = [];
+        $log = static function (string $level, string $message) use (&$lines): void {
+            $lines[] = "[$level] $message";
+        };
+        $server = $this->server = new ForkServerProcess(ScriptChild::class, 8, 10.0, 0.3, log: $log);
+        $outcome = $this->inFiber(static function () use ($server): array {
+            $requests = [];
+            for ($i = 0; $i < 6; $i++) {
+                // Each in its own Fiber, all before the server is up: the first one starts it.
+                $requests[] = async(static function () use ($server): array {
+                    $response = $server->send(self::params('slow.php', 's=0.2'));
+
+                    return [$response->head()->status, \implode('', \iterator_to_array($response->body(), false))];
+                });
+            }
+
+            return \Kiln\Loop\all($requests);
+        }, 20.0);
+        self::assertSame(\array_fill(0, 6, [200, "started\ndone\n"]), $outcome);
+        $started = \array_values(\array_filter($lines, static fn(string $line): bool => \str_contains($line, ' listening on ')));
+        self::assertCount(1, $started, \implode("\n", $lines));
+    }
+
     public function testStopEndsTheServerAndItsChildren(): void
     {
         $server = new ForkServerProcess(ScriptChild::class, 2, 10.0, 0.3, log: self::quiet());

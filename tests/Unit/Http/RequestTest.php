@@ -6,6 +6,7 @@ namespace Kiln\Tests\Unit\Http;
 
 use Kiln\Http\BadRequestBody;
 use Kiln\Http\Body\BodyLimits;
+use Kiln\Http\ForwardedClient;
 use Kiln\Http\Request;
 use Kiln\Http\UploadedFile;
 use Kiln\Http\Wire\RequestHead;
@@ -158,15 +159,20 @@ final class RequestTest extends TestCase
         self::request(['Content-Type' => 'multipart/form-data'], 'x')->files();
     }
 
-    public function testClientIpAndSchemeComeFromAttributesElseThePeer(): void
+    public function testClientIpAndSchemeComeFromTheForwardedClientElseThePeer(): void
     {
         $request = self::request();
         self::assertSame('192.0.2.7', $request->clientIp());
         self::assertSame('http', $request->scheme());
-        $request->setAttribute('client_ip', '203.0.113.9');
-        $request->setAttribute('scheme', 'https');
+        self::assertNull($request->forwardedClient());
+        $request->setAttribute('client_ip', '203.0.113.9'); // an untyped attribute of that name means nothing
+        self::assertSame('192.0.2.7', $request->clientIp());
+        $client = new ForwardedClient('203.0.113.9', 'https', 'shop.example.com', 443);
+        $request->setForwardedClient($client);
         self::assertSame('203.0.113.9', $request->clientIp());
         self::assertSame('https', $request->scheme());
+        self::assertSame($client, $request->forwardedClient());
+        self::assertSame($client, $request->attribute(ForwardedClient::class));
     }
 
     public function testBodyLimitsCannotChangeAfterParsing(): void

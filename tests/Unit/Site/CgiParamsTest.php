@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Unit\Site;
 
+use Kiln\Http\ForwardedClient;
 use Kiln\Http\Limits;
 use Kiln\Http\Request;
 use Kiln\Http\Wire\BodyChunk;
@@ -117,7 +118,7 @@ final class CgiParamsTest extends TestCase
         $request = self::request("GET / HTTP/1.1\r\nHost: a\r\n\r\n");
         self::assertArrayNotHasKey('HTTPS', CgiParams::build($request, self::script()));
         self::assertSame('http', CgiParams::build($request, self::script())['REQUEST_SCHEME']);
-        $request->setAttribute('scheme', 'https');
+        $request->setForwardedClient(new ForwardedClient('192.0.2.1', 'https'));
         $params = CgiParams::build($request, self::script());
         self::assertSame('on', $params['HTTPS']);
         self::assertSame('https', $params['REQUEST_SCHEME']);
@@ -126,7 +127,7 @@ final class CgiParamsTest extends TestCase
     public function testTheClientAddressFromTrustedProxiesIsTheRemoteAddress(): void
     {
         $request = self::request("GET / HTTP/1.1\r\nHost: a\r\n\r\n");
-        $request->setAttribute('client_ip', '203.0.113.9');
+        $request->setForwardedClient(new ForwardedClient('203.0.113.9'));
         self::assertSame('203.0.113.9', CgiParams::build($request, self::script())['REMOTE_ADDR']);
     }
 
@@ -147,15 +148,14 @@ final class CgiParamsTest extends TestCase
         self::assertSame('8082', CgiParams::build(self::request("GET / HTTP/1.1\r\nHost: [::1]:8082\r\n\r\n", localPort: 0), self::script())['SERVER_PORT']);
         self::assertSame('80', CgiParams::build(self::request("GET / HTTP/1.1\r\nHost: [::1]\r\n\r\n", localPort: 0), self::script())['SERVER_PORT']);
         $https = self::request("GET / HTTP/1.1\r\nHost: a\r\n\r\n", localPort: 0);
-        $https->setAttribute('scheme', 'https');
+        $https->setForwardedClient(new ForwardedClient('192.0.2.1', 'https'));
         self::assertSame('443', CgiParams::build($https, self::script())['SERVER_PORT']);
     }
 
     public function testBehindATrustedProxyTheServerPortIsTheOneTheClientReached(): void
     {
         $request = self::request("GET / HTTP/1.1\r\nHost: a\r\n\r\n", localPort: 8080);
-        $request->setAttribute('scheme', 'https');
-        $request->setAttribute('port', 443);
+        $request->setForwardedClient(new ForwardedClient('192.0.2.1', 'https', null, 443));
         $params = CgiParams::build($request, self::script());
         self::assertSame('443', $params['SERVER_PORT']);
         self::assertSame('on', $params['HTTPS']);

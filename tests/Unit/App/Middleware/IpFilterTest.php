@@ -6,6 +6,7 @@ namespace Kiln\Tests\Unit\App\Middleware;
 
 use Kiln\App\HttpError;
 use Kiln\App\Middleware\IpFilter;
+use Kiln\Http\ForwardedClient;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
@@ -79,7 +80,7 @@ final class IpFilterTest extends TestCase
     {
         $filter = new IpFilter(allow: ['203.0.113.0/24']);
         $request = Requests::make(remoteAddress: '10.0.0.1');
-        $request->setAttribute('client_ip', '203.0.113.5');
+        $request->setForwardedClient(new ForwardedClient('203.0.113.5'));
         $next = Requests::next();
         $filter->process($request, $next);
         self::assertSame(1, $next->calls);

@@ -6,6 +6,7 @@ namespace Kiln\Tests\Unit\App\Middleware;
 
 use Kiln\App\HttpError;
 use Kiln\App\Middleware\RateLimit;
+use Kiln\Http\ForwardedClient;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 use Kiln\Store\MemoryTable;
@@ -82,7 +83,7 @@ final class RateLimitTest extends TestCase
         self::assertInstanceOf(HttpError::class, $this->send($limit, '192.0.2.1'));
         self::assertSame(200, $this->send($limit, '192.0.2.2'));
         $behindProxy = Requests::make(remoteAddress: '192.0.2.1');
-        $behindProxy->setAttribute('client_ip', '198.51.100.7');
+        $behindProxy->setForwardedClient(new ForwardedClient('198.51.100.7'));
         self::assertSame(200, $limit->process($behindProxy, Requests::next())->status());
     }
 

@@ -45,4 +45,11 @@ final class RecordingContext implements WorkerContext
         $this->retiring[] = $reason;
         return $this->drainTimeout;
     }
+
+    public function drainTimeout(): float
+    {
+        return $this->drainTimeout;
+    }
+
+    public function count(string $name, int $value): void {}
 }

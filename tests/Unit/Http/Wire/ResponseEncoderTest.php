@@ -295,4 +295,16 @@ final class ResponseEncoderTest extends TestCase
         self::assertFalse(ResponseEncoder::hasBody(204, false));
         self::assertFalse(ResponseEncoder::hasBody(304, false));
     }
+
+    public function testAnUndatedResponseIsWholeClosesTheConnectionAndHasNoDate(): void
+    {
+        $bytes = $this->encoder()->undated(new Response(502, ['Content-Type' => 'text/plain'], "down\n"));
+        self::assertSame("HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\nServer: kiln\r\nContent-Length: 5\r\nConnection: close\r\n\r\ndown\n", $bytes);
+    }
+
+    public function testAnUndatedResponseNeedsAStringBody(): void
+    {
+        $this->expectException(\ValueError::class);
+        $this->encoder()->undated(new Response(502, [], ['streamed']));
+    }
 }

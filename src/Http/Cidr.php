@@ -2,14 +2,13 @@
 
 declare(strict_types=1);
 
-namespace Kiln\App\Middleware\Internal;
+namespace Kiln\Http;
 
 /**
  * An IPv4 or IPv6 network ("10.0.0.0/8", "2001:db8::/32", or one address). IPv4-mapped IPv6 addresses
  * ("::ffff:192.0.2.1") count as IPv4, in networks and in the addresses tested; a zone ("%eth0") is
- * ignored. Host bits are masked off ("10.1.2.3/8" is "10.0.0.0/8").
- *
- * @internal
+ * ignored. Host bits are masked off ("10.1.2.3/8" is "10.0.0.0/8"). Used for trusted proxies
+ * (ForwardedHeaders) and App's IpFilter.
  */
 final class Cidr
 {

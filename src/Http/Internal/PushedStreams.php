@@ -1,0 +1,96 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Http\Internal;
+
+use Kiln\Http\Limits;
+use Kiln\Http\Request;
+use Kiln\Http\Response;
+use Kiln\Http\Sse\EventEncoder;
+use Kiln\Http\Sse\EventStream;
+use Kiln\Http\Wire\ResponseEncoder;
+use Kiln\Loop\Loop;
+
+/**
+ * A worker's open event streams: starts one when a handler's response has an EventStream body (the head
+ * is written, the handler's Fiber goes back to the pool), sends the heartbeats from one timer that runs
+ * only while a stream is open, and finishes each response (access log, the connection's next request).
+ *
+ * @internal
+ */
+final class PushedStreams
+{
+    /** @var array<int, PushedStream> by object id */
+    private array $open = [];
+
+    private ?string $timer = null;
+
+    public function __construct(
+        private readonly HttpCore $core,
+        public readonly ResponseEncoder $encoder,
+        private readonly Limits $limits,
+    ) {}
+
+    public function count(): int
+    {
+        return \count($this->open);
+    }
+
+    public function start(Connection $connection, Request $request, Response $response, EventStream $stream, bool $keepAlive): void
+    {
+        $head = $request->head();
+        $status = $response->status();
+        $withBody = $head->method !== 'HEAD' && $status >= 200 && $status !== 204 && $status !== 304;
+        $chunked = $head->version === '1.1';
+        $keepAlive = $keepAlive && $chunked;
+        $connection->write($this->encoder->responseHead($response, null, $head->version, $keepAlive, !$withBody));
+        $pushed = new PushedStream($this, $connection, $request, $stream, $chunked, $keepAlive, $status, $this->limits->writeBuffer);
+        if (!$withBody) {
+            // A HEAD request gets the head only; the stream ends without having started.
+            $this->finished($pushed, $connection, $request, $status, 0, $keepAlive, true);
+            $stream->ended();
+            return;
+        }
+        $connection->output->send(); // the head now, not at the end of the turn: the client waits on it
+        $connection->push($pushed);
+        $this->open[spl_object_id($pushed)] = $pushed;
+        if ($this->timer === null) {
+            $interval = max(0.05, $this->limits->sseHeartbeat / 2);
+            $this->timer = Loop::repeat($interval, $this->heartbeat(...));
+            Loop::unreference($this->timer);
+        }
+        $stream->attach($pushed);
+        if ($connection->peerClosed || $this->core->state() !== CoreState::Serving) {
+            // The client closed its side already, or the worker is on its way out: what the handler sent and
+            // the replay go out, then the stream ends (the client reconnects, to another worker when draining).
+            $pushed->end();
+        }
+    }
+
+    /** @param bool $connectionOpen false when the connection closed under the stream */
+    public function finished(PushedStream $pushed, Connection $connection, Request $request, int $status, int $sent, bool $keepAlive, bool $connectionOpen): void
+    {
+        unset($this->open[spl_object_id($pushed)]);
+        if ($this->open === [] && $this->timer !== null) {
+            Loop::cancel($this->timer);
+            $this->timer = null;
+        }
+        $this->core->pushFinished($connection, $request, $status, $sent, $keepAlive, $connectionOpen);
+    }
+
+    public function slowConsumer(Connection $connection, Request $request, int $pending): void
+    {
+        $this->core->log('warning', "event stream {$request->target()} to {$connection->remoteAddress}: the client "
+            . "reads too slowly ($pending bytes queued, over the write buffer limit): disconnected");
+    }
+
+    private function heartbeat(): void
+    {
+        $now = Loop::now();
+        $quiet = $this->limits->sseHeartbeat / 2;
+        foreach ($this->open as $pushed) {
+            $pushed->heartbeat($now, $quiet, EventEncoder::HEARTBEAT);
+        }
+    }
+}

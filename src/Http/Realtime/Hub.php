@@ -1,0 +1,267 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Http\Realtime;
+
+use Kiln\Http\Realtime\Internal\Room;
+use Kiln\Http\Realtime\Internal\Topic;
+use Kiln\Http\Sse\EventEncoder;
+use Kiln\Http\Sse\EventStream;
+use Kiln\Loop\Loop;
+use Kiln\Store\Bus;
+use Kiln\Store\SharedState;
+
+/**
+ * Rooms and topics of one worker, joined to the other workers of the node through the Bus.
+ *
+ * - broadcast() reaches every member of the room in every worker of the node, the sender included,
+ *   exactly once, in the order this worker broadcast (the Bus's guarantees); members get it from the loop.
+ * - publish() gives the event a node-wide id (an atomic counter per topic in the node's SharedState), so
+ *   every worker sends it with the same `id:`, and keeps it there too for $replayKeep seconds, the last
+ *   $replay of each topic (when the store holds values that large: APCu does, the /dev/shm table only
+ *   small ones). Each worker following the topic also keeps its last $replay events. A stream that starts
+ *   with a Last-Event-ID first gets the events with a greater id, from either, in id order (an id older
+ *   than what is kept gets what is left; one that is not a number gets none), then the live ones, each once.
+ * - The worker follows a room's bus channel only while it has members there; a topic's, while it has
+ *   streams there and for $replayKeep seconds after the last one ends.
+ *
+ * One Hub per worker (the App makes it): its members and streams are this worker's own.
+ */
+final class Hub
+{
+    private const ROOM = 'room:';
+    private const TOPIC = 'topic:';
+
+    /** @var array<string, Room> */
+    private array $rooms = [];
+
+    /** @var array<string, array<string, true>> member id => the rooms it is in */
+    private array $memberships = [];
+
+    /** @var array<string, Topic> */
+    private array $topics = [];
+
+    public function __construct(
+        private readonly Bus $bus,
+        private readonly SharedState $state,
+        private readonly int $replay = 100,
+        private readonly float $replayKeep = 60.0,
+    ) {
+        if ($replay < 0 || $replayKeep < 0) {
+            throw new \ValueError('A hub keeps 0 or more events for replay, for 0 or more seconds');
+        }
+    }
+
+    public function join(string $room, Member $member): void
+    {
+        $id = $member->memberId();
+        $entry = $this->rooms[$room] ??= new Room($this->bus->subscribe(self::ROOM . $room, $this->deliverToRoom(...)));
+        $entry->members[$id] = $member;
+        $this->memberships[$id][$room] = true;
+    }
+
+    public function leave(string $room, Member $member): void
+    {
+        $id = $member->memberId();
+        $entry = $this->rooms[$room] ?? null;
+        if ($entry === null || !isset($entry->members[$id])) {
+            return;
+        }
+        unset($entry->members[$id], $this->memberships[$id][$room]);
+        if (($this->memberships[$id] ?? []) === []) {
+            unset($this->memberships[$id]);
+        }
+        if ($entry->members === []) {
+            $this->bus->unsubscribe($entry->subscription);
+            unset($this->rooms[$room]);
+        }
+    }
+
+    /** Takes the member out of every room it is in (a connection that closed). */
+    public function leaveAll(Member $member): void
+    {
+        foreach (array_keys($this->memberships[$member->memberId()] ?? []) as $room) {
+            $this->leave((string) $room, $member);
+        }
+    }
+
+    public function broadcast(string $room, string $payload): void
+    {
+        $this->bus->publish(self::ROOM . $room, $payload);
+    }
+
+    /** Members of the room in this worker. */
+    public function members(string $room): int
+    {
+        return \count($this->rooms[$room]->members ?? []);
+    }
+
+    /** @return list<string> the rooms the member is in */
+    public function roomsOf(Member $member): array
+    {
+        return array_map('strval', array_keys($this->memberships[$member->memberId()] ?? []));
+    }
+
+    /**
+     * Sends an event to every stream subscribed to the topic on every worker of the node; returns its id.
+     * An event name with CR or LF is a \ValueError (see EventEncoder).
+     */
+    public function publish(string $topic, string $data, ?string $event = null): string
+    {
+        $encoded = EventEncoder::event($data, $event); // refuses a bad name here, in the publisher
+        $next = $this->state->update(self::counterKey($topic), static fn(?array $last): array => [self::counter($last) + 1], 0);
+        $id = self::counter($next);
+        $encoded = "id: $id\n" . $encoded;
+        if ($this->replay > 0) {
+            try {
+                $this->state->update(self::eventKey($topic, $id), static fn(): array => [$encoded], max(1, (int) ceil($this->replayKeep)));
+            } catch (\ValueError) {
+                // Too large for this store: the workers' own buffers replay it.
+            }
+            if ($id > $this->replay) {
+                $this->state->delete(self::eventKey($topic, $id - $this->replay));
+            }
+        }
+        $this->bus->publish(self::TOPIC . $topic, $id . "\n" . $encoded);
+        return (string) $id;
+    }
+
+    /**
+     * Adds the stream to the topic once its head is out, after replaying what it missed (its Last-Event-ID);
+     * it leaves the topic when it ends.
+     */
+    public function subscribe(string $topic, EventStream $stream): void
+    {
+        $stream->onStart(function (EventStream $stream) use ($topic): void {
+            $this->attach($topic, $stream);
+        });
+    }
+
+    public function unsubscribe(string $topic, EventStream $stream): void
+    {
+        $entry = $this->topics[$topic] ?? null;
+        $key = spl_object_id($stream);
+        if ($entry === null || !isset($entry->streams[$key])) {
+            return;
+        }
+        unset($entry->streams[$key], $entry->replayedTo[$key]);
+        if ($entry->streams === []) {
+            $entry->linger = Loop::delay($this->replayKeep, function () use ($topic, $entry): void {
+                $entry->linger = null;
+                if ($entry->streams === [] && ($this->topics[$topic] ?? null) === $entry) {
+                    $this->bus->unsubscribe($entry->subscription);
+                    unset($this->topics[$topic]);
+                }
+            });
+            Loop::unreference($entry->linger);
+        }
+    }
+
+    /** Open streams subscribed to the topic in this worker. */
+    public function subscribers(string $topic): int
+    {
+        return \count($this->topics[$topic]->streams ?? []);
+    }
+
+    /** Whether this worker follows the topic now (it has streams there, or had them within $replayKeep). */
+    public function follows(string $topic): bool
+    {
+        return isset($this->topics[$topic]);
+    }
+
+    /**
+     * Sends the stream the events after $last, from the node's store or this worker's buffer, in id order;
+     * returns the last id sent (the live events up to it are not sent again).
+     */
+    private function replay(string $topic, Topic $entry, int $last, EventStream $stream): int
+    {
+        $current = self::counter($this->state->get(self::counterKey($topic)));
+        $ids = $entry->idsAfter($last);
+        for ($id = max($last, $current - $this->replay) + 1; $id <= $current; $id++) {
+            $ids[] = $id;
+        }
+        $ids = array_unique($ids);
+        sort($ids);
+        $sent = 0;
+        foreach ($ids as $id) {
+            $stored = $this->state->get(self::eventKey($topic, $id));
+            $event = \is_string($stored[0] ?? null) ? $stored[0] : $entry->event($id);
+            if ($event !== null && $stream->write($event)) {
+                $sent = $id;
+            }
+        }
+        return $sent;
+    }
+
+    private static function counterKey(string $topic): string
+    {
+        return 'kiln.sse.id:' . $topic;
+    }
+
+    private static function eventKey(string $topic, int $id): string
+    {
+        return "kiln.sse.event:$id:" . $topic;
+    }
+
+    /** @param ?array<mixed> $value */
+    private static function counter(?array $value): int
+    {
+        $count = $value[0] ?? 0;
+        return \is_int($count) ? $count : 0;
+    }
+
+    private function attach(string $topic, EventStream $stream): void
+    {
+        $entry = $this->topics[$topic] ??= new Topic($this->bus->subscribe(self::TOPIC . $topic, $this->deliverToTopic(...)), $this->replay);
+        if ($entry->linger !== null) {
+            Loop::cancel($entry->linger);
+            $entry->linger = null;
+        }
+        $last = $stream->lastEventId();
+        $replayedTo = 0;
+        if ($last !== null && ctype_digit($last) && \strlen($last) < 19) {
+            $replayedTo = $this->replay($topic, $entry, (int) $last, $stream);
+        }
+        if (!$stream->isOpen()) {
+            return; // the replay was too much for the client
+        }
+        $entry->streams[spl_object_id($stream)] = $stream;
+        $entry->replayedTo[spl_object_id($stream)] = $replayedTo;
+        $stream->onClose(function (EventStream $stream) use ($topic): void {
+            $this->unsubscribe($topic, $stream);
+        });
+    }
+
+    private function deliverToRoom(string $channel, string $payload): void
+    {
+        $entry = $this->rooms[substr($channel, \strlen(self::ROOM))] ?? null;
+        foreach ($entry->members ?? [] as $member) {
+            try {
+                $member->deliver($payload);
+            } catch (\Throwable $e) {
+                Loop::reportError($e); // one member's failure is not the others'
+            }
+        }
+    }
+
+    private function deliverToTopic(string $channel, string $payload): void
+    {
+        $entry = $this->topics[substr($channel, \strlen(self::TOPIC))] ?? null;
+        if ($entry === null) {
+            return;
+        }
+        $newline = strpos($payload, "\n");
+        if ($newline === false) {
+            return; // not from a Hub
+        }
+        $id = (int) substr($payload, 0, $newline);
+        $event = substr($payload, $newline + 1);
+        $entry->remember($id, $event);
+        foreach ($entry->streams as $key => $stream) {
+            if ($id > ($entry->replayedTo[$key] ?? 0)) {
+                $stream->write($event);
+            }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+<?php
+
+declare(strict_types=1);
+
+use Kiln\App\App;
+use Kiln\Http\Request;
+
+use function Kiln\Loop\delay;
+
+use Kiln\Store\NodeBus;
+
+require_once dirname(__DIR__, 3) . '/src/bootstrap.php';
+
+// What this worker's subscriber heard on 'news', in order.
+$received = [];
+NodeBus::get()->subscribe('news', static function (string $channel, string $payload) use (&$received): void {
+    $received[] = $payload;
+});
+
+$app = new App();
+$app->post('/publish/{channel}', static function (Request $request, string $channel): array {
+    NodeBus::get()->publish($channel, $request->body());
+    return ['pid' => getmypid()];
+});
+$app->get('/received', static function () use (&$received): array {
+    return ['pid' => getmypid(), 'spans' => NodeBus::spansNode(), 'messages' => $received];
+});
+// Keeps its worker busy (draining, after a reload) for ?seconds, then publishes ?say and reports what it heard.
+$app->get('/hold', static function (Request $request) use (&$received): array {
+    $query = $request->query();
+    $seconds = $query['seconds'] ?? '1';
+    $say = $query['say'] ?? '';
+    delay(is_numeric($seconds) ? (float) $seconds : 1.0);
+    NodeBus::get()->publish('news', \is_string($say) ? $say : '');
+    return ['pid' => getmypid(), 'messages' => $received];
+});
+$app->site(__DIR__ . '/public', ['/iso/' => 'isolated', '/fork/' => 'fork'], 'sequential');
+
+return $app;

@@ -1,0 +1,6 @@
+<?php
+
+declare(strict_types=1);
+while (true) {
+    // only the time limit stops it
+}

@@ -1,0 +1,214 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Integration\Sse;
+
+use Kiln\Tests\Support\HttpClient;
+use Kiln\Tests\Support\KilnProcess;
+use Kiln\Tests\Support\SseClient;
+use Kiln\Tests\Support\SseParser;
+use PHPUnit\Framework\TestCase;
+
+/** Event streams on one worker, read by curl and by a raw socket. */
+final class EventStreamTest extends TestCase
+{
+    private const APP = __DIR__ . '/../../Fixtures/sse/app.php';
+
+    private ?KilnProcess $server = null;
+
+    /** @var list<SseClient> */
+    private array $clients = [];
+
+    protected function tearDown(): void
+    {
+        foreach ($this->clients as $client) {
+            $client->close();
+        }
+        $this->server?->stop();
+        $this->server = null;
+    }
+
+    /** @param list<string> $args */
+    private function start(array $args = []): KilnProcess
+    {
+        return $this->server = KilnProcess::start(self::APP, ['--workers=1', ...$args]);
+    }
+
+    /** @param array<string, string> $headers */
+    private function connect(string $path, array $headers = []): SseClient
+    {
+        \assert($this->server !== null);
+        return $this->clients[] = new SseClient($this->server->host(), $this->server->port(), $path, $headers);
+    }
+
+    private function publish(string $topic, string $data, string $query = ''): string
+    {
+        \assert($this->server !== null);
+        [$status, $body] = SseClient::post($this->server->host(), $this->server->port(), "/publish/$topic$query", $data);
+        self::assertSame(200, $status, $body);
+        $decoded = json_decode($body, true);
+        self::assertIsArray($decoded);
+        self::assertIsString($decoded['id']);
+        return $decoded['id'];
+    }
+
+    private function subscribers(string $topic): int
+    {
+        \assert($this->server !== null);
+        $decoded = json_decode(HttpClient::get($this->server->baseUrl() . "/subscribers/$topic")['body'], true);
+        self::assertIsArray($decoded);
+        self::assertIsInt($decoded['subscribers']);
+        return $decoded['subscribers'];
+    }
+
+    public function testCurlReceivesEventsWithTheStreamHeadersAndCorrectFraming(): void
+    {
+        $server = $this->start();
+        $output = (string) tempnam(sys_get_temp_dir(), 'kiln-sse-curl-');
+        $curl = proc_open(['curl', '-sSN', '-i', '--max-time', '20', $server->baseUrl() . '/events/news'], [0 => ['file', '/dev/null', 'r'], 1 => ['file', $output, 'w'], 2 => ['file', '/dev/null', 'w']], $pipes);
+        self::assertIsResource($curl);
+        try {
+            self::assertTrue($this->until(fn(): bool => $this->subscribers('news') === 1), 'curl subscribed');
+            $this->publish('news', "first line\r\nsecond line\nthird", '?event=update');
+            $this->publish('news', 'plain');
+            $parser = new SseParser();
+            $read = static function () use ($output, &$parser): bool {
+                $raw = (string) file_get_contents($output);
+                $end = strpos($raw, "\r\n\r\n");
+                $parser = new SseParser();
+                $parser->feed($end === false ? '' : substr($raw, $end + 4));
+                return \count($parser->events()) >= 2;
+            };
+            self::assertTrue($this->until($read), 'curl got both events: ' . file_get_contents($output));
+            $raw = (string) file_get_contents($output);
+            $head = strtolower(substr($raw, 0, (int) strpos($raw, "\r\n\r\n")));
+            self::assertStringStartsWith('http/1.1 200', $head);
+            self::assertStringContainsString("\r\ncontent-type: text/event-stream", $head);
+            self::assertStringContainsString("\r\ncache-control: no-cache", $head);
+            self::assertStringContainsString("\r\nx-accel-buffering: no", $head);
+            self::assertStringContainsString("\r\ntransfer-encoding: chunked", $head);
+            self::assertSame([
+                ['event' => 'update', 'data' => "first line\nsecond line\nthird", 'id' => '1'],
+                ['event' => 'message', 'data' => 'plain', 'id' => '2'],
+            ], $parser->events());
+            self::assertTrue($parser->isBetweenEvents());
+        } finally {
+            proc_terminate($curl);
+            proc_close($curl);
+            @unlink($output);
+        }
+    }
+
+    public function testTheRouteTopicFormFollowsItsTopicOverHttp10(): void
+    {
+        $this->start();
+        $client = $this->connect('/plain/alerts');
+        self::assertSame(200, $client->status);
+        self::assertSame('text/event-stream; charset=utf-8', $client->headers['content-type']);
+        self::assertArrayNotHasKey('transfer-encoding', $client->headers);
+        self::assertTrue($this->until(fn(): bool => $this->subscribers('alerts') === 1));
+        $this->publish('alerts', 'fire');
+        self::assertTrue($client->waitFor(static fn(SseParser $p): bool => $p->events() !== []));
+        self::assertSame([['event' => 'message', 'data' => 'fire', 'id' => '1']], $client->parser->events());
+    }
+
+    public function testAHandlerRefusesWithAnHttpErrorBeforeTheStreamStarts(): void
+    {
+        $this->start();
+        $client = $this->connect('/private/x');
+        self::assertSame(403, $client->status);
+        self::assertSame(0, $this->subscribers('x'));
+    }
+
+    public function testAnOpenStreamHoldsNoHandlerSoOtherRequestsRunBesideIt(): void
+    {
+        $this->start(['--limit-concurrency=1']);
+        foreach (range(1, 3) as $i) {
+            $this->connect('/events/many')->readWorkerPid();
+        }
+        // With one handler allowed at a time, a stream that kept its handler would make this a 503.
+        self::assertSame(3, $this->subscribers('many'));
+    }
+
+    public function testAQuietStreamGetsHeartbeatComments(): void
+    {
+        $this->start(['--limit-sse-heartbeat=0.3']);
+        $client = $this->connect('/events/quiet');
+        $heartbeats = static fn(SseParser $p): int => \count(array_keys($p->comments(), 'heartbeat', true));
+        self::assertTrue($client->waitFor(static fn(SseParser $p): bool => $heartbeats($p) >= 2, 10.0), 'two heartbeats seen');
+        self::assertSame([], $client->parser->events());
+    }
+
+    public function testAClientThatReconnectsWithLastEventIdGetsWhatItMissedInOrder(): void
+    {
+        $this->start();
+        $first = $this->connect('/events/feed');
+        self::assertTrue($this->until(fn(): bool => $this->subscribers('feed') === 1));
+        $this->publish('feed', 'one');
+        $this->publish('feed', 'two');
+        self::assertTrue($first->waitFor(static fn(SseParser $p): bool => \count($p->events()) === 2));
+        $first->close();
+        self::assertTrue($this->until(fn(): bool => $this->subscribers('feed') === 0), 'the server saw the client leave');
+        $this->publish('feed', 'three');
+        $this->publish('feed', "four\nlines");
+        $again = $this->connect('/events/feed', ['Last-Event-ID' => '2']);
+        self::assertTrue($again->waitFor(static fn(SseParser $p): bool => \count($p->events()) === 2));
+        $this->publish('feed', 'five');
+        self::assertTrue($again->waitFor(static fn(SseParser $p): bool => \count($p->events()) === 3));
+        self::assertSame(['3', '4', '5'], array_column($again->parser->events(), 'id'));
+        self::assertSame(['three', "four\nlines", 'five'], array_column($again->parser->events(), 'data'));
+    }
+
+    public function testAnIdOlderThanTheReplayBufferReplaysWhatIsLeft(): void
+    {
+        $this->start(['--limit-sse-replay=2']);
+        $first = $this->connect('/events/short');
+        self::assertTrue($this->until(fn(): bool => $this->subscribers('short') === 1));
+        foreach (['a', 'b', 'c', 'd'] as $data) {
+            $this->publish('short', $data);
+        }
+        self::assertTrue($first->waitFor(static fn(SseParser $p): bool => \count($p->events()) === 4));
+        $again = $this->connect('/events/short', ['Last-Event-ID' => '1']);
+        self::assertTrue($again->waitFor(static fn(SseParser $p): bool => \count($p->events()) === 2));
+        self::assertSame(['c', 'd'], array_column($again->parser->events(), 'data'));
+    }
+
+    public function testAClientThatLeavesIsForgottenAndPublishingGoesOn(): void
+    {
+        $server = $this->start();
+        $client = $this->connect('/events/gone');
+        $stays = $this->connect('/events/gone');
+        self::assertTrue($this->until(fn(): bool => $this->subscribers('gone') === 2));
+        $client->close();
+        self::assertTrue($this->until(fn(): bool => $this->subscribers('gone') === 1), 'the stream left its topic');
+        $this->publish('gone', 'after');
+        self::assertTrue($stays->waitFor(static fn(SseParser $p): bool => $p->events() !== []));
+        $stays->close();
+        self::assertTrue($this->until(fn(): bool => $this->subscribers('gone') === 0));
+        $this->publish('gone', 'to nobody');
+        self::assertDoesNotMatchRegularExpression('/error|Uncaught/i', $server->log());
+    }
+
+    public function testAGracefulStopEndsOpenStreams(): void
+    {
+        $server = $this->start();
+        $client = $this->connect('/events/stop');
+        self::assertTrue($this->until(fn(): bool => $this->subscribers('stop') === 1));
+        $server->signal(SIGQUIT);
+        self::assertTrue($client->waitForClose(10.0), 'the stream ended, so the client reconnects elsewhere');
+        self::assertNotNull($server->waitForExit(10.0));
+    }
+
+    private function until(\Closure $condition, float $timeout = 5.0): bool
+    {
+        $deadline = microtime(true) + $timeout;
+        while (!$condition()) {
+            if (microtime(true) > $deadline) {
+                return false;
+            }
+            usleep(20_000);
+        }
+        return true;
+    }
+}
