@@ -25,8 +25,6 @@ if [ "$mode" = dev ]; then
     [ -e /usr/lib/apache2/modules/libphp8.2.so ] || need_apt+=(libapache2-mod-php)
     command -v ab >/dev/null || need_apt+=(apache2-utils)
     command -v python3 >/dev/null || need_apt+=(python3)
-    # An independent WebSocket client for the conformance tests (tests/Conformance/WebSocket), Debian's python.
-    /usr/bin/python3 -c 'import websockets' 2>/dev/null || need_apt+=(python3-websockets)
     command -v perl >/dev/null || need_apt+=(perl)
 fi
 if [ ${#need_apt[@]} -gt 0 ]; then
