@@ -56,7 +56,7 @@ final class HttpCore
     ) {
         $this->encoder = new ResponseEncoder();
         $this->sender = new ResponseSender($this->encoder, $context);
-        $this->pushes = new PushedStreams($this, $this->encoder, $limits);
+        $this->pushes = new PushedStreams($this, $this->encoder, $limits, $context);
     }
 
     public function add(Connection $connection): void

@@ -18,15 +18,15 @@ use Kiln\Store\SharedState;
  * - broadcast() reaches every member of the room in every worker of the node, the sender included,
  *   exactly once, in the order this worker broadcast (the Bus's guarantees); members get it from the loop.
  * - publish() gives the event a node-wide id (an atomic counter per topic in the node's SharedState), so
- *   every worker sends it with the same `id:`; each worker following the topic keeps its last $replay
- *   events, and a stream that starts with a Last-Event-ID first gets those with a greater id, in id order
- *   (an id older than the buffer gets what is left; one that is not a number gets none).
+ *   every worker sends it with the same `id:`, and keeps it there too for $replayKeep seconds, the last
+ *   $replay of each topic (when the store holds values that large: APCu does, the /dev/shm table only
+ *   small ones). Each worker following the topic also keeps its last $replay events. A stream that starts
+ *   with a Last-Event-ID first gets the events with a greater id, from either, in id order (an id older
+ *   than what is kept gets what is left; one that is not a number gets none), then the live ones, each once.
  * - The worker follows a room's bus channel only while it has members there; a topic's, while it has
- *   streams there and for $replayKeep seconds after the last one ends (so a client that reconnects within
- *   that time misses nothing).
+ *   streams there and for $replayKeep seconds after the last one ends.
  *
- * Not re-entrant across processes: one Hub per worker (the App makes it), whose members and streams are
- * this worker's own.
+ * One Hub per worker (the App makes it): its members and streams are this worker's own.
  */
 final class Hub
 {
@@ -44,7 +44,7 @@ final class Hub
 
     public function __construct(
         private readonly Bus $bus,
-        private readonly SharedState $ids,
+        private readonly SharedState $state,
         private readonly int $replay = 100,
         private readonly float $replayKeep = 60.0,
     ) {
@@ -110,10 +110,21 @@ final class Hub
     public function publish(string $topic, string $data, ?string $event = null): string
     {
         $encoded = EventEncoder::event($data, $event); // refuses a bad name here, in the publisher
-        $next = $this->ids->update('kiln.sse.id:' . $topic, static fn(?array $last): array => [self::counter($last) + 1], 0);
-        $id = (string) self::counter($next);
-        $this->bus->publish(self::TOPIC . $topic, $id . "\n" . "id: $id\n" . $encoded);
-        return $id;
+        $next = $this->state->update(self::counterKey($topic), static fn(?array $last): array => [self::counter($last) + 1], 0);
+        $id = self::counter($next);
+        $encoded = "id: $id\n" . $encoded;
+        if ($this->replay > 0) {
+            try {
+                $this->state->update(self::eventKey($topic, $id), static fn(): array => [$encoded], max(1, (int) ceil($this->replayKeep)));
+            } catch (\ValueError) {
+                // Too large for this store: the workers' own buffers replay it.
+            }
+            if ($id > $this->replay) {
+                $this->state->delete(self::eventKey($topic, $id - $this->replay));
+            }
+        }
+        $this->bus->publish(self::TOPIC . $topic, $id . "\n" . $encoded);
+        return (string) $id;
     }
 
     /**
@@ -134,7 +145,7 @@ final class Hub
         if ($entry === null || !isset($entry->streams[$key])) {
             return;
         }
-        unset($entry->streams[$key]);
+        unset($entry->streams[$key], $entry->replayedTo[$key]);
         if ($entry->streams === []) {
             $entry->linger = Loop::delay($this->replayKeep, function () use ($topic, $entry): void {
                 $entry->linger = null;
@@ -159,6 +170,40 @@ final class Hub
         return isset($this->topics[$topic]);
     }
 
+    /**
+     * Sends the stream the events after $last, from the node's store or this worker's buffer, in id order;
+     * returns the last id sent (the live events up to it are not sent again).
+     */
+    private function replay(string $topic, Topic $entry, int $last, EventStream $stream): int
+    {
+        $current = self::counter($this->state->get(self::counterKey($topic)));
+        $ids = $entry->idsAfter($last);
+        for ($id = max($last, $current - $this->replay) + 1; $id <= $current; $id++) {
+            $ids[] = $id;
+        }
+        $ids = array_unique($ids);
+        sort($ids);
+        $sent = 0;
+        foreach ($ids as $id) {
+            $stored = $this->state->get(self::eventKey($topic, $id));
+            $event = \is_string($stored[0] ?? null) ? $stored[0] : $entry->event($id);
+            if ($event !== null && $stream->write($event)) {
+                $sent = $id;
+            }
+        }
+        return $sent;
+    }
+
+    private static function counterKey(string $topic): string
+    {
+        return 'kiln.sse.id:' . $topic;
+    }
+
+    private static function eventKey(string $topic, int $id): string
+    {
+        return "kiln.sse.event:$id:" . $topic;
+    }
+
     /** @param ?array<mixed> $value */
     private static function counter(?array $value): int
     {
@@ -174,15 +219,15 @@ final class Hub
             $entry->linger = null;
         }
         $last = $stream->lastEventId();
+        $replayedTo = 0;
         if ($last !== null && ctype_digit($last) && \strlen($last) < 19) {
-            foreach ($entry->since((int) $last) as $event) {
-                $stream->write($event);
-            }
+            $replayedTo = $this->replay($topic, $entry, (int) $last, $stream);
         }
         if (!$stream->isOpen()) {
             return; // the replay was too much for the client
         }
         $entry->streams[spl_object_id($stream)] = $stream;
+        $entry->replayedTo[spl_object_id($stream)] = $replayedTo;
         $stream->onClose(function (EventStream $stream) use ($topic): void {
             $this->unsubscribe($topic, $stream);
         });
@@ -210,10 +255,13 @@ final class Hub
         if ($newline === false) {
             return; // not from a Hub
         }
+        $id = (int) substr($payload, 0, $newline);
         $event = substr($payload, $newline + 1);
-        $entry->remember((int) substr($payload, 0, $newline), $event);
-        foreach ($entry->streams as $stream) {
-            $stream->write($event);
+        $entry->remember($id, $event);
+        foreach ($entry->streams as $key => $stream) {
+            if ($id > ($entry->replayedTo[$key] ?? 0)) {
+                $stream->write($event);
+            }
         }
     }
 }

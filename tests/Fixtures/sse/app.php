@@ -33,4 +33,7 @@ $app->get('/subscribers/{topic}', static fn(string $topic): array => [
     'subscribers' => $app->hub()->subscribers($topic),
 ]);
 
+// Classic scripts next to the routes (public/publish.php publishes from the sequential tier).
+$app->site(__DIR__ . '/public', [], 'sequential');
+
 return $app;

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Integration\Sse;
 
+use Kiln\Tests\Support\HttpClient;
 use Kiln\Tests\Support\KilnProcess;
 use Kiln\Tests\Support\SseClient;
 use Kiln\Tests\Support\SseParser;
@@ -62,5 +63,39 @@ final class AcrossWorkersTest extends TestCase
             usort($events, static fn(array $a, array $b): int => (int) $a['id'] <=> (int) $b['id']);
             self::assertSame($sent, $events, "the client on worker {$client->workerPid} got every event once");
         }
+        // A classic script of the sequential tier publishes the same way, with the next id.
+        $next = (string) ($count + 1);
+        $reply = HttpClient::get($server->baseUrl() . '/publish.php?topic=both&m=' . rawurlencode('from a script'));
+        self::assertSame(200, $reply['status'], $reply['body']);
+        self::assertSame($next, $reply['body']);
+        foreach ($this->clients as $client) {
+            self::assertTrue($client->waitFor(static fn(SseParser $p): bool => \count($p->events()) > $count, 5.0));
+            self::assertSame(['event' => 'script', 'data' => 'from a script', 'id' => $next], $client->parser->events()[$count]);
+        }
+    }
+
+    public function testAClientThatReconnectsToAWorkerThatNeverFollowedTheTopicGetsWhatItMissed(): void
+    {
+        $server = $this->server = KilnProcess::start(self::APP, ['--workers=2']);
+        $first = $this->clients[] = new SseClient($server->host(), $server->port(), '/events/rejoin');
+        $firstWorker = $first->readWorkerPid();
+        foreach (['one', 'two'] as $data) {
+            self::assertSame(200, SseClient::post($server->host(), $server->port(), '/publish/rejoin', $data)[0]);
+        }
+        self::assertTrue($first->waitFor(static fn(SseParser $p): bool => \count($p->events()) === 2));
+        $first->close();
+        self::assertSame(200, SseClient::post($server->host(), $server->port(), '/publish/rejoin', 'three')[0]);
+        $other = null;
+        for ($i = 0; $i < 40 && $other === null; $i++) {
+            $client = $this->clients[] = new SseClient($server->host(), $server->port(), '/events/rejoin', ['Last-Event-ID' => '2']);
+            if ($client->readWorkerPid() !== $firstWorker) {
+                $other = $client;
+            } else {
+                $client->close();
+            }
+        }
+        self::assertNotNull($other, 'a reconnect landed on the other worker');
+        self::assertTrue($other->waitFor(static fn(SseParser $p): bool => $p->events() !== []));
+        self::assertSame([['event' => 'message', 'data' => 'three', 'id' => '3']], $other->parser->events());
     }
 }

@@ -7,8 +7,9 @@ namespace Kiln\Http\Realtime\Internal;
 use Kiln\Http\Sse\EventStream;
 
 /**
- * One SSE topic in this worker: its open streams, the bus subscription, and the last events (already
- * encoded), kept in id order for clients that reconnect with Last-Event-ID.
+ * One SSE topic in this worker: its open streams (each with the id it was replayed up to, so an event
+ * both replayed and then delivered by the bus is sent once), the bus subscription, and the last events
+ * (already encoded) by id, for clients that reconnect with Last-Event-ID.
  *
  * @internal
  */
@@ -17,36 +18,37 @@ final class Topic
     /** @var array<int, EventStream> by object id */
     public array $streams = [];
 
+    /** @var array<int, int> by object id: events up to this id were replayed to the stream */
+    public array $replayedTo = [];
+
     /** The timer that drops the topic once it has had no stream for a while. */
     public ?string $linger = null;
 
-    /** @var list<array{int, string}> id and encoded event, oldest first */
+    /** @var array<int, string> encoded events by id, in id order */
     private array $buffer = [];
 
     public function __construct(public readonly int $subscription, private readonly int $size) {}
 
     public function remember(int $id, string $event): void
     {
-        $at = \count($this->buffer);
-        // Publishers on other workers may interleave: keep id order (nearly always: append).
-        while ($at > 0 && $this->buffer[$at - 1][0] > $id) {
-            $at--;
+        $last = array_key_last($this->buffer);
+        $this->buffer[$id] = $event;
+        if ($last !== null && $id < $last) {
+            ksort($this->buffer); // publishers on other workers interleave: keep id order
         }
-        array_splice($this->buffer, $at, 0, [[$id, $event]]);
         if (\count($this->buffer) > $this->size) {
-            array_shift($this->buffer);
+            unset($this->buffer[array_key_first($this->buffer)]);
         }
     }
 
-    /** @return list<string> the encoded events with an id above $id, in id order */
-    public function since(int $id): array
+    public function event(int $id): ?string
     {
-        $events = [];
-        foreach ($this->buffer as [$eventId, $event]) {
-            if ($eventId > $id) {
-                $events[] = $event;
-            }
-        }
-        return $events;
+        return $this->buffer[$id] ?? null;
+    }
+
+    /** @return list<int> the ids buffered above $id, in order */
+    public function idsAfter(int $id): array
+    {
+        return array_values(array_filter(array_keys($this->buffer), static fn(int $buffered): bool => $buffered > $id));
     }
 }

@@ -218,6 +218,54 @@ final class HubTest extends TestCase
         self::assertSame(['4', '5', '6'], array_column(self::events(FakeSink::start($again)), 'id'));
     }
 
+    public function testAWorkerThatNeverFollowedTheTopicReplaysFromTheNodesStore(): void
+    {
+        $bus = new InProcessBus();
+        $first = new Hub($bus, $this->ids);
+        $second = new Hub($bus, $this->ids);
+        $first->subscribe('t', $stream = new EventStream());
+        FakeSink::start($stream);
+        foreach (['a', 'b', 'c'] as $data) {
+            $first->publish('t', $data, 'x');
+        }
+        self::settle();
+        self::assertFalse($second->follows('t'));
+        $second->subscribe('t', $again = new EventStream('1'));
+        $sink = FakeSink::start($again);
+        $first->publish('t', 'd');
+        self::settle();
+        self::assertSame(['2', '3', '4'], array_column(self::events($sink), 'id'));
+        self::assertSame(['b', 'c', 'd'], array_column(self::events($sink), 'data'));
+    }
+
+    public function testAnEventTooLargeForTheStoreIsReplayedFromTheWorkersOwnBuffer(): void
+    {
+        $hub = $this->hub();
+        $large = str_repeat('l', 500); // the test's /dev/shm table holds 106 bytes a value
+        $hub->subscribe('t', $stream = new EventStream());
+        FakeSink::start($stream);
+        $hub->publish('t', 'small');
+        $hub->publish('t', $large);
+        self::settle();
+        $hub->subscribe('t', $again = new EventStream('0'));
+        self::assertSame(['small', $large], array_column(self::events(FakeSink::start($again)), 'data'));
+    }
+
+    public function testAnEventBothReplayedAndThenDeliveredByTheBusIsSentOnce(): void
+    {
+        $hub = $this->hub();
+        $hub->subscribe('t', $first = new EventStream());
+        $firstSink = FakeSink::start($first);
+        $hub->publish('t', 'one'); // its bus delivery is still to come
+        $hub->subscribe('t', $late = new EventStream('0'));
+        $lateSink = FakeSink::start($late); // replayed from the store
+        self::settle();
+        $hub->publish('t', 'two');
+        self::settle();
+        self::assertSame(['one', 'two'], array_column(self::events($lateSink), 'data'));
+        self::assertSame(['one', 'two'], array_column(self::events($firstSink), 'data'));
+    }
+
     public function testALastEventIdThatIsNotANumberReplaysNothing(): void
     {
         $hub = $this->hub();
