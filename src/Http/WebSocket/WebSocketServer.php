@@ -91,6 +91,7 @@ final class WebSocketServer
             $session->abandon();
             throw $refusal;
         }
+        $session->opened();
         $response = new Response(101, $outcome->headers);
         $response->setUpgrade($session->attach(...));
         return $response;
