@@ -129,6 +129,9 @@ final class Session
     public function send(string $frame): bool
     {
         if ($this->state === SessionState::Pending) {
+            if (\strlen($this->early) > $this->limits->wsWriteBuffer) {
+                return false; // bounded before the 101 as after it
+            }
             $this->early .= $frame;
             return true;
         }
