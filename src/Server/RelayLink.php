@@ -95,7 +95,7 @@ final class RelayLink
         if ($this->closedBecause !== null) {
             throw new ServerException("The node bus is closed ({$this->closedBecause})");
         }
-        if (!$this->queue->push(RelayFrames::encode($body))) {
+        if ($this->queue->size() + RelayFrames::HEADER + \strlen($body) > $this->queue->limit || !$this->queue->push(RelayFrames::encode($body))) {
             throw new ServerException(\sprintf('The node bus queue is full: %d bytes wait for the supervisor (limit %d)', $this->queue->size(), $this->queue->limit));
         }
         if (!$this->flushScheduled && $this->writer === null) {
