@@ -105,6 +105,20 @@ final class NodeBusTest extends TestCase
         }
     }
 
+    public function testAWorkerKilledIsReplacedAndTheReplacementIsOnTheBus(): void
+    {
+        $pids = $this->workers();
+        $victim = array_key_first($pids);
+        posix_kill($victim, SIGKILL);
+        $this->kiln()->waitForLog('~pid ' . $victim . '\) killed by signal 9~', 10);
+        $now = $this->workers([$victim]);
+        self::assertCount(2, $now);
+        $this->publish('news', 'after-the-crash');
+        foreach ($this->waitUntilEveryWorkerHeard($now, ['after-the-crash']) as $pid => $messages) {
+            self::assertSame(1, \count(array_keys($messages, 'after-the-crash', true)), "worker $pid heard it once");
+        }
+    }
+
     public function testOldAndNewGenerationsHearEachOtherDuringAReloadAndTheNewOnesAfterIt(): void
     {
         $old = $this->workers();
