@@ -75,6 +75,19 @@ final class NodeBusTest extends TestCase
         }
     }
 
+    public function testASequentialScriptThatPublishesThenExitsStillReachesTheOtherWorker(): void
+    {
+        $pids = $this->workers();
+        $response = HttpClient::get($this->kiln()->baseUrl() . '/exit.php?m=last-words', timeout: 15);
+        self::assertSame(200, $response['status']);
+        $exited = (int) $response['body'];
+        self::assertArrayHasKey($exited, $pids);
+        // exit() on the sequential tier ends that worker (its replacement starts after the message).
+        unset($pids[$exited]);
+        $heard = $this->waitUntilEveryWorkerHeard($pids, ['last-words']);
+        self::assertSame([['last-words']], array_values($heard));
+    }
+
     public function testAClientCannotReachTheBusThroughHeadersOrPaths(): void
     {
         $pids = $this->workers();
