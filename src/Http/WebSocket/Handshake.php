@@ -37,7 +37,8 @@ final class Handshake
             return HandshakeOutcome::refused(426, 'Only WebSocket version 13 is supported', ['Sec-WebSocket-Version' => '13']);
         }
         $keys = $request->headerValues('sec-websocket-key');
-        if (\count($keys) !== 1 || \strlen($keys[0]) !== 24 || \strlen((string) base64_decode($keys[0], true)) !== 16) {
+        // 16 bytes in base64 are 21 characters, one whose last 4 bits are padding (A, Q, g or w), and "==".
+        if (\count($keys) !== 1 || preg_match('~^[A-Za-z0-9+/]{21}[AQgw]==$~D', $keys[0]) !== 1) {
             return HandshakeOutcome::refused(400, 'Sec-WebSocket-Key must be the base64 form of 16 bytes');
         }
         $origin = $request->headerValues('origin');

@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Http\WebSocket;
 
-use Kiln\Http\WebSocket\Internal\CloseCodes;
+use Kiln\Http\WebSocket\Internal\CloseFrame;
 use Kiln\Http\WebSocket\Internal\Utf8;
 
 /**
@@ -38,6 +38,15 @@ final class Protocol
     /** The end of an uncompressed text message's last fragment that is not yet a whole character. */
     private string $utf8Tail = '';
 
+    /**
+     * Payload bytes of the incomplete uncompressed text frame at the head of the buffer that were already
+     * checked as UTF-8 (so a long text fails at its first bad byte, before it is all received), and the
+     * unfinished character they end with. -1 when no such frame is pending.
+     */
+    private int $textChecked = -1;
+
+    private string $textTail = '';
+
     private readonly int $maxMessage;
 
     /** Compressed bytes may run a little past the message limit on incompressible data (stored blocks). */
@@ -57,13 +66,18 @@ final class Protocol
         if ($this->ended) {
             return [];
         }
-        $this->buffer .= $bytes;
-        $length = \strlen($this->buffer);
-        if ($length < $this->need) {
+        if ($this->buffer === '') {
+            $buffer = $bytes;
+        } else {
+            $this->buffer .= $bytes; // in place: the buffer is not shared between calls
+            $buffer = $this->buffer;
+            $this->buffer = '';
+        }
+        $length = \strlen($buffer);
+        if ($length < $this->need && $this->textChecked < 0) {
+            $this->buffer = $buffer;
             return [];
         }
-        $buffer = $this->buffer;
-        $this->buffer = '';
         $events = [];
         $offset = 0;
         $this->need = 2;
@@ -133,7 +147,15 @@ final class Protocol
             $end = $offset + $head + $size;
             if ($end > $length) {
                 $this->need = $head + $size;
+                if (($opcode === 1 || ($opcode === 0 && $this->messageOpcode === 1 && !$this->messageCompressed)) && ($b0 & 0x40) === 0
+                    && !$this->checkPartialText($buffer, $offset + $head, $length)) {
+                    return $this->fail($events, 1007, 'text message is not valid UTF-8');
+                }
                 break;
+            }
+            if ($this->textChecked >= 0) {
+                $this->textChecked = -1;
+                $this->textTail = '';
             }
             $payload = $size === 0 ? '' : substr($buffer, $offset + $head, $size) ^ str_repeat(substr($buffer, $offset + $head - 4, 4), ($size >> 2) + 1);
             $offset = $end;
@@ -191,16 +213,7 @@ final class Protocol
      */
     public function encodeClose(int $code = 1000, string $reason = ''): string
     {
-        if ($code === Close::NO_STATUS && $reason === '') {
-            return "\x88\x00";
-        }
-        if (!CloseCodes::maySend($code)) {
-            throw new \ValueError("Close code $code may not be sent: use 1000-1003, 1007-1014 or 3000-4999");
-        }
-        if (\strlen($reason) > 123 || !Utf8::isValid($reason)) {
-            throw new \ValueError('A close reason must be valid UTF-8 of at most 123 bytes');
-        }
-        return self::frame(0x88, pack('n', $code) . $reason);
+        return self::frame(0x88, CloseFrame::encode($code, $reason));
     }
 
     /** Whether feed() has seen the end (a Close or a ProtocolViolation) and will parse nothing more. */
@@ -229,30 +242,41 @@ final class Protocol
         return $payload;
     }
 
+    /**
+     * Checks the payload received so far of an incomplete text frame (starting at $start in $buffer, with
+     * its mask in the 4 bytes before), from where the last call stopped. Returns false at invalid UTF-8.
+     */
+    private function checkPartialText(string $buffer, int $start, int $length): bool
+    {
+        if ($this->textChecked < 0) {
+            $this->textChecked = 0;
+            $this->textTail = $this->utf8Tail; // a continuation goes on from the message's earlier fragments
+        }
+        $done = $this->textChecked;
+        $count = $length - $start - $done;
+        if ($count <= 0) {
+            return true;
+        }
+        $mask = substr($buffer, $start - 4, 4);
+        if (($done & 3) !== 0) {
+            $mask = substr($mask . $mask, $done & 3, 4);
+        }
+        $tail = Utf8::continue($this->textTail, substr($buffer, $start + $done, $count) ^ str_repeat($mask, ($count >> 2) + 1));
+        if ($tail === null) {
+            return false;
+        }
+        $this->textTail = $tail;
+        $this->textChecked = $done + $count;
+        return true;
+    }
+
     private function control(int $opcode, string $payload): Ping|Pong|Close|ProtocolViolation
     {
-        if ($opcode === 9) {
-            return new Ping($payload);
-        }
-        if ($opcode === 10) {
-            return new Pong($payload);
-        }
-        $size = \strlen($payload);
-        if ($size === 0) {
-            return new Close(Close::NO_STATUS, '');
-        }
-        if ($size === 1) {
-            return new ProtocolViolation(1002, 'close frame with a one-byte payload');
-        }
-        $code = (\ord($payload[0]) << 8) | \ord($payload[1]);
-        if (!CloseCodes::maySend($code)) {
-            return new ProtocolViolation(1002, "invalid close code $code");
-        }
-        $reason = substr($payload, 2);
-        if (!Utf8::isValid($reason)) {
-            return new ProtocolViolation(1007, 'close reason is not valid UTF-8');
-        }
-        return new Close($code, $reason);
+        return match ($opcode) {
+            9 => new Ping($payload),
+            10 => new Pong($payload),
+            default => CloseFrame::decode($payload),
+        };
     }
 
     /** A data frame that is not a whole uncompressed message: a fragment, or a compressed message. */
@@ -321,5 +345,7 @@ final class Protocol
         $this->buffer = '';
         $this->fragments = '';
         $this->utf8Tail = '';
+        $this->textChecked = -1;
+        $this->textTail = '';
     }
 }

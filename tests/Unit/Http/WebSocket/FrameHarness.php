@@ -102,7 +102,7 @@ final class FrameHarness
      */
     public static function run(array $feeds, ?WebSocketLimits $limits = null, ?\Closure $deflate = null): array
     {
-        $protocol = new Protocol($limits ?? new WebSocketLimits(), $deflate?->__invoke());
+        $protocol = new Protocol($limits ?? new WebSocketLimits(), $deflate === null ? null : $deflate());
         $events = [];
         $ended = false;
         foreach ($feeds as $bytes) {

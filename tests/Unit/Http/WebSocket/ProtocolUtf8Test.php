@@ -82,6 +82,48 @@ final class ProtocolUtf8Test extends TestCase
         self::assertSame(1007, $events[0]->code);
     }
 
+    public function testALongTextFrameFailsAtItsFirstBadByteBeforeTheFrameIsWhole(): void
+    {
+        foreach ([0, 1, 2, 3, 5, 1000] as $goodBytes) {
+            $frame = FrameHarness::text(str_repeat('é', 2000) . str_repeat('a', $goodBytes) . "\xC0\x80" . str_repeat('z', 5000));
+            $protocol = new Protocol();
+            // The header (16-bit length) and the mask, then everything up to the bad pair, then the pair.
+            self::assertSame([], $protocol->feed(substr($frame, 0, 8 + 4000 + $goodBytes)), 'all good so far');
+            $events = $protocol->feed(substr($frame, 8 + 4000 + $goodBytes, 2));
+            self::assertCount(1, $events, "after $goodBytes good bytes");
+            self::assertInstanceOf(ProtocolViolation::class, $events[0]);
+            self::assertSame(1007, $events[0]->code);
+        }
+    }
+
+    public function testALongTextFrameReceivedInPiecesOfEverySizeIsAccepted(): void
+    {
+        $text = str_repeat(self::VALID, 40);
+        $frame = FrameHarness::text($text);
+        foreach ([3, 5, 7, 64, 333] as $piece) {
+            self::assertSame([['text', $text]], FrameHarness::run(str_split($frame, $piece)), "pieces of $piece");
+        }
+    }
+
+    public function testAContinuationFrameIsCheckedBeforeItIsWholeFromTheCharacterTheFragmentBeforeLeftCut(): void
+    {
+        $protocol = new Protocol();
+        $first = FrameHarness::text("ok\xE2\x82", false);
+        $next = FrameHarness::continuation('A' . str_repeat('b', 300)); // 0xE2 0x82 then 'A': never valid
+        self::assertSame([], $protocol->feed($first . substr($next, 0, 4 + 4)));
+        $events = $protocol->feed(substr($next, 8, 1));
+        self::assertCount(1, $events);
+        self::assertInstanceOf(ProtocolViolation::class, $events[0]);
+        self::assertSame(1007, $events[0]->code);
+    }
+
+    public function testACompressedTextFrameIsNotCheckedBeforeItIsInflated(): void
+    {
+        $protocol = new Protocol(deflate: new \Kiln\Http\WebSocket\PerMessageDeflate());
+        $frame = FrameHarness::frame(0x41, (string) gzdeflate(str_repeat('x', 10), 6, \ZLIB_ENCODING_RAW) . "\xC0\x80\xFF\xFF");
+        self::assertSame([], $protocol->feed(substr($frame, 0, -1)), 'compressed bytes are not text');
+    }
+
     public function testAFragmentEndingInAPrefixThatCanNeverBeValidFailsAtOnce(): void
     {
         // ED A0 starts a surrogate: no continuation can make it valid, so the first fragment already fails.
