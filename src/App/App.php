@@ -7,6 +7,7 @@ namespace Kiln\App;
 use Kiln\App\Handler\HandlerInvoker;
 use Kiln\App\Internal\Dispatcher;
 use Kiln\App\Internal\MiddlewareHandler;
+use Kiln\App\Internal\SseEndpoint;
 use Kiln\App\Internal\WebSocketCallbacks;
 use Kiln\App\Internal\WebSocketEndpoint;
 use Kiln\App\Routing\ApiRoutes;
@@ -176,15 +177,7 @@ final class App implements RequestHandler
         if ($handler === null && !str_contains($path, '{topic')) {
             throw new \ValueError("sse($path): without a handler the path needs a {topic} parameter");
         }
-        return $this->add(['GET'], $path, function (Context $context) use ($handler): mixed {
-            $stream = EventStream::for($context->request());
-            if ($handler === null) {
-                $this->hub()->subscribe((string) $context->param('topic'), $stream);
-                return $stream->response();
-            }
-            $result = $handler($stream, $context);
-            return $result === null || $result === $stream ? $stream->response() : $result;
-        });
+        return $this->add(['GET'], $path, (new SseEndpoint($handler, $this->hub(...)))->handle(...));
     }
 
     /**

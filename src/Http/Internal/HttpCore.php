@@ -37,7 +37,7 @@ final class HttpCore
     private readonly ResponseSender $sender;
 
     /** The worker's open event streams. */
-    public readonly PushedStreams $pushes;
+    private readonly PushedStreams $pushes;
 
     /** The worker ended (FatalGuard): each connection left closes once its response is out, whatever else it sent. */
     public bool $lastResponses = false;

@@ -34,11 +34,6 @@ final class PushedStreams
         private readonly WorkerContext $context,
     ) {}
 
-    public function count(): int
-    {
-        return \count($this->open);
-    }
-
     public function start(Connection $connection, Request $request, Response $response, EventStream $stream, bool $keepAlive): void
     {
         $head = $request->head();

@@ -28,8 +28,10 @@ $app->get('/received', static function () use (&$received): array {
 // Keeps its worker busy (draining, after a reload) for ?seconds, then publishes ?say and reports what it heard.
 $app->get('/hold', static function (Request $request) use (&$received): array {
     $query = $request->query();
-    delay((float) ($query['seconds'] ?? 1));
-    NodeBus::get()->publish('news', (string) ($query['say'] ?? ''));
+    $seconds = $query['seconds'] ?? '1';
+    $say = $query['say'] ?? '';
+    delay(is_numeric($seconds) ? (float) $seconds : 1.0);
+    NodeBus::get()->publish('news', \is_string($say) ? $say : '');
     return ['pid' => getmypid(), 'messages' => $received];
 });
 $app->site(__DIR__ . '/public', ['/iso/' => 'isolated', '/fork/' => 'fork'], 'sequential');

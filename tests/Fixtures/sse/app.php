@@ -33,7 +33,8 @@ $app->get('/subscribers/{topic}', static fn(string $topic): array => [
     'subscribers' => $app->hub()->subscribers($topic),
 ]);
 
-// Classic scripts next to the routes (public/publish.php publishes from the sequential tier).
+// Classic scripts next to the routes (public/publish.php publishes from the sequential tier; public/exit.php
+// ends its worker).
 $app->site(__DIR__ . '/public', [], 'sequential');
 
 return $app;

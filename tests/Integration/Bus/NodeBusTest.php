@@ -75,6 +75,19 @@ final class NodeBusTest extends TestCase
         }
     }
 
+    public function testASequentialScriptThatPublishesThenExitsStillReachesTheOtherWorker(): void
+    {
+        $pids = $this->workers();
+        $response = HttpClient::get($this->kiln()->baseUrl() . '/exit.php?m=last-words', timeout: 15);
+        self::assertSame(200, $response['status']);
+        $exited = (int) $response['body'];
+        self::assertArrayHasKey($exited, $pids);
+        // exit() on the sequential tier ends that worker (its replacement starts after the message).
+        unset($pids[$exited]);
+        $heard = $this->waitUntilEveryWorkerHeard($pids, ['last-words']);
+        self::assertSame([['last-words']], array_values($heard));
+    }
+
     public function testAClientCannotReachTheBusThroughHeadersOrPaths(): void
     {
         $pids = $this->workers();
@@ -90,7 +103,7 @@ final class NodeBusTest extends TestCase
         self::assertSame(0700, fileperms(\dirname($seen['socket'])) & 0777);
         // A wrong token publishes nothing: the gateway closes the connection.
         $socket = stream_socket_client('unix://' . $seen['socket'], $errno, $error, 2);
-        self::assertNotFalse($socket, $error);
+        self::assertNotFalse($socket, (string) $error);
         fwrite($socket, pack('N', 4) . 'nope' . pack('N', 11) . pack('n', 4) . 'newsforged');
         stream_set_timeout($socket, 5);
         self::assertSame('', (string) stream_get_contents($socket), 'closed without an answer');
@@ -102,6 +115,20 @@ final class NodeBusTest extends TestCase
         foreach ($this->waitUntilEveryWorkerHeard($pids, ['marker']) as $pid => $messages) {
             self::assertNotContains('forged', $messages, "worker $pid");
             self::assertSame('marker', end($messages), "worker $pid");
+        }
+    }
+
+    public function testAWorkerKilledIsReplacedAndTheReplacementIsOnTheBus(): void
+    {
+        $pids = $this->workers();
+        $victim = array_key_first($pids);
+        posix_kill($victim, SIGKILL);
+        $this->kiln()->waitForLog('~pid ' . $victim . '\) killed by signal 9~', 10);
+        $now = $this->workers([$victim]);
+        self::assertCount(2, $now);
+        $this->publish('news', 'after-the-crash');
+        foreach ($this->waitUntilEveryWorkerHeard($now, ['after-the-crash']) as $pid => $messages) {
+            self::assertSame(1, \count(array_keys($messages, 'after-the-crash', true)), "worker $pid heard it once");
         }
     }
 
@@ -121,7 +148,8 @@ final class NodeBusTest extends TestCase
         self::assertNotNull($held);
         $report = json_decode($held['body'], true);
         self::assertIsArray($report);
-        self::assertContains($report['pid'], array_keys($old));
+        self::assertContains($report['pid'] ?? null, array_keys($old));
+        self::assertIsArray($report['messages'] ?? null);
         self::assertContains('from-new', $report['messages'], 'a draining worker hears the new generation');
         $heard = $this->waitUntilEveryWorkerHeard($new, ['from-new', 'from-old']);
         foreach ($heard as $pid => $messages) {
@@ -207,7 +235,8 @@ final class NodeBusTest extends TestCase
         $client->close();
         self::assertNotNull($response);
         self::assertSame(200, $response['status'], $response['body']);
-        $pid = json_decode($response['body'], true)['pid'] ?? null;
+        $report = json_decode($response['body'], true);
+        $pid = \is_array($report) ? $report['pid'] ?? null : null;
         self::assertIsInt($pid);
         return $pid;
     }

@@ -5,6 +5,7 @@ declare(strict_types=1);
 // The same lines publish from every tier (this file is on the sequential tier; iso/ and fork/ hold copies).
 require_once dirname(__DIR__, 4) . '/src/bootstrap.php';
 
-\Kiln\Store\Publish::to('news', (string) ($_GET['m'] ?? ''));
+$message = $_GET['m'] ?? '';
+\Kiln\Store\Publish::to('news', \is_string($message) ? $message : '');
 header('Content-Type: application/json');
 echo json_encode(['pid' => getmypid(), 'socket' => $_SERVER['KILN_BUS_SOCKET'] ?? null]);
