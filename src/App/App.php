@@ -17,6 +17,7 @@ use Kiln\App\Routing\Router;
 use Kiln\Http\BadRequestBody;
 use Kiln\Http\Limits;
 use Kiln\Http\Realtime\Hub;
+use Kiln\Http\Realtime\NumberingBus;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
@@ -213,6 +214,8 @@ final class App implements RequestHandler
     public function configureRealtime(Limits $limits): void
     {
         $this->limits = $limits;
+        // Events that scripts publish (ScriptPublisher) are numbered by this worker's Hub as they reach its bus.
+        NodeBus::set(new NumberingBus(NodeBus::get(), $this->hub(...)));
     }
 
     /** @param list<string> $methods */

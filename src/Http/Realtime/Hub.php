@@ -30,7 +30,8 @@ use Kiln\Store\SharedState;
  */
 final class Hub
 {
-    private const ROOM = 'room:';
+    /** A room's bus channel is this and its name (ScriptPublisher::broadcast() publishes on it). */
+    public const ROOM = 'room:';
     private const TOPIC = 'topic:';
 
     /**
