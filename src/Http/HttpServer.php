@@ -134,7 +134,8 @@ final class HttpServer implements Service
             if ($socket === false) {
                 return false;
             }
-            if (\count($core->connections) >= $this->cap) {
+            // WebSocket connections left the HTTP core at their upgrade but still hold a descriptor and a watcher.
+            if (\count($core->connections) + $this->webSockets->count() >= $this->cap) {
                 $this->shedConnection($socket);
                 continue;
             }

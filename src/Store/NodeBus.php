@@ -43,10 +43,14 @@ final class NodeBus
         self::$pid = (int) getmypid();
     }
 
-    /** Whether get() reaches the other workers of a node (false: it is this process's own bus). */
+    /**
+     * Whether get() reaches the other workers of a node (false: it is this process's own bus). In a worker a
+     * bus set() over the relay (the App's NumberingBus, which passes messages on to it) still does.
+     */
     public static function spansNode(): bool
     {
-        return self::get() instanceof RelayBus;
+        $bus = self::get();
+        return $bus instanceof RelayBus || (RelayLink::current() !== null && !$bus instanceof InProcessBus);
     }
 
     /**

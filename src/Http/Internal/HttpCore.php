@@ -38,7 +38,7 @@ final class HttpCore
     private readonly ResponseSender $sender;
 
     /** The worker's open event streams. */
-    public readonly PushedStreams $pushes;
+    private readonly PushedStreams $pushes;
 
     /** The worker ended (FatalGuard): each connection left closes once its response is out, whatever else it sent. */
     public bool $lastResponses = false;
@@ -57,7 +57,7 @@ final class HttpCore
     ) {
         $this->encoder = new ResponseEncoder();
         $this->sender = new ResponseSender($this->encoder, $context);
-        $this->pushes = new PushedStreams($this, $this->encoder, $limits);
+        $this->pushes = new PushedStreams($this, $this->encoder, $limits, $context);
     }
 
     public function add(Connection $connection): void

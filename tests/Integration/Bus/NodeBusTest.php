@@ -75,6 +75,19 @@ final class NodeBusTest extends TestCase
         }
     }
 
+    public function testASequentialScriptThatPublishesThenExitsStillReachesTheOtherWorker(): void
+    {
+        $pids = $this->workers();
+        $response = HttpClient::get($this->kiln()->baseUrl() . '/exit.php?m=last-words', timeout: 15);
+        self::assertSame(200, $response['status']);
+        $exited = (int) $response['body'];
+        self::assertArrayHasKey($exited, $pids);
+        // exit() on the sequential tier ends that worker (its replacement starts after the message).
+        unset($pids[$exited]);
+        $heard = $this->waitUntilEveryWorkerHeard($pids, ['last-words']);
+        self::assertSame([['last-words']], array_values($heard));
+    }
+
     public function testAClientCannotReachTheBusThroughHeadersOrPaths(): void
     {
         $pids = $this->workers();
@@ -102,6 +115,20 @@ final class NodeBusTest extends TestCase
         foreach ($this->waitUntilEveryWorkerHeard($pids, ['marker']) as $pid => $messages) {
             self::assertNotContains('forged', $messages, "worker $pid");
             self::assertSame('marker', end($messages), "worker $pid");
+        }
+    }
+
+    public function testAWorkerKilledIsReplacedAndTheReplacementIsOnTheBus(): void
+    {
+        $pids = $this->workers();
+        $victim = array_key_first($pids);
+        posix_kill($victim, SIGKILL);
+        $this->kiln()->waitForLog('~pid ' . $victim . '\) killed by signal 9~', 10);
+        $now = $this->workers([$victim]);
+        self::assertCount(2, $now);
+        $this->publish('news', 'after-the-crash');
+        foreach ($this->waitUntilEveryWorkerHeard($now, ['after-the-crash']) as $pid => $messages) {
+            self::assertSame(1, \count(array_keys($messages, 'after-the-crash', true)), "worker $pid heard it once");
         }
     }
 

@@ -15,6 +15,9 @@ final class FakeWorkerContext implements WorkerContext
 
     public int $served = 0;
 
+    /** @var array<string, int> what count() was told last */
+    public array $counts = [];
+
     public function requestServed(): void
     {
         $this->served++;
@@ -38,5 +41,15 @@ final class FakeWorkerContext implements WorkerContext
     public function retiring(string $reason): float
     {
         return 1.0;
+    }
+
+    public function drainTimeout(): float
+    {
+        return 5.0;
+    }
+
+    public function count(string $name, int $value): void
+    {
+        $this->counts[$name] = $value;
     }
 }
