@@ -5,7 +5,8 @@ declare(strict_types=1);
 namespace Kiln\Server;
 
 /**
- * The master process: forks the workers, keeps one serving per slot, reloads and stops them.
+ * The master process: forks the workers, keeps one serving per slot, reloads and stops them, and relays
+ * the node bus between them (BusRelay: each worker's bus socket is read in the same select as its channel).
  *
  * It runs its own small loop (signals recorded by SignalInbox, stream_select on the worker channels,
  * waitpid(WNOHANG)) rather than the Kiln event loop: it needs nothing but those three, and a loop

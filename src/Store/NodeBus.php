@@ -39,6 +39,10 @@ final class NodeBus
 
     public static function set(?Bus $bus): void
     {
+        if (self::$gateway instanceof BusGateway) {
+            self::$gateway->close(); // it publishes on the bus replaced
+        }
+        self::$gateway = null;
         self::$bus = $bus;
         self::$pid = (int) getmypid();
     }
@@ -57,8 +61,8 @@ final class NodeBus
      * The CGI meta-variables that let a script of another process (a php-cgi child, a forked child) publish
      * on this worker's bus with Publish::to(): the gateway's socket and its token. The gateway starts on the
      * first call (the loop must exist). Only the worker sets these names: request headers arrive as HTTP_*.
-     * Empty when the gateway cannot start (reported once to the loop's error handler; such a script's
-     * Publish::to() then throws BusException).
+     * Both empty when the gateway cannot start (reported once to the loop's error handler): such a script's
+     * Publish::to() then throws BusException rather than publish on a bus of its own process.
      *
      * @return array<string, string>
      */
@@ -74,7 +78,7 @@ final class NodeBus
             }
         }
         if (self::$gateway === false) {
-            return [];
+            return [Publish::SOCKET => '', Publish::TOKEN => ''];
         }
         return [Publish::SOCKET => self::$gateway->socket, Publish::TOKEN => self::$gateway->token];
     }

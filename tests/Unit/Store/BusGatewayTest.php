@@ -82,6 +82,17 @@ final class BusGatewayTest extends TestCase
         self::assertSame("The bus is closed: a message to 'news' was not published", $out);
     }
 
+    public function testAScriptWhoseWorkerHasNoGatewayIsToldAndDoesNotPublishOnItsOwnBus(): void
+    {
+        [, $out] = $this->script(
+            // As php-cgi gets them: meta-variables in $_SERVER (an empty environment variable would not survive proc_open()).
+            '$_SERVER["KILN_BUS_SOCKET"] = $_SERVER["KILN_BUS_TOKEN"] = "";'
+            . ' try { \Kiln\Store\Publish::to("news", "x"); echo "published"; } catch (\Kiln\Store\BusException $e) { echo $e->getMessage(); }',
+            [],
+        );
+        self::assertStringContainsString('could not open its bus socket', $out);
+    }
+
     public function testTheSocketIsTheUsersOnlyAndGoesWithTheGateway(): void
     {
         $gateway = BusGateway::start(new InProcessBus(), $this->tmp);
