@@ -31,6 +31,8 @@ final class ServeOptions
         public readonly SiteConfig $site,
         /** on: opcache + tracing JIT in the workers (see JitLauncher); off: as PHP was started */
         public readonly string $jit = 'on',
+        /** The connection cap asked for (--connections, --limit-connections or their env); null: the driver's default. */
+        public readonly ?int $connections = null,
     ) {}
 
     /**
@@ -83,7 +85,8 @@ final class ServeOptions
         if ($jit !== 'on' && $jit !== 'off') {
             throw new UsageError("--jit must be on or off, got '$jit'");
         }
-        return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit);
+        $requested = isset($limitValues['connections']) ? $limits->connections : null;
+        return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit, $requested);
     }
 
     /**
