@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Integration\Server;
 
+use Kiln\Http\Limits;
+use Kiln\Server\ConnectionPlan;
 use Kiln\Tests\Support\HttpClient;
 use Kiln\Tests\Support\KilnProcess;
 use Kiln\Tests\Support\PhpExtensions;
@@ -35,12 +37,14 @@ final class ConnectionDefaultsTest extends TestCase
             self::APP, '--listen=127.0.0.1:0', '--workers=2']);
         try {
             $ready = $server->waitForLog('~ready: http://~', 1.0);
+            // Each connection one descriptor, each request that may run at once PER_REQUEST more, the worker's own.
+            $openFiles = ConnectionPlan::EPOLL_DEFAULT + (new Limits())->concurrency * ConnectionPlan::PER_REQUEST + ConnectionPlan::RESERVE;
             self::assertStringContainsString('epoll driver, 10000 connections each', $ready);
-            self::assertStringContainsString('open-files limit raised from 1024 to 11088', $ready);
+            self::assertStringContainsString("open-files limit raised from 1024 to $openFiles", $ready);
             $workers = $server->workerPids();
             self::assertCount(2, $workers);
             foreach ($workers as $pid) {
-                self::assertMatchesRegularExpression('~^Max open files\s+11088\s~m', (string) file_get_contents("/proc/$pid/limits"));
+                self::assertMatchesRegularExpression("~^Max open files\\s+$openFiles\\s~m", (string) file_get_contents("/proc/$pid/limits"));
             }
             self::assertSame(200, HttpClient::get($server->baseUrl() . '/hello')['status']);
         } finally {
