@@ -204,8 +204,9 @@ final class Supervisor
         if ($this->fleet->isComplete($this->fleet->current)) {
             $this->become(SupervisorState::Running);
             foreach ($this->listeners->bound() as $address) {
-                $this->log->info("ready: {$address->url()} ({$this->config->workers} workers, "
-                    . "{$this->driver} driver, {$this->config->listenerMode->value} listener)");
+                $note = $this->config->connectionsNote === '' ? '' : ": {$this->config->connectionsNote}";
+                $this->log->info("ready: {$address->url()} ({$this->config->workers} workers, {$this->driver} driver, "
+                    . "{$this->config->connections} connections each, {$this->config->listenerMode->value} listener)$note");
             }
             $this->onReady !== null && ($this->onReady)();
         }
