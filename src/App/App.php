@@ -7,6 +7,7 @@ namespace Kiln\App;
 use Kiln\App\Handler\HandlerInvoker;
 use Kiln\App\Internal\Dispatcher;
 use Kiln\App\Internal\MiddlewareHandler;
+use Kiln\App\Internal\SseEndpoint;
 use Kiln\App\Internal\WebSocketCallbacks;
 use Kiln\App\Internal\WebSocketEndpoint;
 use Kiln\App\Routing\ApiRoutes;
@@ -16,6 +17,7 @@ use Kiln\App\Routing\Router;
 use Kiln\Http\BadRequestBody;
 use Kiln\Http\Limits;
 use Kiln\Http\Realtime\Hub;
+use Kiln\Http\Realtime\NumberingBus;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
@@ -176,15 +178,7 @@ final class App implements RequestHandler
         if ($handler === null && !str_contains($path, '{topic')) {
             throw new \ValueError("sse($path): without a handler the path needs a {topic} parameter");
         }
-        return $this->add(['GET'], $path, function (Context $context) use ($handler): mixed {
-            $stream = EventStream::for($context->request());
-            if ($handler === null) {
-                $this->hub()->subscribe((string) $context->param('topic'), $stream);
-                return $stream->response();
-            }
-            $result = $handler($stream, $context);
-            return $result === null || $result === $stream ? $stream->response() : $result;
-        });
+        return $this->add(['GET'], $path, (new SseEndpoint($handler, $this->hub(...)))->handle(...));
     }
 
     /**
@@ -220,6 +214,8 @@ final class App implements RequestHandler
     public function configureRealtime(Limits $limits): void
     {
         $this->limits = $limits;
+        // Events that scripts publish (ScriptPublisher) are numbered by this worker's Hub as they reach its bus.
+        NodeBus::set(new NumberingBus(NodeBus::get(), $this->hub(...)));
     }
 
     /** @param list<string> $methods */

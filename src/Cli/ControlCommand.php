@@ -109,12 +109,13 @@ final class ControlCommand
                 continue;
             }
             $this->out(sprintf(
-                "  worker %d  pid %d  %s  requests %d  websockets %d  memory %.1fM  uptime %ds\n",
+                "  worker %d  pid %d  %s  requests %d  websockets %d  sse %d  memory %.1fM  uptime %ds\n",
                 self::num($w['id'] ?? 0),
                 self::num($w['pid'] ?? 0),
                 \is_string($w['state'] ?? null) ? $w['state'] : '?',
                 self::num($w['requests'] ?? 0),
                 self::num($w['websocket'] ?? 0),
+                self::num($w['sse'] ?? 0),
                 self::num($w['memory'] ?? 0) / 1048576,
                 (int) ($now - self::num($w['started'] ?? $now)),
             ));

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Cli;
 
 use Kiln\App\ServiceFactory;
+use Kiln\Server\ConnectionPlan;
 use Kiln\Server\Listeners;
 use Kiln\Server\Log;
 use Kiln\Server\LogFile;
@@ -40,7 +41,16 @@ final class ServeCommand
         // The sequential tier's engine probes, made once here rather than in every worker (and every
         // replacement of a worker after a script's exit()).
         SequentialRunner::prepareProcess();
-        $config = $options->config;
+        // The driver and connection cap, and the open-files limit they need, before the workers inherit it.
+        try {
+            /** @var 'auto'|'epoll'|'select' $driver */
+            $driver = $options->config->driver;
+            $plan = ConnectionPlan::forThisProcess($driver, $options->connections, $options->limits->concurrency);
+            $plan->apply();
+        } catch (ServerException $e) {
+            return $this->fail($e->getMessage());
+        }
+        $config = $options->config->withConnections($plan);
         $listeners = new Listeners($config->listen, $config->listenerMode);
         try {
             $listeners->open();
@@ -76,7 +86,7 @@ final class ServeCommand
             $log->warning($warning);
         }
         $target = $options->target;
-        $limits = $options->limits;
+        $limits = $options->limits->withConnections($plan->connections);
         $site = $options->site;
         $webSocket = $options->webSocket;
         $supervisor = new Supervisor(

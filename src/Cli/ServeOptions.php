@@ -33,6 +33,8 @@ final class ServeOptions
         /** on: opcache + tracing JIT in the workers (see JitLauncher); off: as PHP was started */
         public readonly string $jit = 'on',
         public readonly WebSocketConfig $webSocket = new WebSocketConfig(),
+        /** The connection cap asked for (--connections, --limit-connections or their env); null: the driver's default. */
+        public readonly ?int $connections = null,
     ) {}
 
     /**
@@ -92,7 +94,8 @@ final class ServeOptions
         if ($jit !== 'on' && $jit !== 'off') {
             throw new UsageError("--jit must be on or off, got '$jit'");
         }
-        return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit, $webSocket);
+        $requested = isset($limitValues['connections']) ? $limits->connections : null;
+        return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit, $webSocket, $requested);
     }
 
     /**

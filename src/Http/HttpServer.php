@@ -129,7 +129,8 @@ final class HttpServer implements Service
             if ($socket === false) {
                 return false;
             }
-            if ($core->connectionCount() >= $this->cap) {
+            // WebSocket connections left the HTTP core at their upgrade but still hold a descriptor and a watcher.
+            if ($core->connectionCount() + $this->webSockets->count() >= $this->cap) {
                 $this->shedConnection($socket);
                 continue;
             }

@@ -38,7 +38,7 @@ final class Limits
         public readonly float $lingerTimeout = 5.0,
         /**
          * Most open client connections per worker; past it a new connection gets a 503 and is closed.
-         * Above the select driver's capacity (960) the epoll driver is used (needs ext-ffi).
+         * `kiln serve` sets it from Server\ConnectionPlan: 10,000 with the epoll driver (ext-ffi), 512 with select.
          */
         public readonly int $connections = 512,
         /**
@@ -85,6 +85,29 @@ final class Limits
                 throw new \ValueError("Limit '$name' must be greater than zero, got $value");
             }
         }
+    }
+
+    /** The same limits with another connection cap. */
+    public function withConnections(int $connections): self
+    {
+        return new self(
+            requestLine: $this->requestLine,
+            headerLine: $this->headerLine,
+            headerBytes: $this->headerBytes,
+            headerCount: $this->headerCount,
+            bodySize: $this->bodySize,
+            bodyMemory: $this->bodyMemory,
+            headerTimeout: $this->headerTimeout,
+            bodyTimeout: $this->bodyTimeout,
+            keepAliveTimeout: $this->keepAliveTimeout,
+            writeTimeout: $this->writeTimeout,
+            lingerTimeout: $this->lingerTimeout,
+            connections: $connections,
+            concurrency: $this->concurrency,
+            keepAliveRequests: $this->keepAliveRequests,
+            writeBuffer: $this->writeBuffer,
+            responseHold: $this->responseHold,
+        );
     }
 
     /** @param array<string, int|float|string> $values keyed by property name */

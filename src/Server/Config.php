@@ -30,7 +30,30 @@ final class Config
         public readonly ?string $errorLog,
         public readonly ?string $accessLog,
         public readonly LogLevel $logLevel,
+        /** What decided the driver and the connection cap (ConnectionPlan), for the start-up line; '' when nothing did. */
+        public readonly string $connectionsNote = '',
     ) {}
+
+    /** The same settings with the driver and per-worker connection cap a ConnectionPlan decided. */
+    public function withConnections(ConnectionPlan $plan): self
+    {
+        return new self(
+            $this->listen,
+            $this->workers,
+            $this->maxRequests,
+            $this->maxMemory,
+            $this->drainTimeout,
+            $this->pidFile,
+            $this->daemon,
+            $this->listenerMode,
+            $plan->driver,
+            $plan->connections,
+            $this->errorLog,
+            $this->accessLog,
+            $this->logLevel,
+            $plan->reason,
+        );
+    }
 
     /**
      * @param list<string> $listen HOST:PORT strings

@@ -46,9 +46,12 @@ final class RelayLink
     public function __construct(
         private readonly mixed $stream,
         int $queueLimit = self::QUEUE_LIMIT,
-        int $maxBody = RelayFrames::MAX_BODY,
+        private readonly int $maxBody = RelayFrames::MAX_BODY,
     ) {
         $this->frames = new RelayFrames($maxBody);
+        if ($maxBody + RelayFrames::HEADER > $queueLimit) {
+            throw new \ValueError('The queue of a relay link must hold at least one frame of the largest body');
+        }
         $this->queue = new WriteQueue($queueLimit);
         $this->pid = getmypid() ?: 0;
         $this->flush = $this->flush(...);
@@ -88,14 +91,17 @@ final class RelayLink
     /**
      * Queues one frame for every other worker of the node.
      *
-     * @throws ServerException when the link is closed or its queue is full (nothing was queued)
+     * @throws ServerException when the link is closed, its queue is full or $body is over the frame bound (nothing was queued)
      */
     public function send(string $body): void
     {
         if ($this->closedBecause !== null) {
             throw new ServerException("The node bus is closed ({$this->closedBecause})");
         }
-        if (!$this->queue->push(RelayFrames::encode($body))) {
+        if (\strlen($body) > $this->maxBody) {
+            throw new ServerException(\sprintf('A bus message of %d bytes is over the bound of %d', \strlen($body), $this->maxBody));
+        }
+        if ($this->queue->size() + RelayFrames::HEADER + \strlen($body) > $this->queue->limit || !$this->queue->push(RelayFrames::encode($body))) {
             throw new ServerException(\sprintf('The node bus queue is full: %d bytes wait for the supervisor (limit %d)', $this->queue->size(), $this->queue->limit));
         }
         if (!$this->flushScheduled && $this->writer === null) {

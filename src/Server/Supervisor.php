@@ -5,7 +5,8 @@ declare(strict_types=1);
 namespace Kiln\Server;
 
 /**
- * The master process: forks the workers, keeps one serving per slot, reloads and stops them.
+ * The master process: forks the workers, keeps one serving per slot, reloads and stops them, and relays
+ * the node bus between them (BusRelay: each worker's bus socket is read in the same select as its channel).
  *
  * It runs its own small loop (signals recorded by SignalInbox, stream_select on the worker channels,
  * waitpid(WNOHANG)) rather than the Kiln event loop: it needs nothing but those three, and a loop
@@ -203,8 +204,9 @@ final class Supervisor
         if ($this->fleet->isComplete($this->fleet->current)) {
             $this->become(SupervisorState::Running);
             foreach ($this->listeners->bound() as $address) {
-                $this->log->info("ready: {$address->url()} ({$this->config->workers} workers, "
-                    . "{$this->driver} driver, {$this->config->listenerMode->value} listener)");
+                $note = $this->config->connectionsNote === '' ? '' : ": {$this->config->connectionsNote}";
+                $this->log->info("ready: {$address->url()} ({$this->config->workers} workers, {$this->driver} driver, "
+                    . "{$this->config->connections} connections each, {$this->config->listenerMode->value} listener)$note");
             }
             $this->onReady !== null && ($this->onReady)();
         }

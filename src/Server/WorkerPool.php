@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Server;
 
-/** Forks workers and keeps their records: channels read, exits reaped. Policy lives in Supervisor. */
+/** Forks workers and keeps their records: channels read, bus sockets handed to the relay, exits reaped. Policy lives in Supervisor. */
 final class WorkerPool
 {
     /** @var array<int, WorkerHandle> by pid */

@@ -39,22 +39,30 @@ final class NodeBus
 
     public static function set(?Bus $bus): void
     {
+        if (self::$gateway instanceof BusGateway) {
+            self::$gateway->close(); // it publishes on the bus replaced
+        }
+        self::$gateway = null;
         self::$bus = $bus;
         self::$pid = (int) getmypid();
     }
 
-    /** Whether get() reaches the other workers of a node (false: it is this process's own bus). */
+    /**
+     * Whether get() reaches the other workers of a node (false: it is this process's own bus). In a worker a
+     * bus set() over the relay (the App's NumberingBus, which passes messages on to it) still does.
+     */
     public static function spansNode(): bool
     {
-        return self::get() instanceof RelayBus;
+        $bus = self::get();
+        return $bus instanceof RelayBus || (RelayLink::current() !== null && !$bus instanceof InProcessBus);
     }
 
     /**
      * The CGI meta-variables that let a script of another process (a php-cgi child, a forked child) publish
      * on this worker's bus with Publish::to(): the gateway's socket and its token. The gateway starts on the
      * first call (the loop must exist). Only the worker sets these names: request headers arrive as HTTP_*.
-     * Empty when the gateway cannot start (reported once to the loop's error handler; such a script's
-     * Publish::to() then throws BusException).
+     * Both empty when the gateway cannot start (reported once to the loop's error handler): such a script's
+     * Publish::to() then throws BusException rather than publish on a bus of its own process.
      *
      * @return array<string, string>
      */
@@ -70,7 +78,7 @@ final class NodeBus
             }
         }
         if (self::$gateway === false) {
-            return [];
+            return [Publish::SOCKET => '', Publish::TOKEN => ''];
         }
         return [Publish::SOCKET => self::$gateway->socket, Publish::TOKEN => self::$gateway->token];
     }

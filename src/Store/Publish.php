@@ -41,6 +41,10 @@ final class Publish
             NodeBus::get()->publish($channel, $payload);
             return;
         }
+        if ($socket === '') {
+            throw new BusException("The worker of this script could not open its bus socket (see the server's log): "
+                . "a message to '$channel' was not published");
+        }
         if (self::$client === null || self::$clientPid !== getmypid() || self::$clientSocket !== $socket) {
             self::$client = GatewayClient::connect($socket, self::param(self::TOKEN) ?? '');
             self::$clientPid = (int) getmypid();
@@ -55,10 +59,10 @@ final class Publish
         }
     }
 
-    /** From the meta-variables the worker set ($_SERVER), else the environment. */
+    /** From the meta-variables the worker set ($_SERVER), else the environment; null when neither has it. */
     private static function param(string $name): ?string
     {
         $value = $_SERVER[$name] ?? getenv($name);
-        return \is_string($value) && $value !== '' ? $value : null;
+        return \is_string($value) ? $value : null;
     }
 }

@@ -17,4 +17,33 @@ final class PhpExtensions
         exec(implode(' ', array_map(escapeshellarg(...), $command)) . ' 2>/dev/null', $lines);
         return array_map(strtolower(...), $lines);
     }
+
+    /**
+     * PHP's own options for a PHP without FFI: `-n` (no php.ini, so no shared extension), then the extensions
+     * $needed loaded again by name from this PHP's extension_dir unless built in; zend.assertions as here.
+     *
+     * @param list<string> $needed
+     * @return list<string>|string the options, or why such a PHP cannot be had here (FFI built in, an extension
+     *     that will not load without php.ini)
+     */
+    public static function withoutFfi(array $needed): array|string
+    {
+        $php = ['-n', '-d', 'extension_dir=' . \ini_get('extension_dir'), '-d', 'zend.assertions=' . \ini_get('zend.assertions')];
+        $builtIn = self::loaded($php);
+        if (\in_array('ffi', $builtIn, true)) {
+            return 'FFI is built into this PHP: -n cannot leave it out';
+        }
+        foreach ($needed as $extension) {
+            if (!\in_array($extension, $builtIn, true)) {
+                array_push($php, '-d', "extension=$extension");
+            }
+        }
+        $loaded = self::loaded($php);
+        foreach ($needed as $extension) {
+            if (!\in_array($extension, $loaded, true)) {
+                return "PHP without php.ini cannot load $extension";
+            }
+        }
+        return \in_array('ffi', $loaded, true) ? 'FFI is loaded even with -n' : $php;
+    }
 }

@@ -53,7 +53,7 @@ final class HttpCore
     private readonly ResponseSender $sender;
 
     /** The worker's open event streams. */
-    public readonly PushedStreams $pushes;
+    private readonly PushedStreams $pushes;
 
     /** While finishing: how many connections were closed with their last response written whole. */
     private int $lastResponsesWritten = 0;
@@ -75,7 +75,7 @@ final class HttpCore
         $this->encoder = new ResponseEncoder();
         $this->writeBatch = new WriteBatch($limits->responseHold);
         $this->sender = new ResponseSender($this->encoder, $context);
-        $this->pushes = new PushedStreams($this, $this->encoder, $limits);
+        $this->pushes = new PushedStreams($this, $this->encoder, $limits, $context);
     }
 
     public function state(): CoreState

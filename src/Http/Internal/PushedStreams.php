@@ -11,6 +11,7 @@ use Kiln\Http\Sse\EventEncoder;
 use Kiln\Http\Sse\EventStream;
 use Kiln\Http\Wire\ResponseEncoder;
 use Kiln\Loop\Loop;
+use Kiln\Server\WorkerContext;
 
 /**
  * A worker's open event streams: starts one when a handler's response has an EventStream body (the head
@@ -30,12 +31,8 @@ final class PushedStreams
         private readonly HttpCore $core,
         public readonly ResponseEncoder $encoder,
         private readonly Limits $limits,
+        private readonly WorkerContext $context,
     ) {}
-
-    public function count(): int
-    {
-        return \count($this->open);
-    }
 
     public function start(Connection $connection, Request $request, Response $response, EventStream $stream, bool $keepAlive): void
     {
@@ -55,6 +52,7 @@ final class PushedStreams
         $connection->output->send(); // the head now, not at the end of the turn: the client waits on it
         $connection->push($pushed);
         $this->open[spl_object_id($pushed)] = $pushed;
+        $this->context->count('sse', \count($this->open)); // kiln status
         if ($this->timer === null) {
             $interval = max(0.05, $this->limits->sseHeartbeat / 2);
             $this->timer = Loop::repeat($interval, $this->heartbeat(...));
@@ -71,7 +69,10 @@ final class PushedStreams
     /** @param bool $connectionOpen false when the connection closed under the stream */
     public function finished(PushedStream $pushed, Connection $connection, Request $request, int $status, int $sent, bool $keepAlive, bool $connectionOpen): void
     {
-        unset($this->open[spl_object_id($pushed)]);
+        if (isset($this->open[spl_object_id($pushed)])) {
+            unset($this->open[spl_object_id($pushed)]);
+            $this->context->count('sse', \count($this->open));
+        }
         if ($this->open === [] && $this->timer !== null) {
             Loop::cancel($this->timer);
             $this->timer = null;

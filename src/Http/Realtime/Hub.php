@@ -30,8 +30,15 @@ use Kiln\Store\SharedState;
  */
 final class Hub
 {
-    private const ROOM = 'room:';
+    /** A room's bus channel is this and its name (ScriptPublisher::broadcast() publishes on it). */
+    public const ROOM = 'room:';
     private const TOPIC = 'topic:';
+
+    /**
+     * Topics kept after their last stream ended, at most: past it the longest kept is dropped at once, so
+     * clients that open and leave streams on ever new topic names cannot make a worker follow them all.
+     */
+    public const KEPT_TOPICS = 1000;
 
     /** @var array<string, Room> */
     private array $rooms = [];
@@ -41,6 +48,9 @@ final class Hub
 
     /** @var array<string, Topic> */
     private array $topics = [];
+
+    /** @var array<string, true> the topics kept with no stream, oldest first */
+    private array $kept = [];
 
     public function __construct(
         private readonly Bus $bus,
@@ -147,15 +157,36 @@ final class Hub
         }
         unset($entry->streams[$key], $entry->replayedTo[$key]);
         if ($entry->streams === []) {
-            $entry->linger = Loop::delay($this->replayKeep, function () use ($topic, $entry): void {
-                $entry->linger = null;
-                if ($entry->streams === [] && ($this->topics[$topic] ?? null) === $entry) {
-                    $this->bus->unsubscribe($entry->subscription);
-                    unset($this->topics[$topic]);
-                }
-            });
-            Loop::unreference($entry->linger);
+            $this->keep($topic, $entry);
         }
+    }
+
+    /** The topic has no stream left: it is followed on for $replayKeep seconds, for clients that come back. */
+    private function keep(string $topic, Topic $entry): void
+    {
+        $entry->linger = Loop::delay($this->replayKeep, function () use ($topic): void {
+            $this->drop($topic);
+        });
+        Loop::unreference($entry->linger);
+        $this->kept[$topic] = true;
+        if (\count($this->kept) > self::KEPT_TOPICS) {
+            $this->drop((string) array_key_first($this->kept));
+        }
+    }
+
+    private function drop(string $topic): void
+    {
+        $entry = $this->topics[$topic] ?? null;
+        unset($this->kept[$topic]);
+        if ($entry === null || $entry->streams !== []) {
+            return;
+        }
+        if ($entry->linger !== null) {
+            Loop::cancel($entry->linger);
+            $entry->linger = null;
+        }
+        $this->bus->unsubscribe($entry->subscription);
+        unset($this->topics[$topic]);
     }
 
     /** Open streams subscribed to the topic in this worker. */
@@ -217,6 +248,7 @@ final class Hub
         if ($entry->linger !== null) {
             Loop::cancel($entry->linger);
             $entry->linger = null;
+            unset($this->kept[$topic]);
         }
         $last = $stream->lastEventId();
         $replayedTo = 0;

@@ -68,11 +68,17 @@ final class WebSocketServer
      * that hands the socket to the new connection once sent.
      *
      * @param list<string> $subprotocols
-     * @throws HandshakeRefused when the request is no acceptable handshake (400, 403, 426)
+     * @throws HandshakeRefused when the request is no acceptable handshake: 426 with `Upgrade: websocket` for a
+     *         plain HTTP request, 426 with Sec-WebSocket-Version for another version, 400 for a bad key or
+     *         another malformed handshake, 403 for an origin not allowed
      * @throws \Throwable whatever onOpen() throws to refuse the connection (nothing was sent)
      */
     public function upgrade(Request $request, WebSocketHandler $handler, array $subprotocols = []): Response
     {
+        if (!str_contains(strtolower($request->header('upgrade') ?? ''), 'websocket')) {
+            // A plain HTTP request (a browser tab, a health check): say what this resource speaks.
+            throw new HandshakeRefused(426, 'This resource is a WebSocket endpoint', ['Upgrade' => 'websocket']);
+        }
         $outcome = Handshake::negotiate($request, new HandshakeOptions(
             $this->config->origins,
             $subprotocols,
@@ -92,6 +98,7 @@ final class WebSocketServer
             $session->abandon();
             throw $refusal;
         }
+        $session->opened();
         $response = new Response(101, $outcome->headers);
         $response->setUpgrade($session->attach(...));
         return $response;

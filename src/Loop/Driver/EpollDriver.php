@@ -50,15 +50,24 @@ final class EpollDriver extends AbstractDriver
 
     public static function isSupported(): bool
     {
-        if (\PHP_OS_FAMILY !== 'Linux' || !\extension_loaded('ffi')) {
-            return false;
+        return self::unsupportedReason() === null;
+    }
+
+    /** Why this process cannot run the driver (for a start-up line), or null when it can. */
+    public static function unsupportedReason(): ?string
+    {
+        if (\PHP_OS_FAMILY !== 'Linux') {
+            return 'epoll is Linux only';
+        }
+        if (!\extension_loaded('ffi')) {
+            return 'the FFI extension (php-ffi) is not loaded';
         }
         try {
             self::ffi();
 
-            return true;
-        } catch (\Throwable) {
-            return false;
+            return null;
+        } catch (\Throwable $e) {
+            return 'FFI cannot be used here (' . $e->getMessage() . ')';
         }
     }
 

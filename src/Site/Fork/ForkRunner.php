@@ -65,7 +65,9 @@ final class ForkRunner implements ScriptRunner
         $params = CgiParams::build($request, $script);
         unset($params['HTTP_PROXY']);
         // The script's way to the node bus (Kiln\Store\Publish::to()): set here, never from the request.
-        $params = [...$params, ...NodeBus::scriptParams()];
+        foreach (NodeBus::scriptParams() as $name => $value) {
+            $params[$name] = $value;
+        }
         try {
             $response = $this->server->send($params, $request->isBodySpooled() ? $request->bodyStream() : $request->body());
         } catch (ForkUnavailableException $e) {

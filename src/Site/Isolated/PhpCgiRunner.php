@@ -93,7 +93,9 @@ final class PhpCgiRunner implements ScriptRunner
         $params = CgiParams::build($request, $script);
         unset($params['HTTP_PROXY']); // httpoxy: never, whatever built the params
         // The script's way to the node bus (Kiln\Store\Publish::to()): set here, never from the request.
-        $params = [...$params, ...NodeBus::scriptParams()];
+        foreach (NodeBus::scriptParams() as $name => $value) {
+            $params[$name] = $value;
+        }
         $tag = new LogTag($request, $script);
         $log = $this->log;
         $body = $request->isBodySpooled() ? $request->bodyStream() : $request->body();

@@ -33,7 +33,8 @@ $app->get('/subscribers/{topic}', static fn(string $topic): array => [
     'subscribers' => $app->hub()->subscribers($topic),
 ]);
 
-// Classic scripts next to the routes (public/publish.php publishes from the sequential tier).
-$app->site(__DIR__ . '/public', [], 'sequential');
+// Classic scripts next to the routes (public/publish.php publishes through a Hub of its own; event.php, iso/event.php
+// and fork/event.php through ScriptPublisher from each tier; exit.php ends its worker).
+$app->site(__DIR__ . '/public', ['/iso/' => 'isolated', '/fork/' => 'fork'], 'sequential');
 
 return $app;

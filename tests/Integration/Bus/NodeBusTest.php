@@ -12,7 +12,8 @@ use PHPUnit\Framework\TestCase;
 /**
  * `kiln serve` with 2 workers and tests/Fixtures/bus/app.php: a message published in one worker (a route,
  * a sequential-tier script, an isolated-tier script, a fork-tier script) reaches the subscriber of every
- * worker once, in the publisher's order, also across a reload.
+ * worker once, in the publisher's order, also across a reload. That outside callers cannot publish:
+ * tests/Security/BusForgeryTest.php.
  */
 final class NodeBusTest extends TestCase
 {
@@ -75,33 +76,30 @@ final class NodeBusTest extends TestCase
         }
     }
 
-    public function testAClientCannotReachTheBusThroughHeadersOrPaths(): void
+    public function testASequentialScriptThatPublishesThenExitsStillReachesTheOtherWorker(): void
     {
         $pids = $this->workers();
-        $evil = sys_get_temp_dir() . '/kiln-bus-evil.sock';
-        $headers = ['Kiln-Bus-Socket' => $evil, 'Kiln-Bus-Token' => 'x', 'KILN_BUS_SOCKET' => $evil, 'X-Kiln-Publish' => 'news'];
-        $seen = json_decode(HttpClient::get($this->kiln()->baseUrl() . '/iso/server.php', $headers, 15)['body'], true);
-        self::assertIsArray($seen);
-        self::assertIsString($seen['socket']);
-        self::assertNotSame($evil, $seen['socket'], 'the socket comes from the worker, never from a header');
-        self::assertNotSame($evil, $seen['env']);
-        // The socket: the server's user only, in a directory of its own.
-        self::assertSame(0600, fileperms($seen['socket']) & 0777);
-        self::assertSame(0700, fileperms(\dirname($seen['socket'])) & 0777);
-        // A wrong token publishes nothing: the gateway closes the connection.
-        $socket = stream_socket_client('unix://' . $seen['socket'], $errno, $error, 2);
-        self::assertNotFalse($socket, (string) $error);
-        fwrite($socket, pack('N', 4) . 'nope' . pack('N', 11) . pack('n', 4) . 'newsforged');
-        stream_set_timeout($socket, 5);
-        self::assertSame('', (string) stream_get_contents($socket), 'closed without an answer');
-        fclose($socket);
-        foreach (['/publish/news', '/../publish.php', '/iso/../publish.php'] as $path) {
-            HttpClient::get($this->kiln()->baseUrl() . $path, $headers);
-        }
-        $this->publish('news', 'marker');
-        foreach ($this->waitUntilEveryWorkerHeard($pids, ['marker']) as $pid => $messages) {
-            self::assertNotContains('forged', $messages, "worker $pid");
-            self::assertSame('marker', end($messages), "worker $pid");
+        $response = HttpClient::get($this->kiln()->baseUrl() . '/exit.php?m=last-words', timeout: 15);
+        self::assertSame(200, $response['status']);
+        $exited = (int) $response['body'];
+        self::assertArrayHasKey($exited, $pids);
+        // exit() on the sequential tier ends that worker (its replacement starts after the message).
+        unset($pids[$exited]);
+        $heard = $this->waitUntilEveryWorkerHeard($pids, ['last-words']);
+        self::assertSame([['last-words']], array_values($heard));
+    }
+
+    public function testAWorkerKilledIsReplacedAndTheReplacementIsOnTheBus(): void
+    {
+        $pids = $this->workers();
+        $victim = (int) array_key_first($pids);
+        posix_kill($victim, SIGKILL);
+        $this->kiln()->waitForLog('~pid ' . $victim . '\) killed by signal 9~', 10);
+        $now = $this->workers([$victim]);
+        self::assertCount(2, $now);
+        $this->publish('news', 'after-the-crash');
+        foreach ($this->waitUntilEveryWorkerHeard($now, ['after-the-crash']) as $pid => $messages) {
+            self::assertSame(1, \count(array_keys($messages, 'after-the-crash', true)), "worker $pid heard it once");
         }
     }
 

@@ -98,4 +98,29 @@ final class AcrossWorkersTest extends TestCase
         self::assertTrue($other->waitFor(static fn(SseParser $p): bool => $p->events() !== []));
         self::assertSame([['event' => 'message', 'data' => 'three', 'id' => '3']], $other->parser->events());
     }
+
+    public function testScriptsOfTheSequentialIsolatedAndForkTiersPublishNumberedEventsToBothWorkers(): void
+    {
+        $server = $this->server = KilnProcess::start(self::APP, ['--workers=2', '--pool-size=1']);
+        $byWorker = [];
+        for ($i = 0; $i < 40 && \count($byWorker) < 2; $i++) {
+            $client = $this->clients[] = new SseClient($server->host(), $server->port(), '/events/tiers');
+            $byWorker[$client->readWorkerPid()] ??= $client;
+        }
+        self::assertCount(2, $byWorker, 'streams open on both workers');
+        $scripts = ['/event.php' => 'sequential', '/iso/event.php' => 'isolated', '/fork/event.php' => 'fork'];
+        foreach (array_keys($scripts) as $script) {
+            $reply = HttpClient::get($server->baseUrl() . $script . '?topic=tiers&m=' . rawurlencode("from $script"), [], 15.0);
+            self::assertSame('published', $reply['body'], "$script: " . $server->log());
+        }
+        $expected = [];
+        $id = 0;
+        foreach ($scripts as $script => $tier) {
+            $expected[] = ['event' => $tier, 'data' => "from $script", 'id' => (string) ++$id];
+        }
+        foreach ($this->clients as $client) {
+            $client->waitFor(static fn(SseParser $p): bool => \count($p->events()) >= 3, 5.0);
+            self::assertSame($expected, $client->parser->events(), "the client on worker {$client->workerPid}");
+        }
+    }
 }

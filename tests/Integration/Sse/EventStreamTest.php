@@ -200,6 +200,19 @@ final class EventStreamTest extends TestCase
         self::assertNotNull($server->waitForExit(10.0));
     }
 
+    public function testAWorkerThatExitsEndsItsOpenStreamsInsteadOfHoldingThemToTheDeadline(): void
+    {
+        $server = $this->start(['--drain-timeout=60']);
+        $client = $this->connect('/events/exit');
+        $pid = $client->readWorkerPid();
+        self::assertSame('bye', HttpClient::get($server->baseUrl() . '/exit.php')['body']);
+        $server->waitForLog('/finishing 1 response\(s\) already under way/', 10.0);
+        self::assertTrue($client->waitForClose(10.0), 'the stream ended, long before the 60 s drain timeout');
+        $server->waitForLog('/exited with code 0/', 10.0);
+        $again = $this->connect('/events/exit');
+        self::assertNotSame($pid, $again->readWorkerPid(), 'the replacement serves the reconnect');
+    }
+
     private function until(\Closure $condition, float $timeout = 5.0): bool
     {
         $deadline = microtime(true) + $timeout;

@@ -77,10 +77,17 @@ final class HandshakeTest extends TestCase
         self::assertSame(['status' => 403], ClientScript::python('handshake', self::url('/ws/echo'), ['Origin: https://evil.example'])->next());
     }
 
-    public function testAPlainGetOfAWebSocketRouteIsRefusedNotUpgraded(): void
+    public function testAPlainGetOfAWebSocketRouteGets426NamingTheProtocol(): void
     {
         $response = self::handshake('/ws/echo', ['Upgrade' => '', 'Connection' => '', 'Sec-WebSocket-Key' => '', 'Sec-WebSocket-Version' => '']);
-        self::assertContains($response['status'], [400, 426]);
+        self::assertSame(426, $response['status']);
+        self::assertSame('websocket', self::header($response, 'upgrade'));
+        self::assertSame(200, self::handshake('/', ['Upgrade' => '', 'Connection' => ''])['status'], 'other routes are unaffected');
+    }
+
+    public function testAHandshakeWithoutConnectionUpgradeGets400(): void
+    {
+        self::assertSame(400, self::handshake('/ws/echo', ['Connection' => 'keep-alive'])['status']);
     }
 
     public function testABadKeyGets400(): void

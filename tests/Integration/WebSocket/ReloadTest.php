@@ -15,7 +15,7 @@ final class ReloadTest extends TestCase
 {
     public function testOnReloadOldConnectionsKeepWorkingThenGet1001AtTheDeadlineAndNewOnesLandOnNewWorkers(): void
     {
-        $kiln = KilnProcess::start(IndependentClientsTest::APP, ['--workers=2', '--drain-timeout=6']);
+        $kiln = KilnProcess::start(IndependentClientsTest::APP, ['--workers=2', '--drain-timeout=8']);
         try {
             $url = 'ws://' . $kiln->host() . ':' . $kiln->port() . '/ws/echo';
             $oldPids = $kiln->workerPids();

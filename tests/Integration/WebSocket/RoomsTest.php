@@ -22,6 +22,7 @@ final class RoomsTest extends TestCase
                 $welcome = json_decode($member->readFrame()['payload'] ?? '', true);
                 self::assertIsArray($welcome);
                 $members[] = $member;
+                self::assertIsInt($welcome['pid']);
                 $pids[] = $welcome['pid'];
             }
             self::assertCount(2, array_unique($pids), 'members on both workers');

@@ -4,7 +4,9 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Integration\WebSocket;
 
+use Kiln\Tests\Support\HttpClient;
 use Kiln\Tests\Support\KilnProcess;
+use Kiln\Tests\Support\RawClient;
 use Kiln\Tests\Support\RawWebSocket;
 use PHPUnit\Framework\TestCase;
 
@@ -23,6 +25,26 @@ final class StatusTest extends TestCase
             [$code, $stdout] = KilnProcess::run(['status', "--pid-file=$pidFile"]);
             self::assertSame(0, $code);
             self::assertMatchesRegularExpression('~^  worker 1  pid \d+  ready  requests \d+  websockets 2  ~m', $stdout);
+        } finally {
+            $kiln->stop();
+        }
+    }
+
+    public function testWebSocketConnectionsCountTowardsTheConnectionCap(): void
+    {
+        $kiln = KilnProcess::start(IndependentClientsTest::APP, ['--workers=1', '--connections=3']);
+        try {
+            $open = [new RawWebSocket($kiln, '/ws/echo'), new RawWebSocket($kiln, '/ws/echo'), new RawWebSocket($kiln, '/ws/echo')];
+            // A shed connection gets its 503 at once, before it sends anything (nothing unread: no reset).
+            $shed = RawClient::to($kiln)->readResponse();
+            self::assertSame(503, $shed['status'] ?? null, 'the cap of 3 is held by the WebSocket connections');
+            $open[0]->send(RawWebSocket::frame(0x8, pack('n', 1000)));
+            self::assertTrue($open[0]->isClosedWithin(5.0));
+            $deadline = microtime(true) + 5.0;
+            while (($status = HttpClient::get($kiln->baseUrl() . '/')['status']) !== 200 && microtime(true) < $deadline) {
+                usleep(50_000); // the worker learns of the close on its next read
+            }
+            self::assertSame(200, $status, 'a closed WebSocket frees its place');
         } finally {
             $kiln->stop();
         }

@@ -40,6 +40,36 @@ final class ServeOptionsTest extends TestCase
         self::assertSame(realpath(self::APP), $options->target->path);
     }
 
+    public function testWebSocketOptionsAreReadFromTheCommandLineAndTheEnvironment(): void
+    {
+        $default = ServeOptions::parse([self::APP], [], '/srv');
+        self::assertFalse($default->webSocket->deflate);
+        self::assertSame([], $default->webSocket->origins);
+        self::assertSame(1048576, $default->limits->wsMessageBytes);
+
+        $options = ServeOptions::parse([self::APP, '--ws-deflate', '--ws-origins=https://a.example, HTTPS://B.example:8443/',
+            '--limit-ws-message-bytes=4096', '--limit-ws-write-buffer=8192', '--limit-ws-idle-timeout=20', '--limit-ws-close-timeout=2'], [], '/srv');
+        self::assertTrue($options->webSocket->deflate);
+        self::assertSame(['https://a.example', 'https://b.example:8443'], $options->webSocket->origins);
+        self::assertSame(4096, $options->limits->wsMessageBytes);
+        self::assertSame(8192, $options->limits->wsWriteBuffer);
+        self::assertSame(20.0, $options->limits->wsIdleTimeout);
+        self::assertSame(2.0, $options->limits->wsCloseTimeout);
+
+        $fromEnv = ServeOptions::parse([self::APP], ['KILN_WS_DEFLATE' => '1', 'KILN_WS_ORIGINS' => 'https://a.example,https://c.example',
+            'KILN_LIMIT_WS_MESSAGE_BYTES' => '2048'], '/srv');
+        self::assertTrue($fromEnv->webSocket->deflate);
+        self::assertSame(['https://a.example', 'https://c.example'], $fromEnv->webSocket->origins);
+        self::assertSame(2048, $fromEnv->limits->wsMessageBytes);
+    }
+
+    public function testAWebSocketOriginThatIsNoOriginIsAUsageError(): void
+    {
+        $this->expectException(UsageError::class);
+        $this->expectExceptionMessage('scheme://host[:port]');
+        ServeOptions::parse([self::APP, '--ws-origins=example.com/path'], [], '/srv');
+    }
+
     public function testEnvironmentFillsWhatTheCommandLineLeavesOut(): void
     {
         $env = ['KILN_WORKERS' => '4', 'KILN_MAX_REQUESTS' => '7', 'KILN_LISTEN' => '127.0.0.1:1,127.0.0.1:2',

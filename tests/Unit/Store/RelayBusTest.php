@@ -123,7 +123,7 @@ final class RelayBusTest extends TestCase
     public function testAFullQueueToTheSupervisorThrowsAndTheMessageGoesNowhere(): void
     {
         [$worker, $supervisor] = stream_socket_pair(STREAM_PF_UNIX, STREAM_SOCK_STREAM, STREAM_IPPROTO_IP) ?: self::fail('socket pair');
-        $link = new RelayLink($worker, queueLimit: 1 << 20);
+        $link = new RelayLink($worker, queueLimit: 1 << 20, maxBody: 200_000);
         $link->start();
         $bus = new RelayBus($link);
         $heard = [];
@@ -143,6 +143,24 @@ final class RelayBusTest extends TestCase
         Loop::run();
         self::assertSame(array_fill(0, 10, 100_000), $heard, 'this process hears what was published, not what failed');
         fclose($supervisor);
+    }
+
+    public function testAMessageOverTheFrameBoundIsRefusedAndTheBusCarriesOn(): void
+    {
+        [$worker, $supervisor] = stream_socket_pair(STREAM_PF_UNIX, STREAM_SOCK_STREAM, STREAM_IPPROTO_IP) ?: self::fail('socket pair');
+        $link = new RelayLink($worker, queueLimit: 4096, maxBody: 1000);
+        $link->start();
+        $bus = new RelayBus($link);
+        try {
+            $bus->publish('n', str_repeat('p', 1000));
+            self::fail('published a body of 1,003 bytes');
+        } catch (BusException $e) {
+            self::assertStringContainsString('1003 bytes is over the bound of 1000', $e->getMessage());
+        }
+        $bus->publish('n', str_repeat('p', 997));
+        Loop::run();
+        self::assertTrue($link->isOpen());
+        self::assertSame(pack('N', 1000) . "\x00\x01n" . str_repeat('p', 997), fread($supervisor, 2000));
     }
 
     public function testPublishingAfterTheSupervisorIsGoneThrows(): void

@@ -18,8 +18,8 @@ use Kiln\Loop\Loop;
 
 /**
  * The I/O side of one WebSocket connection. It lives on a readable watcher and its buffers: bytes read are
- * fed to the sans-I/O Protocol, the messages it yields wait in an inbox, and a pooled Fiber is taken only
- * while the handler runs (one at a time per connection, so messages are handled in order). Output goes
+ * fed to the sans-I/O Protocol, and the messages it yields wait in the HandlerQueue, which takes a pooled
+ * Fiber only while the handler runs (one at a time per connection, so messages are handled in order). Output goes
  * through the same Output (and WriteBatch) as HTTP responses, bounded by Limits::$wsWriteBuffer.
  *
  * Closing: the side that closes first sends a close frame; the server then reads until the client's close
@@ -30,9 +30,6 @@ use Kiln\Loop\Loop;
  */
 final class Session
 {
-    /** Messages waiting for the handler past which the socket is not read (the client waits instead). */
-    private const INBOX_MESSAGES = 64;
-
     public readonly Connection $connection;
 
     public readonly float $createdAt;
@@ -51,17 +48,7 @@ final class Session
     /** Frames sent while Pending (from onOpen): they follow the 101. */
     private string $early = '';
 
-    /** @var list<Message> */
-    private array $inbox = [];
-
-    private int $inboxBytes = 0;
-
-    private bool $running = false;
-
-    /** @var array{int, string}|null the code and reason onClose() is still to be told */
-    private ?array $closeNotice = null;
-
-    private bool $closeNotified = false;
+    private readonly HandlerQueue $queue;
 
     private float $lastReceivedAt;
 
@@ -73,18 +60,16 @@ final class Session
     /** Closing before the socket was ours: how long the client will have to answer, from then. */
     private float $closeTimeout = 0.0;
 
-    private readonly \Closure $runner;
-
     public function __construct(
         private readonly Sessions $sessions,
         private readonly Protocol $protocol,
-        private readonly WebSocketHandler $handler,
+        WebSocketHandler $handler,
         private readonly Limits $limits,
         Connection $connection,
     ) {
         $this->connection = $connection;
         $this->createdAt = $this->lastReceivedAt = Loop::now();
-        $this->runner = $this->run(...);
+        $this->queue = new HandlerQueue($handler, $connection, $sessions, fn() => $this->fail(1011, 'internal error'), $this->resumeReading(...));
     }
 
     public function isOpen(): bool
@@ -121,19 +106,22 @@ final class Session
             $this->output->write($this->early);
             $this->early = '';
         }
-        $this->dispatch();
         if ($rest !== '') {
             $this->receive($rest);
         }
         $this->sessions->attached($this);
     }
 
-    /** The handshake never completed (onOpen refused, or the 101 could not be sent): no onClose(). */
+    /** onOpen() returned: the handler may be called from now on. */
+    public function opened(): void
+    {
+        $this->queue->opened();
+    }
+
+    /** onOpen() refused the connection: nothing was sent, and no onClose() is owed. */
     public function abandon(): void
     {
-        $this->closeNotified = true;
-        $this->closeNotice = null;
-        $this->inbox = [];
+        $this->queue->abandon();
         $this->cut();
     }
 
@@ -141,6 +129,9 @@ final class Session
     public function send(string $frame): bool
     {
         if ($this->state === SessionState::Pending) {
+            if (\strlen($this->early) > $this->limits->wsWriteBuffer) {
+                return false; // bounded before the 101 as after it
+            }
             $this->early .= $frame;
             return true;
         }
@@ -246,8 +237,7 @@ final class Session
         foreach ($this->protocol->feed($data) as $event) {
             if ($event instanceof Message) {
                 if ($this->state === SessionState::Open) {
-                    $this->inbox[] = $event;
-                    $this->inboxBytes += \strlen($event->payload);
+                    $this->queue->push($event);
                 }
             } elseif ($event instanceof Ping) {
                 if ($this->state === SessionState::Open) {
@@ -259,12 +249,12 @@ final class Session
                 $this->fail($event->code, $event->reason);
             }
         }
-        if ($this->reading && (\count($this->inbox) > self::INBOX_MESSAGES || $this->inboxBytes > $this->limits->wsMessageBytes)) {
+        if ($this->reading && $this->queue->isFull($this->limits->wsMessageBytes)) {
             $this->reading = false; // the handler is behind: let the client wait, not the worker's memory grow
             \assert($this->readId !== null);
             Loop::disable($this->readId);
         }
-        $this->dispatch();
+        $this->queue->dispatch();
     }
 
     private function peerClosed(int $code, string $reason): void
@@ -352,66 +342,19 @@ final class Session
         $this->output?->release();
         $this->early = '';
         $this->sessions->forget($this);
-        $this->dispatch();
+        $this->queue->dispatch();
     }
 
-    /** Remembers what onClose() is told: the first reason the connection ended for wins. */
     private function notifyClose(int $code, string $reason): void
     {
-        if ($this->closeNotice === null && !$this->closeNotified) {
-            $this->closeNotice = [$code, $reason];
-            // On the next tick: never inside the handler whose send() or close() ended this connection.
-            Loop::defer($this->dispatch(...));
-        }
+        $this->queue->closed($code, $reason);
     }
 
-    /** Runs the handler for what is waiting, in a pooled Fiber, unless one already runs for this connection. */
-    private function dispatch(): void
+    private function resumeReading(): void
     {
-        if ($this->running || $this->state === SessionState::Pending || ($this->inbox === [] && $this->closeNotice === null)) {
-            return;
+        if (!$this->reading && $this->state === SessionState::Open && $this->readId !== null) {
+            $this->reading = true;
+            Loop::enable($this->readId);
         }
-        $this->running = true;
-        Loop::async($this->runner);
-    }
-
-    private function run(): void
-    {
-        while (true) {
-            $message = array_shift($this->inbox);
-            if ($message !== null) {
-                $this->inboxBytes -= \strlen($message->payload);
-                if (!$this->reading && $this->state === SessionState::Open && $this->inbox === [] && $this->readId !== null) {
-                    $this->reading = true;
-                    Loop::enable($this->readId);
-                }
-                try {
-                    $this->handler->onMessage($this->connection, $message);
-                } catch (\Throwable $e) {
-                    $this->sessions->log('error', 'WebSocket handler failed on a message of connection '
-                        . $this->connection->id() . ' (closed with 1011): ' . self::describe($e));
-                    $this->fail(1011, 'internal error');
-                }
-                continue;
-            }
-            if ($this->closeNotice === null || $this->state === SessionState::Pending) {
-                break;
-            }
-            [$code, $reason] = $this->closeNotice;
-            $this->closeNotice = null;
-            $this->closeNotified = true;
-            try {
-                $this->handler->onClose($this->connection, $code, $reason);
-            } catch (\Throwable $e) {
-                $this->sessions->log('error', 'WebSocket handler failed in onClose of connection '
-                    . $this->connection->id() . ': ' . self::describe($e));
-            }
-        }
-        $this->running = false;
-    }
-
-    private static function describe(\Throwable $e): string
-    {
-        return $e::class . ': ' . $e->getMessage() . ' at ' . $e->getFile() . ':' . $e->getLine();
     }
 }

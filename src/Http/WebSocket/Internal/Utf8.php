@@ -25,18 +25,22 @@ final class Utf8
     public static function continue(string $tail, string $piece): ?string
     {
         $data = $tail === '' ? $piece : $tail . $piece;
-        if (preg_match('//u', $data) === 1) {
-            return '';
-        }
-        // Only a character cut at the very end can excuse the failure: find its lead byte.
         $length = \strlen($data);
-        for ($i = $length - 1; $i >= 0 && $i >= $length - 3; $i--) {
-            $byte = \ord($data[$i]);
-            if ($byte < 0x80) {
-                return null;
+        if ($length === 0 || \ord($data[$length - 1]) < 0x80) {
+            return preg_match('//u', $data) === 1 ? '' : null;
+        }
+        // The piece ends inside or at the end of a multi-byte character: find its lead byte, then check the
+        // text before it and the character apart, so the text is scanned once.
+        for ($i = $length - 1; $i >= 0 && $i >= $length - 4; $i--) {
+            $lead = \ord($data[$i]);
+            if ($lead < 0x80) {
+                return null; // a continuation byte after ASCII
             }
-            if ($byte < 0xC0) {
+            if ($lead < 0xC0) {
                 continue;
+            }
+            if ($length - $i >= ($lead >= 0xF0 ? 4 : ($lead >= 0xE0 ? 3 : 2))) {
+                return preg_match('//u', $data) === 1 ? '' : null; // the last character is whole
             }
             $cut = substr($data, $i);
             if (!self::isPrefix($cut) || ($i > 0 && preg_match('//u', substr($data, 0, $i)) !== 1)) {

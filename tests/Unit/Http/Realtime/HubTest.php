@@ -295,6 +295,28 @@ final class HubTest extends TestCase
         self::assertSame(0, $this->bus->held('topic:t'));
     }
 
+    public function testTopicsKeptWithoutStreamsAreBoundedTheOldestDroppedFirst(): void
+    {
+        $hub = $this->hub(keep: 60.0);
+        foreach (range(0, Hub::KEPT_TOPICS) as $i) {
+            $hub->subscribe("t$i", $stream = new EventStream());
+            FakeSink::start($stream)->end();
+        }
+        self::assertFalse($hub->follows('t0'), 'the oldest kept topic was dropped');
+        self::assertSame(0, $this->bus->held('topic:t0'));
+        self::assertTrue($hub->follows('t1'));
+        self::assertTrue($hub->follows('t' . Hub::KEPT_TOPICS));
+        $hub->subscribe('t1', $back = new EventStream());
+        FakeSink::start($back); // t1 is followed again, no longer merely kept
+        foreach (['new', 'newer'] as $topic) { // the first fills the place t1 left, the second is one too many
+            $hub->subscribe($topic, $stream = new EventStream());
+            FakeSink::start($stream)->end();
+        }
+        self::assertTrue($hub->follows('t1'));
+        self::assertFalse($hub->follows('t2'));
+        self::assertTrue($hub->follows('t3'));
+    }
+
     public function testAClientThatReconnectsWithinTheKeepTimeGetsWhatItMissed(): void
     {
         $hub = $this->hub(keep: 30.0);

@@ -187,10 +187,12 @@ final class EventStreamServingTest extends TestCase
         $this->serve();
         $this->send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n");
         $this->runUntil(fn(): bool => $this->streams !== [] && $this->streams[0]->isStarted());
+        self::assertSame(1, $this->context->counts['sse'] ?? null);
         \assert(\is_resource($this->client));
         fclose($this->client);
         $this->runUntil(fn(): bool => $this->closed === ['closed'], read: false);
         self::assertFalse($this->streams[0]->send('nobody is there'));
+        self::assertSame(0, $this->context->counts['sse'] ?? null, 'kiln status sees the stream gone');
         self::assertSame(1, $this->context->served, 'the response is counted once it ended');
     }
 

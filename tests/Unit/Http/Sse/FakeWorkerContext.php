@@ -15,6 +15,9 @@ final class FakeWorkerContext implements WorkerContext
 
     public int $served = 0;
 
+    /** @var array<string, int> what count() was told last */
+    public array $counts = [];
+
     public function requestServed(): void
     {
         $this->served++;
@@ -45,5 +48,8 @@ final class FakeWorkerContext implements WorkerContext
         return 5.0;
     }
 
-    public function count(string $name, int $value): void {}
+    public function count(string $name, int $value): void
+    {
+        $this->counts[$name] = $value;
+    }
 }

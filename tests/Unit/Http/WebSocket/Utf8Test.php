@@ -25,6 +25,22 @@ final class Utf8Test extends TestCase
         self::assertNull(Utf8::continue('', "\xC0\x80abc\xE2\x82"));
     }
 
+    public function testAPieceEndingOnAWholeMultiByteCharacterLeavesNoTail(): void
+    {
+        self::assertSame('', Utf8::continue('', 'ok 😀'));
+        self::assertSame('', Utf8::continue("\xF0\x9F", "\x98\x80"));
+        self::assertSame('', Utf8::continue('', ''));
+        self::assertSame("\xF0\x9F", Utf8::continue("\xF0\x9F", ''));
+    }
+
+    public function testStrayContinuationBytesAtTheEndAreInvalid(): void
+    {
+        self::assertNull(Utf8::continue('', "é\x80"));
+        self::assertNull(Utf8::continue('', "a\x80\x80\x80\x80"));
+        self::assertNull(Utf8::continue('', "\x80"));
+        self::assertNull(Utf8::continue('', "😀\x80"));
+    }
+
     public function testPrefixesFollowTheRangesOfRfc3629(): void
     {
         foreach (["\xC2", "\xDF", "\xE0\xA0", "\xED\x9F", "\xEE\x80", "\xF0\x90\x80", "\xF4\x8F\xBF", "\xF1"] as $prefix) {
