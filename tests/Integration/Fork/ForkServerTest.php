@@ -119,7 +119,8 @@ final class ForkServerTest extends LoopTestCase
         };
         $limits = \posix_getrlimit();
         $hard = \is_array($limits) && \is_numeric($limits['hard openfiles'] ?? null) ? (int) $limits['hard openfiles'] : 4096;
-        if (\is_array($limits) && (int) ($limits['soft openfiles'] ?? 0) < ForkServer::BACKLOG + 256) {
+        $soft = \is_array($limits) && \is_numeric($limits['soft openfiles'] ?? null) ? (int) $limits['soft openfiles'] : 0;
+        if ($soft < ForkServer::BACKLOG + 256) {
             \posix_setrlimit(\POSIX_RLIMIT_NOFILE, \min(ForkServer::BACKLOG + 256, $hard), $hard); // the filler sockets below
         }
         $server = $this->server = new ForkServerProcess(ScriptChild::class, 2, 10.0, 0.3, log: $log);
