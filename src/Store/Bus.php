@@ -17,7 +17,8 @@ namespace Kiln\Store;
  * - A listener MUST be quick and MUST NOT throw; an implementation reports a listener's exception to the
  *   loop's error handler and carries on with the next listener.
  * - subscribe() returns an id for unsubscribe(); unsubscribing an unknown id is a no-op. A listener added
- *   while a message is being delivered MAY or MAY NOT see that message.
+ *   while a message is being delivered MAY or MAY NOT see that message; one removed then MUST NOT be
+ *   called again, for that message or any later one.
  * - close() detaches this process: later publish() calls throw BusException.
  */
 interface Bus

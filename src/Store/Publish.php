@@ -16,8 +16,10 @@ use Kiln\Store\Internal\GatewayClient;
  * - isolated (php-cgi) and fork tiers (the script runs in a process of its own): through the worker's
  *   BusGateway, whose socket and token the worker passes as the KILN_BUS_SOCKET and KILN_BUS_TOKEN
  *   meta-variables; the call returns once the worker published. Under php-cgi, Kiln's classes are not
- *   loaded: require Kiln's autoloader first (`vendor/autoload.php` of the Kiln install, or your own when
- *   Kiln is a Composer dependency).
+ *   loaded: `require_once` Kiln's autoloader first (`src/bootstrap.php` of the Kiln install, or your own
+ *   Composer autoloader when Kiln is a dependency); on the other tiers the same line does nothing.
+ *
+ * docs/node-bus.md has the whole story; tests/Fixtures/bus/public/ the same script on each tier.
  *
  * Every subscriber on every worker of the node gets the message once, after this returns, in the order the
  * script published. It throws BusException when the message was not published (nothing is dropped silently).

@@ -24,6 +24,15 @@ use Kiln\Isolation\Fork\Internal\ServerConnection;
  */
 final class ForkServer
 {
+    /** The listening socket's accept queue (the kernel caps it at net.core.somaxconn). */
+    public const BACKLOG = 1024;
+
+    /**
+     * Connections held at once; the rest wait in the accept queue. Each is a descriptor (and a body past 1 MiB one
+     * more), and stream_select() fails for every stream once one descriptor passes 1024.
+     */
+    public const MAX_CONNECTIONS = 512;
+
     /** What main() returns in a forked child: include childScript(), then let PHP end normally. */
     public const CHILD = -1;
 
@@ -86,7 +95,9 @@ final class ForkServer
         }
         @\unlink($path);
         $old = \umask(0o177);
-        $listener = @\stream_socket_server("unix://$path", $errno, $error);
+        // A deep accept queue: a burst of requests waits there for the loop rather than being refused (EAGAIN).
+        $context = \stream_context_create(['socket' => ['backlog' => self::BACKLOG]]);
+        $listener = @\stream_socket_server("unix://$path", $errno, $error, \STREAM_SERVER_BIND | \STREAM_SERVER_LISTEN, $context);
         \umask($old);
         if ($listener === false) {
             \fwrite(\STDERR, "fork server: cannot listen on $path: $error\n");
@@ -151,7 +162,10 @@ final class ForkServer
 
     private function tick(): void
     {
-        $read = [$this->listener, $this->wakeRead];
+        $read = [$this->wakeRead];
+        if (\count($this->connections) < self::MAX_CONNECTIONS) {
+            $read[] = $this->listener;
+        }
         if ($this->control !== null) {
             $read[] = $this->control;
         }
@@ -197,7 +211,7 @@ final class ForkServer
 
     private function accept(): void
     {
-        while (($socket = @\stream_socket_accept($this->listener, 0)) !== false) {
+        while (\count($this->connections) < self::MAX_CONNECTIONS && ($socket = @\stream_socket_accept($this->listener, 0)) !== false) {
             \stream_set_blocking($socket, false);
             $this->connections[\get_resource_id($socket)] = new ServerConnection($socket);
         }

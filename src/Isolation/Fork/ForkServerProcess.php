@@ -9,6 +9,9 @@ use Kiln\Isolation\Cgi\CleanExec;
 use function Kiln\Loop\async;
 
 use Kiln\Loop\CancelledException;
+
+use function Kiln\Loop\delay;
+
 use Kiln\Loop\Future;
 use Kiln\Loop\Process;
 use Kiln\Loop\ProcessException;
@@ -42,6 +45,9 @@ final class ForkServerProcess
     public const DEFAULT_PHP_OPTIONS = ['opcache.enable_cli=1', 'opcache.file_update_protection=0', 'ffi.enable=1', 'display_errors=0', 'log_errors=1', 'html_errors=0'];
 
     private const ENTRY = __DIR__ . '/fork-server.php';
+
+    /** connect(2) on a unix socket whose accept queue is full (Linux). */
+    private const EAGAIN = 11;
 
     private ?Process $process = null;
 
@@ -95,7 +101,7 @@ final class ForkServerProcess
         $length = \is_string($body) ? \strlen($body) : self::remaining($body);
         $head = Scgi::head($params, $length);
         $deadline = new TimeoutCancellation($this->timeLimit, "The forked script ran longer than {$this->timeLimit}s");
-        $socket = $this->connect(true);
+        $socket = $this->connect($deadline);
         try {
             write($socket, $head, $deadline);
             if (\is_string($body)) {
@@ -143,30 +149,44 @@ final class ForkServerProcess
     }
 
     /**
+     * A connection to the running server. A full accept queue (a burst of requests; errno EAGAIN) means the server
+     * is busy, not gone: the request waits for room, within its time limit. A refused or missing socket means it
+     * is not listening: it is killed and started again, once.
+     *
      * @return resource
      *
      * @throws ForkUnavailableException
      */
-    private function connect(bool $retry): mixed
+    private function connect(TimeoutCancellation $deadline): mixed
     {
-        $process = $this->running();
-        $socket = @\stream_socket_client("unix://{$this->path}", $errno, $error, 1.0);
-        if ($socket === false) {
-            if ($retry) {
-                ($this->log)('error', "fork server {$process->pid()} at {$this->path} refused a connection ($error): restarting it");
-                if ($this->process === $process) {
-                    // Only the server that refused: another request may have replaced it meanwhile.
-                    $process->kill();
-                    $this->process = null;
-                }
+        $restarted = false;
+        while (true) {
+            $process = $this->running();
+            $socket = @\stream_socket_client("unix://{$this->path}", $errno, $error, 1.0);
+            if ($socket !== false) {
+                \stream_set_blocking($socket, false);
 
-                return $this->connect(false);
+                return $socket;
             }
-            throw new ForkUnavailableException("Cannot connect to the fork server at {$this->path}: $error");
+            if ($errno === self::EAGAIN && $process->isRunning()) {
+                try {
+                    delay(0.005, $deadline);
+                } catch (CancelledException $e) {
+                    throw new ForkUnavailableException("The fork server's accept queue stayed full for {$this->timeLimit}s", 0, $e);
+                }
+                continue;
+            }
+            if ($restarted) {
+                throw new ForkUnavailableException("Cannot connect to the fork server at {$this->path}: $error");
+            }
+            ($this->log)('error', "fork server {$process->pid()} at {$this->path} refused a connection ($error): restarting it");
+            if ($this->process === $process) {
+                // Only the server that refused: another request may have replaced it meanwhile.
+                $process->kill();
+                $this->process = null;
+            }
+            $restarted = true;
         }
-        \stream_set_blocking($socket, false);
-
-        return $socket;
     }
 
     /**

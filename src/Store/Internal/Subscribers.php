@@ -43,9 +43,13 @@ final class Subscribers
         }
     }
 
+    /** A listener removed by an earlier one during this delivery is not called. */
     public function deliver(string $channel, string $payload): void
     {
-        foreach ($this->listeners[$channel] ?? [] as $listener) {
+        foreach ($this->listeners[$channel] ?? [] as $id => $listener) {
+            if (!isset($this->listeners[$channel][$id])) {
+                continue;
+            }
             try {
                 $listener($channel, $payload);
             } catch (\Throwable $e) {

@@ -25,12 +25,17 @@ $app->post('/publish/{channel}', static function (Request $request, string $chan
 $app->get('/received', static function () use (&$received): array {
     return ['pid' => getmypid(), 'spans' => NodeBus::spansNode(), 'messages' => $received];
 });
-// Keeps its worker busy (draining, after a reload) for ?seconds, then publishes ?say and reports what it heard.
+// Publishes 'holding', then keeps its worker busy (draining, after a reload) until its subscriber heard ?until (at most 15 s), then
+// publishes ?say and reports what it heard.
 $app->get('/hold', static function (Request $request) use (&$received): array {
     $query = $request->query();
-    $seconds = $query['seconds'] ?? '1';
+    $until = $query['until'] ?? '';
     $say = $query['say'] ?? '';
-    delay(is_numeric($seconds) ? (float) $seconds : 1.0);
+    NodeBus::get()->publish('news', 'holding');
+    $deadline = microtime(true) + 15;
+    while (!\in_array($until, $received, true) && microtime(true) < $deadline) {
+        delay(0.01);
+    }
     NodeBus::get()->publish('news', \is_string($say) ? $say : '');
     return ['pid' => getmypid(), 'messages' => $received];
 });

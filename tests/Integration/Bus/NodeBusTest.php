@@ -106,10 +106,10 @@ final class NodeBusTest extends TestCase
     public function testOldAndNewGenerationsHearEachOtherDuringAReloadAndTheNewOnesAfterIt(): void
     {
         $old = $this->workers();
-        // A request that keeps an old worker draining for 3 s, then has it publish and report.
+        // A request that keeps an old worker draining until it heard the new generation, then has it publish.
         $hold = new RawClient($this->kiln()->host(), $this->kiln()->port(), 20);
-        $hold->send("GET /hold?seconds=3&say=from-old HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-        usleep(200_000);
+        $hold->send("GET /hold?until=from-new&say=from-old HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        $this->waitUntilEveryWorkerHeard($old, ['holding']); // the request runs on an old worker
         $this->kiln()->signal(SIGHUP);
         $this->kiln()->waitForLog('~reloaded: generation 2 serving~', 15);
         $new = $this->workers(array_keys($old));

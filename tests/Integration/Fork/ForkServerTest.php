@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Integration\Fork;
 
+use Kiln\Isolation\Fork\ForkServer;
 use Kiln\Isolation\Fork\ForkServerProcess;
 
 use function Kiln\Loop\async;
@@ -108,6 +109,49 @@ final class ForkServerTest extends LoopTestCase
         self::assertSame(\array_fill(0, 6, [200, "started\ndone\n"]), $outcome);
         $started = \array_values(\array_filter($lines, static fn(string $line): bool => \str_contains($line, ' listening on ')));
         self::assertCount(1, $started, \implode("\n", $lines));
+    }
+
+    public function testARequestFindingTheAcceptQueueFullWaitsForRoomInsteadOfRestartingTheServer(): void
+    {
+        $lines = [];
+        $log = static function (string $level, string $message) use (&$lines): void {
+            $lines[] = "[$level] $message";
+        };
+        $limits = \posix_getrlimit();
+        $hard = \is_array($limits) && \is_numeric($limits['hard openfiles'] ?? null) ? (int) $limits['hard openfiles'] : 4096;
+        $soft = \is_array($limits) && \is_numeric($limits['soft openfiles'] ?? null) ? (int) $limits['soft openfiles'] : 0;
+        if ($soft < ForkServer::BACKLOG + 256) {
+            \posix_setrlimit(\POSIX_RLIMIT_NOFILE, \min(ForkServer::BACKLOG + 256, $hard), $hard); // the filler sockets below
+        }
+        $server = $this->server = new ForkServerProcess(ScriptChild::class, 2, 10.0, 0.3, log: $log);
+        $outcome = $this->inFiber(static function () use ($server): array {
+            self::assertSame(200, $server->send(self::params('state.php'))->head()->status);
+            $pid = (int) $server->pid();
+            $sockets = \glob(\sys_get_temp_dir() . '/kiln-fork-' . \getmypid() . '-*.sock') ?: [];
+            \usort($sockets, static fn(string $a, string $b): int => \filemtime($b) <=> \filemtime($a));
+            // A stopped server accepts nothing: its queue fills until a connect fails with EAGAIN. Resumed, it takes
+            // them MAX_CONNECTIONS at a time (the test's close as it goes), the waiting request last.
+            \posix_kill($pid, \SIGSTOP);
+            $filler = [];
+            for ($i = 0; $i <= ForkServer::BACKLOG + 1; $i++) {
+                $socket = @\stream_socket_client('unix://' . $sockets[0], $errno, $error, 1.0);
+                if ($socket === false) {
+                    break;
+                }
+                $filler[] = $socket;
+            }
+            $full = $socket === false && $errno === 11;
+            $waiting = async(static fn(): int => $server->send(self::params('state.php'))->head()->status);
+            delay(0.3);
+            $stillWaiting = !$waiting->isComplete();
+            \posix_kill($pid, \SIGCONT);
+            foreach ($filler as $socket) {
+                \fclose($socket);
+            }
+
+            return [$full, $stillWaiting, $waiting->await(), $server->pid() === $pid];
+        }, 20.0);
+        self::assertSame([true, true, 200, true], $outcome, \implode("\n", $lines));
     }
 
     public function testStopEndsTheServerAndItsChildren(): void

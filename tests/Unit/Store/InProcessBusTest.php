@@ -82,4 +82,21 @@ final class InProcessBusTest extends TestCase
         $this->expectException(BusException::class);
         $bus->publish('a', '1');
     }
+
+    public function testAListenerUnsubscribedByAnEarlierOneDuringADeliveryIsNotCalled(): void
+    {
+        $bus = new InProcessBus();
+        $seen = [];
+        $second = 0;
+        $bus->subscribe('a', function () use ($bus, &$second, &$seen): void {
+            $seen[] = 'first';
+            $bus->unsubscribe($second);
+        });
+        $second = $bus->subscribe('a', function () use (&$seen): void {
+            $seen[] = 'second';
+        });
+        $bus->publish('a', '1');
+        Loop::run();
+        self::assertSame(['first'], $seen);
+    }
 }
