@@ -87,27 +87,12 @@ final class Limits
         }
     }
 
-    /** The same limits with another connection cap. */
+    /** The same limits with another connection cap (every other limit kept, those added later included). */
     public function withConnections(int $connections): self
     {
-        return new self(
-            requestLine: $this->requestLine,
-            headerLine: $this->headerLine,
-            headerBytes: $this->headerBytes,
-            headerCount: $this->headerCount,
-            bodySize: $this->bodySize,
-            bodyMemory: $this->bodyMemory,
-            headerTimeout: $this->headerTimeout,
-            bodyTimeout: $this->bodyTimeout,
-            keepAliveTimeout: $this->keepAliveTimeout,
-            writeTimeout: $this->writeTimeout,
-            lingerTimeout: $this->lingerTimeout,
-            connections: $connections,
-            concurrency: $this->concurrency,
-            keepAliveRequests: $this->keepAliveRequests,
-            writeBuffer: $this->writeBuffer,
-            responseHold: $this->responseHold,
-        );
+        $values = get_object_vars($this);
+        $values['connections'] = $connections;
+        return (new \ReflectionClass(self::class))->newInstanceArgs($values);
     }
 
     /** @param array<string, int|float|string> $values keyed by property name */
