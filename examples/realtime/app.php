@@ -7,7 +7,7 @@ declare(strict_types=1);
 // docs/realtime.md describes the API; tests/Integration/Realtime/ExampleAppTest.php drives this file.
 
 use Kiln\App\App;
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 use Kiln\Http\WebSocket\Connection;
@@ -59,7 +59,7 @@ $app->sse('/events/{topic:[A-Za-z0-9_.-]{1,64}}');
 $app->post('/publish/{topic:[A-Za-z0-9_.-]{1,64}}', function (Request $request, string $topic) use ($app): array {
     $body = $request->body();
     if (preg_match('//u', $body) !== 1) {
-        throw new HttpError(400, 'The body must be UTF-8 text');
+        throw new HttpErrorException(400, 'The body must be UTF-8 text');
     }
     $id = $app->publish($topic, $body);
     $app->broadcast($topic, $body);

@@ -14,7 +14,7 @@ use Kiln\App\Routing\ApiRoutes;
 use Kiln\App\Routing\Route;
 use Kiln\App\Routing\RouteCollector;
 use Kiln\App\Routing\Router;
-use Kiln\Http\BadRequestBody;
+use Kiln\Http\BadRequestBodyException;
 use Kiln\Http\Limits;
 use Kiln\Http\Realtime\Hub;
 use Kiln\Http\Realtime\NumberingBus;
@@ -123,7 +123,7 @@ final class App implements RequestHandler
     /**
      * A WebSocket endpoint on GET $path: `$app->ws('/chat/{room}', new ChatHandler())`, or closures,
      * `$app->ws('/echo', fn(Connection $c, Message $m) => $c->send($m->payload), onOpen: …, onClose: …)`.
-     * The middleware runs before the upgrade; onOpen sees the request and may refuse by throwing an HttpError;
+     * The middleware runs before the upgrade; onOpen sees the request and may refuse by throwing an HttpErrorException;
      * a request that is no WebSocket handshake gets 426 (400 for a bad key, 403 for an origin not allowed).
      *
      * @param WebSocketHandler|\Closure(Connection, Message): mixed $handler the handler, or its onMessage
@@ -168,7 +168,7 @@ final class App implements RequestHandler
      * A server-sent events endpoint on GET $path. Without a handler the stream follows the topic named by the
      * route's `{topic}` parameter. A handler gets the stream (not started yet) and the request's Context, and
      * may subscribe it to topics (`$app->hub()->subscribe($topic, $stream)`), send it events, watch onClose(),
-     * refuse with an HttpError, or return a Response to send instead of the stream. It runs before the stream
+     * refuse with an HttpErrorException, or return a Response to send instead of the stream. It runs before the stream
      * starts; the stream then holds no Fiber (docs/realtime.md).
      *
      * @param (\Closure(EventStream, Context): mixed)|null $handler
@@ -339,12 +339,12 @@ final class App implements RequestHandler
             // The outermost middleware is called directly: a call less than through its link.
             return $entry instanceof MiddlewareHandler ? $entry->middleware->process($request, $entry->next) : $entry->handle($request);
         } catch (\Throwable $error) {
-            if ($error instanceof BadRequestBody) {
+            if ($error instanceof BadRequestBodyException) {
                 // The client's body was wrong (invalid JSON, malformed multipart, over a limit): its fault.
-                $error = new HttpError($error->status(), $error->getMessage(), [], $error);
+                $error = new HttpErrorException($error->status(), $error->getMessage(), [], $error);
             }
             $response = $this->errors->render($error, $request);
-            if (!$error instanceof HttpError || $error->status >= 500) {
+            if (!$error instanceof HttpErrorException || $error->status >= 500) {
                 $response->reportFailure($error);
             }
             return $response;

@@ -11,11 +11,11 @@ use Kiln\Http\Response;
 use Kiln\Http\Wire\ResponseEncoder;
 
 /**
- * Turns any throwable into the response the client gets: an HttpError with its status and headers,
+ * Turns any throwable into the response the client gets: an HttpErrorException with its status and headers,
  * anything else as a 500. The default page is HTML, JSON or plain text by the request's Accept; a
  * custom handler registered for the status replaces it.
  *
- * Production never discloses internals: a non-HttpError is "500 Internal Server Error" and nothing
+ * Production never discloses internals: a non-HttpErrorException is "500 Internal Server Error" and nothing
  * more (its message may hold a path, a query, a secret). Debug mode adds class, message, file:line
  * and trace. Logging 5xx is the caller's job; a custom handler that fails is reported to $log.
  */
@@ -33,7 +33,7 @@ final class ErrorHandler
     ) {}
 
     /**
-     * A custom page for one status. The handler gets (Request, HttpError|\Throwable); what it returns
+     * A custom page for one status. The handler gets (Request, HttpErrorException|\Throwable); what it returns
      * becomes the response as a route's result does, with the error's status unless it returns a Response
      * or an int itself. A handler that throws gets the default page instead (and is not called again for
      * its own error).
@@ -50,16 +50,16 @@ final class ErrorHandler
 
     public function render(\Throwable $error, Request $request): Response
     {
-        $status = $error instanceof HttpError ? $error->status : 500;
+        $status = $error instanceof HttpErrorException ? $error->status : 500;
         $handler = $this->handlers[$status] ?? null;
         $response = $handler === null ? null : $this->custom($handler, $status, $error, $request);
         if ($response === null) {
             $format = ErrorPageFormat::fromAccept(implode(', ', $request->headerValues('accept')));
-            $message = $error instanceof HttpError ? $error->getMessage() : ResponseEncoder::reason($status);
+            $message = $error instanceof HttpErrorException ? $error->getMessage() : ResponseEncoder::reason($status);
             $response = ErrorPage::render($format, $status, $message, $this->debug ? $error : null);
             $response->setHeader('Vary', 'Accept');
         }
-        if ($error instanceof HttpError) {
+        if ($error instanceof HttpErrorException) {
             foreach ($error->headers as $name => $value) {
                 if (!$response->hasHeader($name)) {
                     $response->setHeader($name, $value);

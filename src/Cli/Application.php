@@ -34,9 +34,9 @@ final class Application
                 'stop', 'reload', 'status' => (new ControlCommand($this->stdout, $this->stderr))->run($command, $args, $env, $cwd),
                 'help', '--help', '-h' => $this->help(),
                 '--version', '-V', 'version' => $this->version(),
-                default => throw new UsageError("Unknown command '$command'; commands: serve, stop, reload, status, help"),
+                default => throw new UsageException("Unknown command '$command'; commands: serve, stop, reload, status, help"),
             };
-        } catch (UsageError $e) {
+        } catch (UsageException $e) {
             if (\is_resource($this->stderr)) {
                 fwrite($this->stderr, 'kiln: ' . $e->getMessage() . "\n");
             }

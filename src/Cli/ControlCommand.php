@@ -29,7 +29,7 @@ final class ControlCommand
     /**
      * @param list<string> $args
      * @param array<string, string> $env
-     * @throws UsageError
+     * @throws UsageException
      */
     public function run(string $command, array $args, array $env, string $cwd): int
     {
@@ -41,7 +41,7 @@ final class ControlCommand
         $valued = $command === 'stop' ? ['pid-file', 'listen', 'timeout'] : ['pid-file', 'listen'];
         $options = Options::parse($args, $env, $valued, $flags);
         if ($options->positional !== []) {
-            throw new UsageError("kiln $command takes no PATH; use --pid-file=FILE or --listen=HOST:PORT");
+            throw new UsageException("kiln $command takes no PATH; use --pid-file=FILE or --listen=HOST:PORT");
         }
         $pidPath = $options->string('pid-file');
         if ($pidPath !== null && !str_starts_with($pidPath, '/')) {
@@ -50,7 +50,7 @@ final class ControlCommand
         try {
             $pidPath ??= Config::defaultPidFile(ListenAddress::parse($options->string('listen') ?? Config::DEFAULT_LISTEN));
         } catch (\ValueError $e) {
-            throw new UsageError($e->getMessage(), 0, $e);
+            throw new UsageException($e->getMessage(), 0, $e);
         }
         $pid = PidFile::livePid($pidPath);
         if ($pid === null) {

@@ -27,7 +27,7 @@ final class Options
      * @param list<string> $flags options taking none (`--daemon`, or `--daemon=0` to turn off)
      * @param string $prefix options starting with it take a value and are accepted under any name (--limit-)
      * @param array<string, non-empty-string> $envSeparators option => what separates its values in env, for values holding commas (default ',')
-     * @throws UsageError
+     * @throws UsageException
      */
     public static function parse(array $args, array $env, array $valued, array $flags, string $prefix = '', array $envSeparators = []): self
     {
@@ -42,7 +42,7 @@ final class Options
             }
             if (!str_starts_with($arg, '--') || $arg === '--') {
                 if (str_starts_with($arg, '-') && $arg !== '-') {
-                    throw new UsageError("Unknown option $arg (options are --long=value; see kiln help)");
+                    throw new UsageException("Unknown option $arg (options are --long=value; see kiln help)");
                 }
                 $positional[] = $arg;
                 continue;
@@ -56,14 +56,14 @@ final class Options
             if ($isValued) {
                 if ($value === null) {
                     if ($i + 1 >= $count) {
-                        throw new UsageError("Option --$name needs a value: --$name=VALUE");
+                        throw new UsageException("Option --$name needs a value: --$name=VALUE");
                     }
                     $value = $args[++$i];
                 }
             } elseif (\in_array($name, $flags, true)) {
                 $value = $value === null ? '1' : (string) self::bool($name, $value);
             } else {
-                throw new UsageError("Unknown option --$name (see kiln help)");
+                throw new UsageException("Unknown option --$name (see kiln help)");
             }
             $cli[$name][] = $value;
         }
@@ -117,7 +117,7 @@ final class Options
             return null;
         }
         if (preg_match('/^\d+$/', $value) !== 1) {
-            throw new UsageError("--$name must be a whole number, got '$value'");
+            throw new UsageException("--$name must be a whole number, got '$value'");
         }
         return (int) $value;
     }
@@ -129,7 +129,7 @@ final class Options
             return null;
         }
         if (!is_numeric($value) || (float) $value < 0) {
-            throw new UsageError("--$name must be a number of seconds, got '$value'");
+            throw new UsageException("--$name must be a number of seconds, got '$value'");
         }
         return (float) $value;
     }
@@ -156,7 +156,7 @@ final class Options
         return match (strtolower(trim($value))) {
             '1', 'true', 'yes', 'on' => 1,
             '0', 'false', 'no', 'off', '' => 0,
-            default => throw new UsageError("$name must be true or false, got '$value'"),
+            default => throw new UsageException("$name must be true or false, got '$value'"),
         };
     }
 }

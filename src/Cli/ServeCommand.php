@@ -30,7 +30,7 @@ final class ServeCommand
     /**
      * @param list<string> $args
      * @param array<string, string> $env
-     * @throws UsageError
+     * @throws UsageException
      */
     public function run(array $args, array $env, string $cwd): int
     {

@@ -40,16 +40,16 @@ final class ServeOptions
     /**
      * @param list<string> $args
      * @param array<string, string> $env
-     * @throws UsageError
+     * @throws UsageException
      */
     public static function parse(array $args, array $env, string $cwd): self
     {
         $options = Options::parse($args, $env, self::VALUED, self::FLAGS, self::LIMIT_PREFIX, self::ENV_SEPARATORS);
         if ($options->positional === []) {
-            throw new UsageError('PATH is missing: kiln serve PATH (an app.php, a directory holding app.php, or a document root)');
+            throw new UsageException('PATH is missing: kiln serve PATH (an app.php, a directory holding app.php, or a document root)');
         }
         if (\count($options->positional) > 1) {
-            throw new UsageError('Only one PATH can be served, got: ' . implode(' ', $options->positional));
+            throw new UsageException('Only one PATH can be served, got: ' . implode(' ', $options->positional));
         }
         $target = Target::resolve($options->positional[0], $cwd);
         $absolute = static fn(?string $path): ?string => $path === null || $path === '-' || $path === 'off'
@@ -88,11 +88,11 @@ final class ServeOptions
                 )),
             );
         } catch (\ValueError $e) {
-            throw new UsageError($e->getMessage(), 0, $e);
+            throw new UsageException($e->getMessage(), 0, $e);
         }
         $jit = $options->string('jit') ?? 'on';
         if ($jit !== 'on' && $jit !== 'off') {
-            throw new UsageError("--jit must be on or off, got '$jit'");
+            throw new UsageException("--jit must be on or off, got '$jit'");
         }
         $requested = isset($limitValues['connections']) ? $limits->connections : null;
         return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit, $webSocket, $requested);
@@ -100,7 +100,7 @@ final class ServeOptions
 
     /**
      * @param array<string, string> $env
-     * @throws UsageError
+     * @throws UsageException
      */
     private static function site(Options $options, array $env, string $cwd, bool $jit): SiteConfig
     {
@@ -131,14 +131,14 @@ final class ServeOptions
                 )),
             );
         } catch (\ValueError $e) {
-            throw new UsageError($e->getMessage(), 0, $e);
+            throw new UsageException($e->getMessage(), 0, $e);
         }
     }
 
     /**
      * @param list<string> $values
      * @return array<string, string>
-     * @throws UsageError
+     * @throws UsageException
      */
     private static function pairs(array $values, string $option, string $form): array
     {
@@ -146,7 +146,7 @@ final class ServeOptions
         foreach ($values as $value) {
             $equals = strpos($value, '=');
             if ($equals === false || $equals === 0) {
-                throw new UsageError("--$option must be $form, got '$value'");
+                throw new UsageException("--$option must be $form, got '$value'");
             }
             $pairs[substr($value, 0, $equals)] = substr($value, $equals + 1);
         }

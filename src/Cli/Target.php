@@ -22,25 +22,25 @@ final class Target
         }
     }
 
-    /** @throws UsageError when PATH is not something Kiln can serve */
+    /** @throws UsageException when PATH is not something Kiln can serve */
     public static function resolve(string $path, string $cwd): self
     {
         if ($path === '') {
-            throw new UsageError('PATH is empty: give an app script (app.php), a directory holding app.php, or a document root');
+            throw new UsageException('PATH is empty: give an app script (app.php), a directory holding app.php, or a document root');
         }
         $absolute = str_starts_with($path, '/') ? $path : rtrim($cwd, '/') . '/' . $path;
         $real = realpath($absolute);
         if ($real === false) {
-            throw new UsageError("PATH $path does not exist: give an app script (app.php), a directory holding app.php, or a document root");
+            throw new UsageException("PATH $path does not exist: give an app script (app.php), a directory holding app.php, or a document root");
         }
         if (is_file($real)) {
             if (strtolower(pathinfo($real, PATHINFO_EXTENSION)) !== 'php') {
-                throw new UsageError("PATH $path is not a .php script: give an app script, a directory holding app.php, or a document root");
+                throw new UsageException("PATH $path is not a .php script: give an app script, a directory holding app.php, or a document root");
             }
             return new self($real, self::SCRIPT);
         }
         if (!is_dir($real)) {
-            throw new UsageError("PATH $path is neither a file nor a directory");
+            throw new UsageException("PATH $path is neither a file nor a directory");
         }
         if (is_file("$real/app.php")) {
             return new self("$real/app.php", self::SCRIPT);

@@ -192,7 +192,7 @@ final class Request
      * hold them, JSON objects and arrays as arrays (other JSON values, other types, no body: []).
      *
      * @return array<array-key, mixed>
-     * @throws BadRequestBody 400 for a malformed body, 413 past a BodyLimits limit
+     * @throws BadRequestBodyException 400 for a malformed body, 413 past a BodyLimits limit
      */
     public function parsedBody(): array
     {
@@ -205,7 +205,7 @@ final class Request
      * ends unless moved.
      *
      * @return array<array-key, mixed>
-     * @throws BadRequestBody
+     * @throws BadRequestBodyException
      */
     public function files(): array
     {
@@ -215,7 +215,7 @@ final class Request
     /**
      * The body decoded as JSON whatever the Content-Type (objects as arrays, null for an empty body).
      *
-     * @throws BadRequestBody 400 for invalid JSON, 413 for a body over BodyLimits::$formBytes
+     * @throws BadRequestBodyException 400 for invalid JSON, 413 for a body over BodyLimits::$formBytes
      */
     public function json(): mixed
     {

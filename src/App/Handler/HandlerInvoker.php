@@ -10,7 +10,7 @@ use Kiln\App\Handler\Internal\PreparedHandler;
 use Kiln\App\Handler\Internal\Resolved;
 use Kiln\App\Handler\Internal\Resolver;
 use Kiln\App\Handler\Internal\Signature;
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 
@@ -71,7 +71,7 @@ final class HandlerInvoker
      *
      * @param array<string, string> $params route parameters
      * @param ?Context $context null: one is made only if the handler takes a Context (most do not)
-     * @throws HttpError 404 when a route parameter does not fit the handler's declared type
+     * @throws HttpErrorException 404 when a route parameter does not fit the handler's declared type
      */
     public function invoke(mixed $handler, Request $request, array $params, ?Context $context, App $app): Response
     {

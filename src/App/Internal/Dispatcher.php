@@ -6,7 +6,7 @@ namespace Kiln\App\Internal;
 
 use Kiln\App\App;
 use Kiln\App\Handler\HandlerInvoker;
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\App\Routing\MatchStatus;
 use Kiln\App\Routing\Route;
 use Kiln\App\Routing\RouteMatch;
@@ -84,8 +84,8 @@ final class Dispatcher implements RequestHandler
     {
         return match ($match->status) {
             MatchStatus::AUTO_OPTIONS => new Response(204, ['Allow' => $match->allowHeader()]),
-            MatchStatus::METHOD_NOT_ALLOWED => throw HttpError::methodNotAllowed($match->allowed),
-            default => $this->fallback?->handle($request) ?? throw HttpError::notFound(),
+            MatchStatus::METHOD_NOT_ALLOWED => throw HttpErrorException::methodNotAllowed($match->allowed),
+            default => $this->fallback?->handle($request) ?? throw HttpErrorException::notFound(),
         };
     }
 }

@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\App\Internal;
 
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 use Kiln\Http\WebSocket\HandshakeRefused;
@@ -35,7 +35,7 @@ final class WebSocketEndpoint
         try {
             return ($this->server)()->upgrade($request, $this->handler, $this->subprotocols);
         } catch (HandshakeRefused $refused) {
-            throw new HttpError($refused->status, $refused->getMessage(), $refused->headers, $refused);
+            throw new HttpErrorException($refused->status, $refused->getMessage(), $refused->headers, $refused);
         }
     }
 }

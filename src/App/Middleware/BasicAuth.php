@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\App\Middleware;
 
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\App\Middleware;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
@@ -76,7 +76,7 @@ final class BasicAuth implements Middleware
     {
         $credentials = self::parse((string) $request->header('Authorization'));
         if ($credentials === null || !$this->verify(...$credentials)) {
-            throw HttpError::unauthorized($this->realm);
+            throw HttpErrorException::unauthorized($this->realm);
         }
         $request->setAttribute(self::ATTRIBUTE, $credentials[0]);
         return $next->handle($request);

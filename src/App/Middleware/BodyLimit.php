@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\App\Middleware;
 
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\App\Middleware;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
@@ -30,7 +30,7 @@ final class BodyLimit implements Middleware
         $head = $request->head();
         $size = $head->bodyKind === RequestHead::BODY_LENGTH ? $head->contentLength : $request->bodySize();
         if ($size > $this->maxBytes) {
-            throw HttpError::payloadTooLarge("Request body is larger than {$this->maxBytes} bytes");
+            throw HttpErrorException::payloadTooLarge("Request body is larger than {$this->maxBytes} bytes");
         }
         return $next->handle($request);
     }

@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\App\Middleware;
 
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\App\Middleware;
 use Kiln\App\Middleware\Internal\ErrorHeaders;
 use Kiln\App\Middleware\Internal\Vary;
@@ -22,7 +22,7 @@ use Kiln\Http\Response;
  * to say so explicitly). A preflight from a disallowed origin gets 403 without CORS headers; an actual
  * request from one gets the app's response without CORS headers, so the browser withholds it. When
  * origins is not '*', every response carries Vary: Origin, so a cache never serves one origin's answer
- * to another. An HttpError thrown further down is re-thrown carrying the same headers, so a page can
+ * to another. An HttpErrorException thrown further down is re-thrown carrying the same headers, so a page can
  * read the API's error responses.
  */
 final class Cors implements Middleware
@@ -87,14 +87,14 @@ final class Cors implements Middleware
         $allowed = $origin !== null && $this->allows($origin);
         if ($preflight) {
             if (!$allowed) {
-                throw HttpError::forbidden('Origin not allowed');
+                throw HttpErrorException::forbidden('Origin not allowed');
             }
             return $this->preflight($request, $origin);
         }
         $headers = $allowed ? $this->actualHeaders($origin) : [];
         try {
             $response = $next->handle($request);
-        } catch (HttpError $e) {
+        } catch (HttpErrorException $e) {
             // So the page's script can read the API's 401/404/422, not just a CORS failure.
             throw ErrorHeaders::with($e, $this->anyOrigin ? $headers : $headers + ['Vary' => 'Origin']);
         }

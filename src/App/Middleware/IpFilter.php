@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\App\Middleware;
 
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\App\Middleware;
 use Kiln\Http\Cidr;
 use Kiln\Http\Request;
@@ -43,7 +43,7 @@ final class IpFilter implements Middleware
     public function process(Request $request, RequestHandler $next): Response
     {
         if (!$this->allows($request->clientIp())) {
-            throw HttpError::forbidden();
+            throw HttpErrorException::forbidden();
         }
         return $next->handle($request);
     }

@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\App\Middleware;
 
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\App\Middleware;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
@@ -64,7 +64,7 @@ final class RateLimit implements Middleware
         }
         [$allowed, $tokens] = $this->take($client);
         if (!$allowed) {
-            throw HttpError::tooManyRequests((int) ceil((1.0 - $tokens) / $this->refill));
+            throw HttpErrorException::tooManyRequests((int) ceil((1.0 - $tokens) / $this->refill));
         }
         $response = $next->handle($request);
         if ($response->header('RateLimit-Limit') === null) {

@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\App\Middleware;
 
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\App\Middleware;
 use Kiln\App\Middleware\Internal\ErrorHeaders;
 use Kiln\Http\Request;
@@ -14,7 +14,7 @@ use Kiln\Http\Response;
 /**
  * Gives every request an id: the caller's (when it sent a well-formed one and $trustIncoming) or a new
  * one. The id is the request attribute `request_id` and is echoed on the response under the same header
- * (also on an HttpError thrown further down; other failures can read the attribute).
+ * (also on an HttpErrorException thrown further down; other failures can read the attribute).
  *
  * Generated ids are a random per-worker prefix plus a counter ("3f9c0a7d1e2b4c5a-1f"): unique across
  * workers and restarts, and about ten times cheaper than 16 fresh random bytes per request (getrandom is a
@@ -55,7 +55,7 @@ final class RequestId implements Middleware
         $request->setAttribute(self::ATTRIBUTE, $id);
         try {
             $response = $next->handle($request);
-        } catch (HttpError $e) {
+        } catch (HttpErrorException $e) {
             throw ErrorHeaders::with($e, [$this->header => $id]);
         }
         $response->setHeader($this->header, $id);

@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\App\Middleware;
 
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\App\Middleware;
 use Kiln\App\Middleware\Internal\ErrorHeaders;
 use Kiln\Http\Request;
@@ -13,7 +13,7 @@ use Kiln\Http\Response;
 
 /**
  * A preset of response security headers, each added only when the app did not set that header itself
- * (also to an HttpError thrown further down, so error pages carry them).
+ * (also to an HttpErrorException thrown further down, so error pages carry them).
  * Pass null to leave one out. Strict-Transport-Security is sent only when $hstsMaxAge is given: browsers
  * remember it for that long, so turning it on is a decision, not a default. Content-Security-Policy is
  * likewise opt-in (a policy is specific to the site); a CSP with frame-ancestors supersedes
@@ -66,7 +66,7 @@ final class SecurityHeaders implements Middleware
     {
         try {
             $response = $next->handle($request);
-        } catch (HttpError $e) {
+        } catch (HttpErrorException $e) {
             throw ErrorHeaders::with($e, $this->headers);
         }
         foreach ($this->headers as $name => $value) {

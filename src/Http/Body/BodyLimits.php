@@ -6,7 +6,7 @@ namespace Kiln\Http\Body;
 
 /**
  * What Request::parsedBody() and files() accept. Defaults follow php.ini's (max_input_vars,
- * max_input_nesting_level, max_file_uploads). Over a count or size: BadRequestBody 413; too deep: 400.
+ * max_input_nesting_level, max_file_uploads). Over a count or size: BadRequestBodyException 413; too deep: 400.
  * A file over $fileSize does not fail the request: it arrives with UPLOAD_ERR_INI_SIZE, as in PHP.
  */
 final class BodyLimits

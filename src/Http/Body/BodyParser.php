@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Http\Body;
 
-use Kiln\Http\BadRequestBody;
+use Kiln\Http\BadRequestBodyException;
 use Kiln\Http\Multipart\MultipartParser;
 use Kiln\Http\Request;
 use Kiln\Http\UploadedFile;
@@ -22,7 +22,7 @@ final class BodyParser
     /**
      * @return array{array<array-key, mixed>, array<array-key, mixed>, list<UploadedFile>} fields, files as
      *         nested by name, and every file (for the cleanup when the exchange ends)
-     * @throws BadRequestBody
+     * @throws BadRequestBodyException
      */
     public static function parse(Request $request, BodyLimits $limits): array
     {
@@ -41,7 +41,7 @@ final class BodyParser
             [$fields, $files] = self::multipart($request, $limits);
             try {
                 return [FormNames::fields($fields, $limits), FormNames::files($files, $limits), array_column($files, 1)];
-            } catch (BadRequestBody $e) {
+            } catch (BadRequestBodyException $e) {
                 foreach ($files as [, $file]) {
                     $file->discard();
                 }
@@ -54,7 +54,7 @@ final class BodyParser
     /**
      * The body decoded as JSON, objects as arrays; null for an empty body.
      *
-     * @throws BadRequestBody
+     * @throws BadRequestBodyException
      */
     public static function json(Request $request, BodyLimits $limits): mixed
     {
@@ -65,7 +65,7 @@ final class BodyParser
         try {
             return json_decode($body, true, max(1, $limits->depth + 1), \JSON_THROW_ON_ERROR | \JSON_BIGINT_AS_STRING);
         } catch (\JsonException $e) {
-            throw new BadRequestBody('Invalid JSON body: ' . $e->getMessage(), 400, $e);
+            throw new BadRequestBodyException('Invalid JSON body: ' . $e->getMessage(), 400, $e);
         }
     }
 
@@ -79,7 +79,7 @@ final class BodyParser
 
     /**
      * @return array<array-key, mixed>
-     * @throws BadRequestBody
+     * @throws BadRequestBodyException
      */
     private static function urlencoded(string $body, BodyLimits $limits): array
     {
@@ -89,7 +89,7 @@ final class BodyParser
                 continue;
             }
             if (++$pairs > $limits->fields) {
-                throw new BadRequestBody("More than {$limits->fields} form fields", 413);
+                throw new BadRequestBodyException("More than {$limits->fields} form fields", 413);
             }
             $eq = strpos($pair, '=');
             FormNames::checkDepth(urldecode($eq === false ? $pair : substr($pair, 0, $eq)), $limits);
@@ -98,18 +98,18 @@ final class BodyParser
         return $fields;
     }
 
-    /** @throws BadRequestBody */
+    /** @throws BadRequestBodyException */
     private static function formBody(Request $request, BodyLimits $limits): string
     {
         if ($request->bodySize() > $limits->formBytes) {
-            throw new BadRequestBody("Body over {$limits->formBytes} bytes", 413);
+            throw new BadRequestBodyException("Body over {$limits->formBytes} bytes", 413);
         }
         return $request->body();
     }
 
     /**
      * @return array{list<array{string, string}>, list<array{string, UploadedFile}>}
-     * @throws BadRequestBody
+     * @throws BadRequestBodyException
      */
     private static function multipart(Request $request, BodyLimits $limits): array
     {

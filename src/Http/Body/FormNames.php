@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Http\Body;
 
-use Kiln\Http\BadRequestBody;
+use Kiln\Http\BadRequestBodyException;
 use Kiln\Http\UploadedFile;
 
 /**
@@ -20,7 +20,7 @@ final class FormNames
     /**
      * @param list<array{string, string}> $pairs name => value, in order
      * @return array<array-key, mixed>
-     * @throws BadRequestBody
+     * @throws BadRequestBodyException
      */
     public static function fields(array $pairs, BodyLimits $limits): array
     {
@@ -36,7 +36,7 @@ final class FormNames
     /**
      * @param list<array{string, UploadedFile}> $files
      * @return array<array-key, mixed>
-     * @throws BadRequestBody
+     * @throws BadRequestBodyException
      */
     public static function files(array $files, BodyLimits $limits): array
     {
@@ -51,11 +51,11 @@ final class FormNames
         return $tree;
     }
 
-    /** @throws BadRequestBody */
+    /** @throws BadRequestBodyException */
     public static function checkDepth(string $name, BodyLimits $limits): void
     {
         if (substr_count($name, '[') > $limits->depth) {
-            throw new BadRequestBody("Field name nested deeper than {$limits->depth} levels");
+            throw new BadRequestBodyException("Field name nested deeper than {$limits->depth} levels");
         }
     }
 

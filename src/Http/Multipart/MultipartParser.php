@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Http\Multipart;
 
-use Kiln\Http\BadRequestBody;
+use Kiln\Http\BadRequestBodyException;
 use Kiln\Http\Body\BodyLimits;
 use Kiln\Http\UploadedFile;
 
@@ -13,7 +13,7 @@ use Kiln\Http\UploadedFile;
  * then finish(). Field values are kept in memory (BodyLimits::$formBytes in all); file parts are written
  * to temporary files in $tempDir as they arrive. Memory use does not grow with file sizes.
  *
- * Errors are BadRequestBody: 400 for a malformed body, 413 for a count or size limit. A file over
+ * Errors are BadRequestBodyException: 400 for a malformed body, 413 for a count or size limit. A file over
  * BodyLimits::$fileSize (or a preceding MAX_FILE_SIZE field) is kept as an UploadedFile with
  * UPLOAD_ERR_INI_SIZE (UPLOAD_ERR_FORM_SIZE) and no data; a body that ends inside a file part gives
  * that file UPLOAD_ERR_PARTIAL (both as PHP does). On an error, or abort(), temporary files are removed;
@@ -70,22 +70,22 @@ final class MultipartParser
     /**
      * The boundary parameter of a multipart/form-data Content-Type.
      *
-     * @throws BadRequestBody when missing or invalid
+     * @throws BadRequestBodyException when missing or invalid
      */
     public static function boundary(string $contentType): string
     {
         $pattern = '/;[ \t]*boundary[ \t]*=[ \t]*(?:"([^"\\\\]{1,70})"|([!#$%&\'*+\-.^_`|~0-9A-Za-z]{1,70}))[ \t]*(?:;|\z)/i';
         if (preg_match($pattern, $contentType, $m) !== 1) {
-            throw new BadRequestBody('multipart/form-data needs a boundary parameter of 1 to 70 characters');
+            throw new BadRequestBodyException('multipart/form-data needs a boundary parameter of 1 to 70 characters');
         }
         $boundary = $m[1] !== '' ? $m[1] : ($m[2] ?? '');
         if (preg_match('/\A[0-9A-Za-z\'()+_,\-.\/:=? ]*[0-9A-Za-z\'()+_,\-.\/:=?]\z/', $boundary) !== 1) {
-            throw new BadRequestBody('Invalid multipart boundary');
+            throw new BadRequestBodyException('Invalid multipart boundary');
         }
         return $boundary;
     }
 
-    /** @throws BadRequestBody */
+    /** @throws BadRequestBodyException */
     public function feed(string $bytes): void
     {
         if ($bytes === '' || $this->state === self::DONE) {
@@ -97,7 +97,7 @@ final class MultipartParser
             while ($this->step()) {
                 // each step consumes input or changes state
             }
-        } catch (BadRequestBody $e) {
+        } catch (BadRequestBodyException $e) {
             $this->abort();
             throw $e;
         }
@@ -106,7 +106,7 @@ final class MultipartParser
     /**
      * @return array{list<array{string, string}>, list<array{string, UploadedFile}>} fields and files, by
      *         name as sent, in body order
-     * @throws BadRequestBody
+     * @throws BadRequestBodyException
      */
     public function finish(): array
     {
@@ -116,7 +116,7 @@ final class MultipartParser
         }
         if ($this->state !== self::DONE && !$this->empty) {
             $this->abort();
-            throw new BadRequestBody('Multipart body ends before its closing boundary');
+            throw new BadRequestBodyException('Multipart body ends before its closing boundary');
         }
         $this->state = self::DONE;
         return [$this->fields, $this->files];
@@ -134,7 +134,7 @@ final class MultipartParser
         $this->state = self::DONE;
     }
 
-    /** @throws BadRequestBody */
+    /** @throws BadRequestBodyException */
     private function step(): bool
     {
         switch ($this->state) {
@@ -186,13 +186,13 @@ final class MultipartParser
         $eol = strpos($this->buffer, "\r\n");
         $padding = $eol === false ? rtrim($this->buffer, "\r") : substr($this->buffer, 0, $eol);
         if (strspn($padding, " \t") !== \strlen($padding) || \strlen($padding) > 256) {
-            throw new BadRequestBody('Malformed multipart boundary line');
+            throw new BadRequestBodyException('Malformed multipart boundary line');
         }
         if ($eol === false) {
             return false;
         }
         if (++$this->parts > $this->limits->parts) {
-            throw new BadRequestBody("More than {$this->limits->parts} multipart parts", 413);
+            throw new BadRequestBodyException("More than {$this->limits->parts} multipart parts", 413);
         }
         $this->buffer = substr($this->buffer, $eol + 2);
         $this->state = self::HEADERS;
@@ -205,7 +205,7 @@ final class MultipartParser
         $end = str_starts_with($this->buffer, "\r\n") ? -2 : strpos($this->buffer, "\r\n\r\n");
         if ($end === false || $end > $max) {
             if ($end !== false || \strlen($this->buffer) > $max + 4) {
-                throw new BadRequestBody("A multipart part header is over $max bytes", 413);
+                throw new BadRequestBodyException("A multipart part header is over $max bytes", 413);
             }
             return false;
         }
@@ -222,12 +222,12 @@ final class MultipartParser
         $this->value = '';
         if ($part->filename === null) {
             if (\count($this->fields) >= $this->limits->fields) {
-                throw new BadRequestBody("More than {$this->limits->fields} form fields", 413);
+                throw new BadRequestBodyException("More than {$this->limits->fields} form fields", 413);
             }
             return;
         }
         if (\count($this->files) >= $this->limits->files) {
-            throw new BadRequestBody("More than {$this->limits->files} uploaded files", 413);
+            throw new BadRequestBodyException("More than {$this->limits->files} uploaded files", 413);
         }
         $this->file = new FileSpool($part, $this->tempDir);
     }
@@ -240,7 +240,7 @@ final class MultipartParser
         if ($this->file === null) {
             $this->fieldBytes += \strlen($bytes);
             if ($this->fieldBytes > $this->limits->formBytes) {
-                throw new BadRequestBody("Form fields over {$this->limits->formBytes} bytes", 413);
+                throw new BadRequestBodyException("Form fields over {$this->limits->formBytes} bytes", 413);
             }
             $this->value .= $bytes;
             return;

@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Http\Multipart;
 
-use Kiln\Http\BadRequestBody;
+use Kiln\Http\BadRequestBodyException;
 
 /**
  * The header block of one multipart/form-data part: its field name, filename (null for a plain field)
@@ -22,20 +22,20 @@ final class PartHeaders
         public readonly string $contentType,
     ) {}
 
-    /** @throws BadRequestBody */
+    /** @throws BadRequestBodyException */
     public static function parse(string $block): self
     {
         $headers = [];
         foreach ($block === '' ? [] : explode("\r\n", $block) as $line) {
             if (preg_match('/\A(' . self::TOKEN . '):[ \t]*+([^\x00-\x08\x0A-\x1F\x7F]*?)[ \t]*\z/', $line, $m) !== 1) {
-                throw new BadRequestBody('Malformed multipart part header line');
+                throw new BadRequestBodyException('Malformed multipart part header line');
             }
             $headers[strtolower($m[1])] ??= $m[2];
         }
-        $disposition = $headers['content-disposition'] ?? throw new BadRequestBody('Multipart part without Content-Disposition');
+        $disposition = $headers['content-disposition'] ?? throw new BadRequestBodyException('Multipart part without Content-Disposition');
         [$type, $params] = self::disposition($disposition);
         if ($type !== 'form-data' || !isset($params['name'])) {
-            throw new BadRequestBody('Multipart part is not "form-data" with a name');
+            throw new BadRequestBodyException('Multipart part is not "form-data" with a name');
         }
         $filename = isset($params['filename*']) ? self::extValue($params['filename*']) : null;
         $filename ??= $params['filename'] ?? null;
@@ -47,7 +47,7 @@ final class PartHeaders
 
     /**
      * @return array{string, array<string, string>} lower-cased type and parameters (first one wins)
-     * @throws BadRequestBody
+     * @throws BadRequestBodyException
      */
     private static function disposition(string $value): array
     {
@@ -58,7 +58,7 @@ final class PartHeaders
         $offset = $semi === false ? \strlen($value) : $semi;
         while ($offset < \strlen($value)) {
             if (preg_match($pattern, $value, $m, 0, $offset) !== 1) {
-                throw new BadRequestBody('Malformed Content-Disposition in a multipart part');
+                throw new BadRequestBodyException('Malformed Content-Disposition in a multipart part');
             }
             $offset += \strlen($m[0]);
             $raw = $m[2];

@@ -12,7 +12,7 @@ use Kiln\Http\Request;
  * Contract:
  * - onOpen() runs before the upgrade, in the request's own Fiber, after the middleware: it sees the request
  *   (cookies, headers, route parameters in the `route_params` attribute) and MAY refuse the connection by
- *   throwing (an App's HttpError gives its status; anything else a 500). Messages it sends leave right after
+ *   throwing (an App's HttpErrorException gives its status; anything else a 500). Messages it sends leave right after
  *   the 101 response.
  * - onMessage() is called once per message, in the order the client sent them; the next message of the same
  *   connection waits until it returns (messages of other connections do not).

@@ -6,7 +6,7 @@ namespace Kiln\Isolation\FastCgi;
 
 use Kiln\Isolation\FastCgi\Internal\AbortDrain;
 use Kiln\Isolation\FastCgi\Internal\Connection;
-use Kiln\Isolation\FastCgi\Internal\ConnectionLost;
+use Kiln\Isolation\FastCgi\Internal\ConnectionLostException;
 use Kiln\Isolation\FastCgi\Internal\ConnectionPool;
 use Kiln\Isolation\FastCgi\Internal\Connector;
 use Kiln\Isolation\FastCgi\Internal\Deadline;
@@ -22,10 +22,10 @@ use Kiln\Loop\CancelledException;
  * responder address.
  *
  * Failures:
- * - cannot connect, or the responder closes the connection before answering anything: FastCgiUnavailable
- *   (answer 502); END_REQUEST "overloaded" / "cannot multiplex": FastCgiUnavailable with $overloaded (503);
+ * - cannot connect, or the responder closes the connection before answering anything: FastCgiUnavailableException
+ *   (answer 502); END_REQUEST "overloaded" / "cannot multiplex": FastCgiUnavailableException with $overloaded (503);
  * - the connect, a wait for the responder or the whole request takes longer than FastCgiOptions allows:
- *   FastCgiTimeout, the connection is closed (answer 504; a pool owning the responder kills it);
+ *   FastCgiTimeoutException, the connection is closed (answer 504; a pool owning the responder kills it);
  * - the responder breaks the protocol, or closes the connection mid-response: FastCgiException;
  * - $cancellation requested: ABORT_REQUEST is sent (see FastCgiResponse::abort()), CancelledException thrown.
  *
@@ -65,7 +65,7 @@ final class FastCgiClient
      *                                               is now (a seekable one can be replayed on retry), or pieces
      * @param (\Closure(string): void)|null $onStderr called with each STDERR line; it MUST NOT throw
      *
-     * @throws FastCgiUnavailable|FastCgiTimeout|FastCgiException|CancelledException
+     * @throws FastCgiUnavailableException|FastCgiTimeoutException|FastCgiException|CancelledException
      */
     public function request(FastCgiAddress $address, array $params, mixed $body = '', ?\Closure $onStderr = null, ?Cancellation $cancellation = null): FastCgiResponse
     {
@@ -89,7 +89,7 @@ final class FastCgiClient
                 RequestWriter::send($connection, $params, $body, $this->options->keepConnections, $deadline, $cancellation);
                 // The responder cannot have answered a request it was just sent: wait before the first read.
                 $connection->fill($deadline, $cancellation, readFirst: false);
-            } catch (ConnectionLost $e) {
+            } catch (ConnectionLostException $e) {
                 $this->pool->discard($connection);
                 $retry = !$fresh && $connection->requests > 1 && $connection->received === 0
                     && ($connection->written === 0 || \in_array(\strtoupper($params['REQUEST_METHOD'] ?? ''), self::IDEMPOTENT, true))
@@ -98,7 +98,7 @@ final class FastCgiClient
                     $fresh = true;
                     continue;
                 }
-                throw new FastCgiUnavailable(
+                throw new FastCgiUnavailableException(
                     "FastCGI responder {$address} closed the connection without answering: {$e->getMessage()}",
                     mayHaveRun: $connection->written > 0,
                     previous: $e,

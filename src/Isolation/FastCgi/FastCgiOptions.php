@@ -8,7 +8,7 @@ namespace Kiln\Isolation\FastCgi;
 final class FastCgiOptions
 {
     public function __construct(
-        /** Seconds to establish a TCP connection before FastCgiTimeout. */
+        /** Seconds to establish a TCP connection before FastCgiTimeoutException. */
         public readonly float $connectTimeout = 5.0,
         /**
          * Seconds the responder may stay silent while a request is in flight: not reading the request, not

@@ -6,7 +6,7 @@ namespace Kiln\Isolation\FastCgi;
 
 use Kiln\Isolation\FastCgi\Internal\AbortDrain;
 use Kiln\Isolation\FastCgi\Internal\Connection;
-use Kiln\Isolation\FastCgi\Internal\ConnectionLost;
+use Kiln\Isolation\FastCgi\Internal\ConnectionLostException;
 use Kiln\Isolation\FastCgi\Internal\ConnectionPool;
 use Kiln\Isolation\FastCgi\Internal\Deadline;
 use Kiln\Isolation\FastCgi\Internal\RequestWriter;
@@ -59,8 +59,8 @@ final class FastCgiResponse implements \IteratorAggregate
     /**
      * The next STDOUT chunk (never ''), or null once END_REQUEST has been read.
      *
-     * @throws FastCgiException for a broken response (the connection is closed), FastCgiUnavailable when the
-     *                          responder said it is overloaded, FastCgiTimeout, CancelledException (aborted)
+     * @throws FastCgiException for a broken response (the connection is closed), FastCgiUnavailableException when the
+     *                          responder said it is overloaded, FastCgiTimeoutException, CancelledException (aborted)
      */
     public function read(): ?string
     {
@@ -94,7 +94,7 @@ final class FastCgiResponse implements \IteratorAggregate
             } catch (CancelledException $e) {
                 $this->abort();
                 throw $e;
-            } catch (ConnectionLost $e) {
+            } catch (ConnectionLostException $e) {
                 $this->fail();
                 throw new FastCgiException("FastCGI responder {$this->connection->key} closed the connection before the end of the response: {$e->getMessage()}", 0, $e);
             } catch (\Throwable $e) {
@@ -103,7 +103,7 @@ final class FastCgiResponse implements \IteratorAggregate
             }
             if ($requestId !== RequestWriter::REQUEST_ID) {
                 $this->fail();
-                throw new ProtocolError("FastCGI responder {$this->connection->key} sent a record (type {$type}) for request id {$requestId}, not " . RequestWriter::REQUEST_ID);
+                throw new ProtocolException("FastCGI responder {$this->connection->key} sent a record (type {$type}) for request id {$requestId}, not " . RequestWriter::REQUEST_ID);
             }
             if ($type === self::STDOUT) {
                 if ($content !== '') {
@@ -117,7 +117,7 @@ final class FastCgiResponse implements \IteratorAggregate
                 $this->finish($content);
             } else {
                 $this->fail();
-                throw new ProtocolError("FastCGI responder {$this->connection->key} sent an unexpected record of type {$type}");
+                throw new ProtocolException("FastCGI responder {$this->connection->key} sent an unexpected record of type {$type}");
             }
         }
 
@@ -197,7 +197,7 @@ final class FastCgiResponse implements \IteratorAggregate
     /**
      * @param string $content the END_REQUEST body (8 bytes: the decoder checked its length)
      *
-     * @throws FastCgiException|FastCgiUnavailable
+     * @throws FastCgiException|FastCgiUnavailableException
      */
     private function finish(string $content): void
     {
@@ -213,7 +213,7 @@ final class FastCgiResponse implements \IteratorAggregate
         $end = self::endRecord($content);
         $status = $end->status();
         if ($status === ProtocolStatus::Overloaded || $status === ProtocolStatus::CantMpxConn) {
-            throw new FastCgiUnavailable("FastCGI responder {$this->connection->key} refused the request: {$status->name}", overloaded: true);
+            throw new FastCgiUnavailableException("FastCGI responder {$this->connection->key} refused the request: {$status->name}", overloaded: true);
         }
         $what = $status === null ? "unknown protocol status {$end->protocolStatusId}" : $status->name;
         throw new FastCgiException("FastCGI responder {$this->connection->key} ended the request with {$what}");

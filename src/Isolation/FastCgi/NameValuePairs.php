@@ -42,7 +42,7 @@ final class NameValuePairs
      *
      * @return array<string, string>
      *
-     * @throws ProtocolError for a truncated pair or an empty name
+     * @throws ProtocolException for a truncated pair or an empty name
      */
     public static function decode(string $bytes): array
     {
@@ -53,10 +53,10 @@ final class NameValuePairs
             $nameLength = self::readLength($bytes, $offset);
             $valueLength = self::readLength($bytes, $offset);
             if ($nameLength === 0) {
-                throw new ProtocolError('A FastCGI name-value pair has an empty name');
+                throw new ProtocolException('A FastCGI name-value pair has an empty name');
             }
             if ($nameLength + $valueLength > $end - $offset) {
-                throw new ProtocolError("A FastCGI name-value pair claims {$nameLength} + {$valueLength} bytes but only " . ($end - $offset) . ' remain');
+                throw new ProtocolException("A FastCGI name-value pair claims {$nameLength} + {$valueLength} bytes but only " . ($end - $offset) . ' remain');
             }
             $name = \substr($bytes, $offset, $nameLength);
             $pairs[$name] = (string) \substr($bytes, $offset + $nameLength, $valueLength);
@@ -78,11 +78,11 @@ final class NameValuePairs
         return \pack('N', $length | 0x80000000);
     }
 
-    /** @throws ProtocolError */
+    /** @throws ProtocolException */
     private static function readLength(string $bytes, int &$offset): int
     {
         if ($offset >= \strlen($bytes)) {
-            throw new ProtocolError('A FastCGI name-value pair is truncated inside its lengths');
+            throw new ProtocolException('A FastCGI name-value pair is truncated inside its lengths');
         }
         $first = \ord($bytes[$offset]);
         if ($first < 128) {
@@ -91,7 +91,7 @@ final class NameValuePairs
             return $first;
         }
         if ($offset + 4 > \strlen($bytes)) {
-            throw new ProtocolError('A FastCGI name-value pair is truncated inside a four-byte length');
+            throw new ProtocolException('A FastCGI name-value pair is truncated inside a four-byte length');
         }
         /** @var array{1: int} $length */
         $length = \unpack('N', $bytes, $offset);

@@ -7,7 +7,7 @@ namespace Kiln\Isolation\FastCgi;
 /**
  * One FastCGI record as it was on the wire, without its padding. The type is the raw number so that a
  * responder can answer a type it does not know with UNKNOWN_TYPE; type() maps it to a RecordType.
- * The typed readers check the content they decode and throw ProtocolError when it is malformed.
+ * The typed readers check the content they decode and throw ProtocolException when it is malformed.
  */
 final class Record
 {
@@ -40,7 +40,7 @@ final class Record
         return $this->content === '';
     }
 
-    /** @throws ProtocolError */
+    /** @throws ProtocolException */
     public function beginRequest(): BeginRequest
     {
         $this->expect(RecordType::BeginRequest);
@@ -50,7 +50,7 @@ final class Record
         return new BeginRequest($this->requestId, $body['role'], $body['flags']);
     }
 
-    /** @throws ProtocolError */
+    /** @throws ProtocolException */
     public function endRequest(): EndRequest
     {
         $this->expect(RecordType::EndRequest);
@@ -63,7 +63,7 @@ final class Record
     /**
      * The record type an UNKNOWN_TYPE record reports.
      *
-     * @throws ProtocolError
+     * @throws ProtocolException
      */
     public function unknownType(): int
     {
@@ -79,7 +79,7 @@ final class Record
         }
         $length = $type->fixedLength();
         if ($length !== null && \strlen($this->content) !== $length) {
-            throw new ProtocolError("A {$type->name} record must hold {$length} bytes, got " . \strlen($this->content));
+            throw new ProtocolException("A {$type->name} record must hold {$length} bytes, got " . \strlen($this->content));
         }
     }
 }

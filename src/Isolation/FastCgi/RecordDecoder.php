@@ -8,7 +8,7 @@ namespace Kiln\Isolation\FastCgi;
  * Resumable record decoder: feed() bytes as they arrive, then call next() until it returns null ("need more
  * bytes"). Padding is skipped. What can be checked from a record's header is checked as soon as the header
  * is complete: the version, a type of 0, the request id (0 for management records, non-zero for the others)
- * and the length of fixed-size bodies. After a ProtocolError the decoder is dead and throws it again.
+ * and the length of fixed-size bodies. After a ProtocolException the decoder is dead and throws it again.
  */
 final class RecordDecoder
 {
@@ -21,9 +21,9 @@ final class RecordDecoder
 
     private string $buffer = '';
     private int $offset = 0;
-    private ?ProtocolError $error = null;
+    private ?ProtocolException $error = null;
 
-    /** @throws ProtocolError after an earlier error */
+    /** @throws ProtocolException after an earlier error */
     public function feed(string $bytes): void
     {
         if ($this->error !== null) {
@@ -40,7 +40,7 @@ final class RecordDecoder
     /**
      * The next complete record, or null until more bytes are fed.
      *
-     * @throws ProtocolError
+     * @throws ProtocolException
      */
     public function next(): ?Record
     {
@@ -57,7 +57,7 @@ final class RecordDecoder
      * @param-out int $type
      * @param-out int $requestId
      *
-     * @throws ProtocolError
+     * @throws ProtocolException
      */
     public function nextContent(?int &$type, ?int &$requestId): ?string
     {
@@ -106,7 +106,7 @@ final class RecordDecoder
     /**
      * The byte stream ended.
      *
-     * @throws ProtocolError when it ended inside a record
+     * @throws ProtocolException when it ended inside a record
      */
     public function close(): void
     {
@@ -119,7 +119,7 @@ final class RecordDecoder
         }
     }
 
-    /** @throws ProtocolError */
+    /** @throws ProtocolException */
     private function check(int $version, int $type, int $requestId, int $length): void
     {
         if ($version !== RecordEncoder::VERSION) {
@@ -143,10 +143,10 @@ final class RecordDecoder
         }
     }
 
-    /** @throws ProtocolError */
+    /** @throws ProtocolException */
     private function fail(string $message): never
     {
-        $this->error = new ProtocolError($message);
+        $this->error = new ProtocolException($message);
         $this->buffer = '';
         $this->offset = 0;
 

@@ -8,14 +8,14 @@ use Kiln\Isolation\FastCgi\FastCgiAddress;
 use Kiln\Isolation\FastCgi\FastCgiClient;
 use Kiln\Isolation\FastCgi\FastCgiException;
 use Kiln\Isolation\FastCgi\FastCgiOptions;
-use Kiln\Isolation\FastCgi\FastCgiTimeout;
-use Kiln\Isolation\FastCgi\FastCgiUnavailable;
+use Kiln\Isolation\FastCgi\FastCgiTimeoutException;
+use Kiln\Isolation\FastCgi\FastCgiUnavailableException;
 
 /**
  * Sends one FastCGI request to an idle child of the worker's php-cgi pool and hands back the exchange.
  * Each child has its own address and at most one request (so one kept connection) at a time.
  *
- * Failures: PoolBusy (503), PoolUnavailable (502), FastCgiTimeout (504: the child is killed and replaced),
+ * Failures: PoolBusyException (503), PoolUnavailableException (502), FastCgiTimeoutException (504: the child is killed and replaced),
  * FastCgiException (502: the child is killed and replaced). A child found dead before it got a byte of the
  * request (its socket refuses: the supervisor has not told this worker yet) is skipped once for another.
  */
@@ -55,7 +55,7 @@ final class PhpCgiClient
      * @param string|resource $body the request body (a stream is read from where it is)
      * @param (\Closure(string): void)|null $onStderr each STDERR line (PHP's logged errors); MUST NOT throw
      *
-     * @throws PoolBusy|PoolUnavailable|FastCgiException
+     * @throws PoolBusyException|PoolUnavailableException|FastCgiException
      */
     public function request(array $params, mixed $body = '', ?\Closure $onStderr = null): PhpCgiExchange
     {
@@ -64,13 +64,13 @@ final class PhpCgiClient
             $address = $lease->address;
             try {
                 $response = $this->fastcgi->request($address, $params, $body, $onStderr);
-            } catch (FastCgiUnavailable $e) {
+            } catch (FastCgiUnavailableException $e) {
                 $this->pool->release($lease, false, $e->getMessage());
                 if ($attempt === 1 && !$e->mayHaveRun) {
                     continue;
                 }
                 throw $e;
-            } catch (FastCgiTimeout $e) {
+            } catch (FastCgiTimeoutException $e) {
                 $this->pool->release($lease, false, "no answer within the time limit of {$this->pool->options->timeLimit} s");
                 throw $e;
             } catch (\Throwable $e) {

@@ -7,7 +7,7 @@ namespace Kiln\Isolation\PhpCgi;
 use Kiln\Isolation\FastCgi\FastCgiClient;
 use Kiln\Isolation\FastCgi\FastCgiException;
 use Kiln\Isolation\FastCgi\FastCgiResponse;
-use Kiln\Isolation\FastCgi\FastCgiTimeout;
+use Kiln\Isolation\FastCgi\FastCgiTimeoutException;
 use Kiln\Loop\Loop;
 
 /**
@@ -42,7 +42,7 @@ final class PhpCgiExchange
     /**
      * The next STDOUT chunk, null at END_REQUEST.
      *
-     * @throws FastCgiException (FastCgiTimeout past the time limit); the child is then killed and replaced
+     * @throws FastCgiException (FastCgiTimeoutException past the time limit); the child is then killed and replaced
      */
     public function read(): ?string
     {
@@ -73,7 +73,7 @@ final class PhpCgiExchange
         }
         try {
             $chunk = $wait ? $this->response->read() : $this->response->poll();
-        } catch (FastCgiTimeout $e) {
+        } catch (FastCgiTimeoutException $e) {
             $this->settle(false, "still running at the time limit of {$this->pool->options->timeLimit} s");
             throw $e;
         } catch (FastCgiException $e) {

@@ -18,7 +18,7 @@ use Kiln\Server\SidecarSpec;
  * requests waiting for one. The slice is this worker's alone, so choosing an idle child needs no locking.
  *
  * - acquire() hands out an idle child at once, else waits in a FIFO queue of at most `queue` requests
- *   for at most `timeLimit` seconds (PoolBusy: full or too long → 503), or throws PoolUnavailable (→ 502)
+ *   for at most `timeLimit` seconds (PoolBusyException: full or too long → 503), or throws PoolUnavailableException (→ 502)
  *   when every child failed to start and the supervisor is backing off.
  * - release() ends the lease. A child that a request had to give up on (timeout, broken exchange:
  *   $reusable false) gets no further request: the supervisor is asked for a fresh one in its place
@@ -117,7 +117,7 @@ final class PhpCgiPool implements SidecarListener
         return new SidecarSpec($this->name, $command, $env, $this->options->size);
     }
 
-    /** @throws PoolBusy|PoolUnavailable */
+    /** @throws PoolBusyException|PoolUnavailableException */
     public function acquire(): PhpCgiLease
     {
         $this->open();
@@ -126,7 +126,7 @@ final class PhpCgiPool implements SidecarListener
         }
         $this->throwIfUnavailable();
         if (\count($this->waiters) >= $this->options->queue) {
-            throw new PoolBusy("All {$this->options->size} php-cgi children are busy and {$this->options->queue} requests wait already (--pool-queue)");
+            throw new PoolBusyException("All {$this->options->size} php-cgi children are busy and {$this->options->queue} requests wait already (--pool-queue)");
         }
         $suspension = Loop::getSuspension();
         $id = $this->nextWaiter++;
@@ -164,7 +164,7 @@ final class PhpCgiPool implements SidecarListener
                 }
                 $waiter = $this->waiters[$id];
                 unset($this->waiters[$id], $this->giveUpAt[$id]);
-                $waiter->throw(new PoolBusy("No php-cgi child came free within {$this->options->timeLimit} s"));
+                $waiter->throw(new PoolBusyException("No php-cgi child came free within {$this->options->timeLimit} s"));
             }
             $this->expiry ??= $this->armExpiry();
         });
@@ -229,7 +229,7 @@ final class PhpCgiPool implements SidecarListener
         if ($this->unavailable() !== null) {
             foreach ($this->waiters as $id => $waiter) {
                 unset($this->waiters[$id], $this->giveUpAt[$id]);
-                $waiter->throw(new PoolUnavailable((string) $this->unavailable()));
+                $waiter->throw(new PoolUnavailableException((string) $this->unavailable()));
             }
         }
     }
@@ -299,12 +299,12 @@ final class PhpCgiPool implements SidecarListener
         }
     }
 
-    /** @throws PoolUnavailable */
+    /** @throws PoolUnavailableException */
     private function throwIfUnavailable(): void
     {
         $why = $this->unavailable();
         if ($why !== null) {
-            throw new PoolUnavailable($why);
+            throw new PoolUnavailableException($why);
         }
     }
 

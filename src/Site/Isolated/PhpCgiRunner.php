@@ -11,12 +11,12 @@ use Kiln\Isolation\Cgi\CgiHeadCache;
 use Kiln\Isolation\Cgi\CgiResponseException;
 use Kiln\Isolation\Cgi\CgiResponseParser;
 use Kiln\Isolation\FastCgi\FastCgiException;
-use Kiln\Isolation\FastCgi\FastCgiTimeout;
+use Kiln\Isolation\FastCgi\FastCgiTimeoutException;
 use Kiln\Isolation\PhpCgi\PhpCgiClient;
 use Kiln\Isolation\PhpCgi\PhpCgiExchange;
 use Kiln\Isolation\PhpCgi\PhpCgiOptions;
-use Kiln\Isolation\PhpCgi\PoolBusy;
-use Kiln\Isolation\PhpCgi\PoolUnavailable;
+use Kiln\Isolation\PhpCgi\PoolBusyException;
+use Kiln\Isolation\PhpCgi\PoolUnavailableException;
 use Kiln\Site\CgiParams;
 use Kiln\Site\Isolated\Internal\LogTag;
 use Kiln\Site\Script;
@@ -103,13 +103,13 @@ final class PhpCgiRunner implements ScriptRunner
             $exchange = $this->client->request($params, $body, static function (string $line) use ($log, $tag): void {
                 $log('warning', "$tag: $line");
             });
-        } catch (PoolBusy $e) {
+        } catch (PoolBusyException $e) {
             $log('warning', "$tag: 503: {$e->getMessage()}");
             return self::error(503, ['Retry-After' => (string) $this->retryAfter]);
-        } catch (PoolUnavailable $e) {
+        } catch (PoolUnavailableException $e) {
             $log('error', "$tag: 502: {$e->getMessage()}");
             return self::error(502);
-        } catch (FastCgiTimeout $e) {
+        } catch (FastCgiTimeoutException $e) {
             $log('error', "$tag: 504: {$e->getMessage()}; the child was killed and is replaced");
             return self::error(504);
         } catch (FastCgiException $e) {
@@ -123,7 +123,7 @@ final class PhpCgiRunner implements ScriptRunner
                 $chunk = $exchange->read();
                 $head = $chunk === null ? $parser->end() : $parser->feed($chunk);
             }
-        } catch (FastCgiTimeout $e) {
+        } catch (FastCgiTimeoutException $e) {
             $log('error', "$tag: 504: {$e->getMessage()}; the child (pid {$exchange->pid()}) was killed and is replaced");
             return self::error(504);
         } catch (FastCgiException | CgiResponseException $e) {

@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Site\Sequential;
 
-use Kiln\Http\BadRequestBody;
+use Kiln\Http\BadRequestBodyException;
 use Kiln\Http\Body\BodyParser;
 use Kiln\Http\ErrorResponse;
 use Kiln\Http\Request;
@@ -193,7 +193,7 @@ final class SequentialRunner implements ScriptRunner
         try {
             // The variables passed on, not kept here: install() then adds PHP_SELF and REQUEST_TIME(_FLOAT) in place.
             $uploads = Superglobals::install(($this->params)($request, $script), $request, $time);
-        } catch (BadRequestBody $e) {
+        } catch (BadRequestBodyException $e) {
             return ErrorResponse::plain($e->status(), $e->getMessage()); // nothing was set yet
         }
         $this->environment->apply($_SERVER);

@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Site\Sequential;
 
-use Kiln\Http\BadRequestBody;
+use Kiln\Http\BadRequestBodyException;
 use Kiln\Http\Body\BodyParser;
 use Kiln\Http\Request;
 
@@ -28,7 +28,7 @@ final class Superglobals
     /**
      * @param array<string, string> $server the CGI meta-variables of the request
      * @return list<string> temporary paths of the uploaded files (for UploadTable)
-     * @throws BadRequestBody for a malformed or oversized form body (answer it with its status)
+     * @throws BadRequestBodyException for a malformed or oversized form body (answer it with its status)
      */
     public static function install(array $server, Request $request, ?float $time = null): array
     {

@@ -16,8 +16,8 @@ use Kiln\Isolation\FastCgi\FastCgiClient;
 use Kiln\Isolation\FastCgi\FastCgiException;
 use Kiln\Isolation\FastCgi\FastCgiOptions;
 use Kiln\Isolation\FastCgi\FastCgiResponse;
-use Kiln\Isolation\FastCgi\FastCgiTimeout;
-use Kiln\Isolation\FastCgi\FastCgiUnavailable;
+use Kiln\Isolation\FastCgi\FastCgiTimeoutException;
+use Kiln\Isolation\FastCgi\FastCgiUnavailableException;
 use Kiln\Loop\CancelledException;
 use Kiln\Loop\DeferredCancellation;
 use Kiln\Loop\Loop;
@@ -133,11 +133,11 @@ final class FastCgiUpstream implements ScriptRunner
             ($this->log)('error', "{$label}: no response head within the time limit of {$this->timeLimit} s, aborted");
 
             return self::error(504);
-        } catch (FastCgiTimeout $e) {
+        } catch (FastCgiTimeoutException $e) {
             ($this->log)('error', "{$label}: {$e->getMessage()}");
 
             return self::error(504);
-        } catch (FastCgiUnavailable $e) {
+        } catch (FastCgiUnavailableException $e) {
             ($this->log)('error', "{$label}: {$e->getMessage()}");
 
             return $e->overloaded ? self::error(503, ['Retry-After' => (string) $this->retryAfter]) : self::error(502);

@@ -4,9 +4,9 @@ declare(strict_types=1);
 
 // Rate-limit fixture: /limited allows 10 requests per 60 s per client across all workers of the node;
 // every answer names the worker's pid and the store class. The handler wraps the middleware itself and
-// renders the HttpError, so it does not depend on how the App pipeline wires middleware and errors.
+// renders the HttpErrorException, so it does not depend on how the App pipeline wires middleware and errors.
 
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\App\Middleware\RateLimit;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
@@ -25,7 +25,7 @@ $app = new \Kiln\App\App();
 $app->get('/limited', function (Request $r) use ($limit, $handler): Response {
     try {
         return $limit->process($r, $handler);
-    } catch (HttpError $e) {
+    } catch (HttpErrorException $e) {
         $response = Response::text('limited pid=' . getmypid() . ' store=' . NodeState::get()::class, $e->status);
         foreach ($e->headers as $name => $value) {
             $response->setHeader($name, $value);

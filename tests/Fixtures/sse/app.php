@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 use Kiln\App\App;
 use Kiln\App\Context;
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\Http\Request;
 use Kiln\Http\Sse\EventStream;
 
@@ -20,7 +20,7 @@ $app->sse('/events/{topic}', static function (EventStream $stream, Context $cont
 $app->sse('/plain/{topic}');
 
 $app->sse('/private/{topic}', static function (): never {
-    throw new HttpError(403, 'not for you');
+    throw new HttpErrorException(403, 'not for you');
 });
 
 $app->post('/publish/{topic}', static function (Request $request, string $topic) use ($app): array {

@@ -3,7 +3,7 @@
 declare(strict_types=1);
 
 use Kiln\App\App;
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\App\Middleware;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
@@ -21,7 +21,7 @@ $app->middleware(new class implements Middleware {
     public function process(Request $request, RequestHandler $next): Response
     {
         if ($request->query()['deny'] ?? null) {
-            throw new HttpError(401, 'denied by middleware');
+            throw new HttpErrorException(401, 'denied by middleware');
         }
         $request->setAttribute('middleware', 'ran');
         return $next->handle($request);
@@ -51,7 +51,7 @@ $app->ws('/ws/rooms/{room}', new class ($app) implements WebSocketHandler {
         /** @var array<string, string> $params */
         $params = $request->attribute(App::ROUTE_PARAMS, []);
         if ($params['room'] === 'closed') {
-            throw new HttpError(409, 'this room is closed');
+            throw new HttpErrorException(409, 'this room is closed');
         }
         $connection->setAttribute('room', $params['room']);
         $connection->join($params['room']);

@@ -8,9 +8,9 @@ use Kiln\Isolation\FastCgi\FastCgiAddress;
 use Kiln\Isolation\FastCgi\FastCgiClient;
 use Kiln\Isolation\FastCgi\FastCgiException;
 use Kiln\Isolation\FastCgi\FastCgiOptions;
-use Kiln\Isolation\FastCgi\FastCgiTimeout;
-use Kiln\Isolation\FastCgi\FastCgiUnavailable;
-use Kiln\Isolation\FastCgi\ProtocolError;
+use Kiln\Isolation\FastCgi\FastCgiTimeoutException;
+use Kiln\Isolation\FastCgi\FastCgiUnavailableException;
+use Kiln\Isolation\FastCgi\ProtocolException;
 use Kiln\Loop\CancelledException;
 use Kiln\Loop\DeferredCancellation;
 use Kiln\Loop\Loop;
@@ -29,7 +29,7 @@ final class FailureSemanticsTest extends FakeServerTestCase
                 try {
                     $client->request($to, self::params());
                     self::fail("{$to} must be unavailable");
-                } catch (FastCgiUnavailable $e) {
+                } catch (FastCgiUnavailableException $e) {
                     self::assertStringContainsString("Cannot connect to FastCGI responder {$to}", $e->getMessage());
                     self::assertFalse($e->mayHaveRun);
                     self::assertSame(0, $client->openConnections($to));
@@ -46,7 +46,7 @@ final class FailureSemanticsTest extends FakeServerTestCase
             try {
                 $client->request($address, self::params());
                 self::fail('A silent responder must time out');
-            } catch (FastCgiTimeout $e) {
+            } catch (FastCgiTimeoutException $e) {
                 self::assertStringContainsString('was silent for 0.3 s', $e->getMessage());
             }
             self::assertSame(0, $client->openConnections($address));
@@ -66,7 +66,7 @@ final class FailureSemanticsTest extends FakeServerTestCase
                     $chunks++;
                 }
                 self::fail('The total limit must end the response');
-            } catch (FastCgiTimeout $e) {
+            } catch (FastCgiTimeoutException $e) {
                 self::assertStringContainsString('longer than its limit of 0.4 s', $e->getMessage());
             }
             self::assertGreaterThan(2, $chunks);
@@ -81,7 +81,7 @@ final class FailureSemanticsTest extends FakeServerTestCase
             try {
                 (new FastCgiClient())->request($address, self::params());
                 self::fail('A responder closing without a byte of answer is unavailable');
-            } catch (FastCgiUnavailable $e) {
+            } catch (FastCgiUnavailableException $e) {
                 self::assertTrue($e->mayHaveRun);
                 self::assertStringContainsString('closed the connection without answering', $e->getMessage());
             }
@@ -101,7 +101,7 @@ final class FailureSemanticsTest extends FakeServerTestCase
                 }
                 self::fail('A response cut short must fail');
             } catch (FastCgiException $e) {
-                self::assertNotInstanceOf(FastCgiUnavailable::class, $e);
+                self::assertNotInstanceOf(FastCgiUnavailableException::class, $e);
                 self::assertStringContainsString('before the end of the response', $e->getMessage());
             }
             self::assertSame("Content-Type: text/plain\r\n\r\npartial body", $received);
@@ -116,7 +116,7 @@ final class FailureSemanticsTest extends FakeServerTestCase
             try {
                 $client->request($address, self::params())->read();
                 self::fail('FCGI_OVERLOADED must fail the request');
-            } catch (FastCgiUnavailable $e) {
+            } catch (FastCgiUnavailableException $e) {
                 self::assertTrue($e->overloaded);
             }
             self::assertSame(1, $client->idleConnections($address), 'The connection itself is fine and kept');
@@ -129,7 +129,7 @@ final class FailureSemanticsTest extends FakeServerTestCase
         $this->inLoop(function () use ($address): void {
             $client = new FastCgiClient();
             $response = $client->request($address, self::params());
-            $this->expectException(ProtocolError::class);
+            $this->expectException(ProtocolException::class);
             $this->expectExceptionMessage('version 72');
             try {
                 $response->read();
@@ -177,7 +177,7 @@ final class FailureSemanticsTest extends FakeServerTestCase
             try {
                 $client->request($address, self::params('POST', ['FAKE_SCENARIO' => 'close-if-reused']), 'b');
                 self::fail('A POST that may have run is not resent');
-            } catch (FastCgiUnavailable $e) {
+            } catch (FastCgiUnavailableException $e) {
                 self::assertTrue($e->mayHaveRun);
             }
         });
@@ -195,7 +195,7 @@ final class FailureSemanticsTest extends FakeServerTestCase
                 try {
                     $client->request($address, self::params($method, ['FAKE_SCENARIO' => 'close-before']));
                     self::fail('close-before answers nothing, also on the retry');
-                } catch (FastCgiUnavailable $e) {
+                } catch (FastCgiUnavailableException $e) {
                     self::assertTrue($e->mayHaveRun);
                 }
                 $after = \count(\preg_grep('/^request /', $this->events()) ?: []);

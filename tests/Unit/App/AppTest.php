@@ -6,7 +6,7 @@ namespace Kiln\Tests\Unit\App;
 
 use Kiln\App\App;
 use Kiln\App\Handler\OutputCapture;
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\App\Middleware;
 use Kiln\App\Routing\RouteCollector;
 use Kiln\Http\Request;
@@ -113,7 +113,7 @@ final class AppTest extends TestCase
     {
         $app = new App();
         $app->get('/boom', fn() => throw new \RuntimeException('secret database password'));
-        $app->get('/teapot', fn() => throw new HttpError(418, 'I am a teapot'));
+        $app->get('/teapot', fn() => throw new HttpErrorException(418, 'I am a teapot'));
 
         $json = $app->handle(self::request('GET', '/boom', ['accept' => ['application/json']]));
         self::assertSame(500, $json->status());
@@ -126,7 +126,7 @@ final class AppTest extends TestCase
         self::assertSame(418, $html->status());
         self::assertIsString($html->body());
         self::assertStringContainsString('I am a teapot', $html->body());
-        self::assertNull($html->failure(), 'a 4xx HttpError is the client\'s business, not the log\'s');
+        self::assertNull($html->failure(), 'a 4xx HttpErrorException is the client\'s business, not the log\'s');
     }
 
     public function testABadRequestBodyIsA400NotA500(): void

@@ -5,7 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Tests\Unit\App;
 
 use Kiln\App\ErrorHandler;
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 use Kiln\Http\Wire\RequestHead;
@@ -51,7 +51,7 @@ final class ErrorHandlerTest extends TestCase
     #[DataProvider('acceptTable')]
     public function testTheRepresentationFollowsTheAcceptHeader(array $accept, string $expected): void
     {
-        $response = (new ErrorHandler())->render(HttpError::notFound(), self::request($accept));
+        $response = (new ErrorHandler())->render(HttpErrorException::notFound(), self::request($accept));
         self::assertSame(404, $response->status());
         self::assertStringStartsWith($expected, (string) $response->header('Content-Type'));
         self::assertSame('Accept', $response->header('Vary'));
@@ -59,13 +59,13 @@ final class ErrorHandlerTest extends TestCase
 
     public function testTheJsonBodyNamesStatusAndMessage(): void
     {
-        $response = (new ErrorHandler())->render(HttpError::notFound(), self::request(['application/json']));
+        $response = (new ErrorHandler())->render(HttpErrorException::notFound(), self::request(['application/json']));
         self::assertSame(['error' => ['status' => 404, 'message' => 'Not Found']], json_decode(self::body($response), true));
     }
 
     public function testTheHtmlPageIsSelfContainedAndEscapesTheMessage(): void
     {
-        $error = HttpError::badRequest('<script>alert("x")</script> & more');
+        $error = HttpErrorException::badRequest('<script>alert("x")</script> & more');
         $html = self::body((new ErrorHandler())->render($error, self::request([self::CHROME])));
         self::assertStringStartsWith('<!DOCTYPE html>', $html);
         self::assertStringContainsString('<title>400 Bad Request</title>', $html);
@@ -76,18 +76,18 @@ final class ErrorHandlerTest extends TestCase
 
     public function testThePlainTextPageIsStatusLineThenMessage(): void
     {
-        $text = self::body((new ErrorHandler())->render(HttpError::forbidden('Admins only'), self::request([])));
+        $text = self::body((new ErrorHandler())->render(HttpErrorException::forbidden('Admins only'), self::request([])));
         self::assertSame("403 Forbidden\nAdmins only\n", $text);
-        self::assertSame("404 Not Found\n", self::body((new ErrorHandler())->render(HttpError::notFound(), self::request([]))));
+        self::assertSame("404 Not Found\n", self::body((new ErrorHandler())->render(HttpErrorException::notFound(), self::request([]))));
     }
 
     public function testAnHttpErrorKeepsItsStatusAndHeaders(): void
     {
         $handler = new ErrorHandler();
-        $response = $handler->render(HttpError::methodNotAllowed(['GET', 'HEAD']), self::request(['application/json']));
+        $response = $handler->render(HttpErrorException::methodNotAllowed(['GET', 'HEAD']), self::request(['application/json']));
         self::assertSame(405, $response->status());
         self::assertSame('GET, HEAD', $response->header('Allow'));
-        $response = $handler->render(HttpError::tooManyRequests(30), self::request([]));
+        $response = $handler->render(HttpErrorException::tooManyRequests(30), self::request([]));
         self::assertSame(429, $response->status());
         self::assertSame('30', $response->header('Retry-After'));
     }
@@ -112,7 +112,7 @@ final class ErrorHandlerTest extends TestCase
     public function testProductionNeverShowsInternals(array $accept): void
     {
         $error = new \RuntimeException(self::SECRET, 0, new \LogicException('previous ' . self::SECRET));
-        foreach ([$error, new HttpError(503, 'Down for maintenance', [], $error)] as $thrown) {
+        foreach ([$error, new HttpErrorException(503, 'Down for maintenance', [], $error)] as $thrown) {
             $body = self::body((new ErrorHandler())->render($thrown, self::request($accept)));
             self::assertStringNotContainsString('hunter2', $body);
             self::assertStringNotContainsString('RuntimeException', $body);
@@ -167,12 +167,12 @@ final class ErrorHandlerTest extends TestCase
             $seen[] = [$request->path(), $error->getMessage()];
             return '<h1>Nothing at ' . htmlspecialchars($request->path()) . '</h1>';
         });
-        $response = $handler->render(HttpError::notFound('No such user'), self::request([], '/users/7'));
+        $response = $handler->render(HttpErrorException::notFound('No such user'), self::request([], '/users/7'));
         self::assertSame(404, $response->status());
         self::assertSame('<h1>Nothing at /users/7</h1>', self::body($response));
         self::assertSame([['/users/7', 'No such user']], $seen);
 
-        $other = $handler->render(HttpError::forbidden(), self::request([]));
+        $other = $handler->render(HttpErrorException::forbidden(), self::request([]));
         self::assertSame("403 Forbidden\n", self::body($other), 'a handler serves only its own status');
     }
 
@@ -185,7 +185,7 @@ final class ErrorHandlerTest extends TestCase
         self::assertSame('{"oops":"DomainException"}', self::body($response));
 
         $handler->onError(404, fn(): array => ['missing' => true]);
-        $response = $handler->render(HttpError::notFound(), self::request([]));
+        $response = $handler->render(HttpErrorException::notFound(), self::request([]));
         self::assertSame(404, $response->status());
         self::assertSame('application/json', $response->header('Content-Type'));
     }
@@ -194,7 +194,7 @@ final class ErrorHandlerTest extends TestCase
     {
         $handler = new ErrorHandler();
         $handler->onError(405, fn(): string => 'Try another method');
-        $response = $handler->render(HttpError::methodNotAllowed(['POST']), self::request([]));
+        $response = $handler->render(HttpErrorException::methodNotAllowed(['POST']), self::request([]));
         self::assertSame(405, $response->status());
         self::assertSame('POST', $response->header('Allow'));
     }
@@ -222,8 +222,8 @@ final class ErrorHandlerTest extends TestCase
     public function testAHeadRequestGetsTheSameStatusAndHeadersAsGet(): void
     {
         $handler = new ErrorHandler();
-        $get = $handler->render(HttpError::unauthorized('Admin'), self::request(['application/json']));
-        $head = $handler->render(HttpError::unauthorized('Admin'), self::request(['application/json'], '/', 'HEAD'));
+        $get = $handler->render(HttpErrorException::unauthorized('Admin'), self::request(['application/json']));
+        $head = $handler->render(HttpErrorException::unauthorized('Admin'), self::request(['application/json'], '/', 'HEAD'));
         self::assertSame(401, $head->status());
         self::assertSame($get->headers(), $head->headers());
         self::assertSame(self::body($get), self::body($head), 'the engine drops the body of a HEAD response');

@@ -7,7 +7,7 @@ namespace Kiln\Tests\Unit\App;
 use Kiln\App\App;
 use Kiln\App\Context;
 use Kiln\App\Handler\OutputCapture;
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 use Kiln\Http\Sse\EventStream;
@@ -58,7 +58,7 @@ final class SseRouteTest extends TestCase
     {
         $app = new App();
         $app->sse('/denied', static function (): never {
-            throw new HttpError(403);
+            throw new HttpErrorException(403);
         });
         $app->sse('/moved', static fn(): Response => Response::redirect('/elsewhere'));
         self::assertSame(403, $app->handle(self::request('/denied'))->status());

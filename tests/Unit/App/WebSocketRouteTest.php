@@ -6,7 +6,7 @@ namespace Kiln\Tests\Unit\App;
 
 use Kiln\App\App;
 use Kiln\App\Handler\OutputCapture;
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\App\Middleware;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
@@ -55,7 +55,7 @@ final class WebSocketRouteTest extends TestCase
     public function testAnOnOpenThatThrowsAnHttpErrorAnswersWithItsStatus(): void
     {
         $app = new App();
-        $app->ws('/ws', static fn() => null, onOpen: static fn() => throw new HttpError(409, 'full'));
+        $app->ws('/ws', static fn() => null, onOpen: static fn() => throw new HttpErrorException(409, 'full'));
         self::assertSame(409, $app->handle(self::request('/ws', self::HANDSHAKE))->status());
     }
 

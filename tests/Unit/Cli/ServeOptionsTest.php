@@ -6,7 +6,7 @@ namespace Kiln\Tests\Unit\Cli;
 
 use Kiln\Cli\Options;
 use Kiln\Cli\ServeOptions;
-use Kiln\Cli\UsageError;
+use Kiln\Cli\UsageException;
 use Kiln\Server\ListenerMode;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
@@ -65,7 +65,7 @@ final class ServeOptionsTest extends TestCase
 
     public function testAWebSocketOriginThatIsNoOriginIsAUsageError(): void
     {
-        $this->expectException(UsageError::class);
+        $this->expectException(UsageException::class);
         $this->expectExceptionMessage('scheme://host[:port]');
         ServeOptions::parse([self::APP, '--ws-origins=example.com/path'], [], '/srv');
     }
@@ -110,7 +110,7 @@ final class ServeOptionsTest extends TestCase
     #[DataProvider('mistakes')]
     public function testMistakesAreUsageErrorsThatSayWhatToDo(array $args, string $message): void
     {
-        $this->expectException(UsageError::class);
+        $this->expectException(UsageException::class);
         $this->expectExceptionMessage($message);
         ServeOptions::parse($args, [], __DIR__);
     }

@@ -5,7 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Tests\Unit\Cli;
 
 use Kiln\Cli\ServeOptions;
-use Kiln\Cli\UsageError;
+use Kiln\Cli\UsageException;
 use Kiln\Site\Tier;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
@@ -123,7 +123,7 @@ final class ServeSiteOptionsTest extends TestCase
     #[DataProvider('mistakes')]
     public function testBadSiteOptionsAreUsageErrorsThatSayWhatToDo(array $args, string $message): void
     {
-        $this->expectException(UsageError::class);
+        $this->expectException(UsageException::class);
         $this->expectExceptionMessage($message);
         ServeOptions::parse([self::APP, ...$args], ['PATH' => '/nonexistent'], __DIR__);
     }

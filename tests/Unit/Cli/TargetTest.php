@@ -5,7 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Tests\Unit\Cli;
 
 use Kiln\Cli\Target;
-use Kiln\Cli\UsageError;
+use Kiln\Cli\UsageException;
 use PHPUnit\Framework\TestCase;
 
 final class TargetTest extends TestCase
@@ -58,14 +58,14 @@ final class TargetTest extends TestCase
 
     public function testAMissingPathIsAUsageError(): void
     {
-        $this->expectException(UsageError::class);
+        $this->expectException(UsageException::class);
         $this->expectExceptionMessage('does not exist');
         Target::resolve('nope', $this->dir);
     }
 
     public function testANonPhpFileIsAUsageError(): void
     {
-        $this->expectException(UsageError::class);
+        $this->expectException(UsageException::class);
         $this->expectExceptionMessage('not a .php script');
         Target::resolve('notes.txt', $this->dir);
     }

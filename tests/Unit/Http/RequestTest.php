@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Unit\Http;
 
-use Kiln\Http\BadRequestBody;
+use Kiln\Http\BadRequestBodyException;
 use Kiln\Http\Body\BodyLimits;
 use Kiln\Http\ForwardedClient;
 use Kiln\Http\Request;
@@ -77,7 +77,7 @@ final class RequestTest extends TestCase
         try {
             self::request(['Content-Type' => 'application/json'], '{"a":')->parsedBody();
             self::fail('invalid JSON accepted');
-        } catch (BadRequestBody $e) {
+        } catch (BadRequestBodyException $e) {
             self::assertSame(400, $e->getCode());
             self::assertInstanceOf(\Kiln\Http\HttpException::class, $e);
         }
@@ -103,7 +103,7 @@ final class RequestTest extends TestCase
         try {
             $request->parsedBody();
             self::fail('accepted');
-        } catch (BadRequestBody $e) {
+        } catch (BadRequestBodyException $e) {
             self::assertSame($status, $e->getCode(), $e->getMessage());
         }
         self::assertSame(['a' => ['b' => ['c' => '1']]], self::request(['Content-Type' => 'application/x-www-form-urlencoded'], 'a[b][c]=1')->parsedBody());
@@ -155,7 +155,7 @@ final class RequestTest extends TestCase
 
     public function testAMultipartBodyWithoutBoundaryIsABadRequest(): void
     {
-        $this->expectException(BadRequestBody::class);
+        $this->expectException(BadRequestBodyException::class);
         self::request(['Content-Type' => 'multipart/form-data'], 'x')->files();
     }
 

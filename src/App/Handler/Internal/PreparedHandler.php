@@ -8,7 +8,7 @@ use Kiln\App\App;
 use Kiln\App\Context;
 use Kiln\App\Handler\OutputCapture;
 use Kiln\App\Handler\ResultConverter;
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 
@@ -45,7 +45,7 @@ final class PreparedHandler
      *
      * @param array<string, string> $params route parameters
      * @param ?Context $context null: one is made only if the handler takes a Context (most do not)
-     * @throws HttpError 404 when a route parameter does not fit the handler's declared type
+     * @throws HttpErrorException 404 when a route parameter does not fit the handler's declared type
      */
     public function call(Request $request, array $params, ?Context $context, App $app): Response
     {
@@ -109,7 +109,7 @@ final class PreparedHandler
                 return $coerced;
             }
         }
-        throw HttpError::notFound();
+        throw HttpErrorException::notFound();
     }
 
     /** Whether the handler wrote into the injected Response (it starts as 200, no headers, empty body). */

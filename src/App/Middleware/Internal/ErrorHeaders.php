@@ -4,10 +4,10 @@ declare(strict_types=1);
 
 namespace Kiln\App\Middleware\Internal;
 
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 
 /**
- * Gives an HttpError thrown further down the headers a middleware would have put on the response (CORS,
+ * Gives an HttpErrorException thrown further down the headers a middleware would have put on the response (CORS,
  * request id, security headers), so error responses carry them too. Headers the error already has win.
  *
  * @internal
@@ -15,7 +15,7 @@ use Kiln\App\HttpError;
 final class ErrorHeaders
 {
     /** @param array<string, string> $headers */
-    public static function with(HttpError $error, array $headers): HttpError
+    public static function with(HttpErrorException $error, array $headers): HttpErrorException
     {
         $merged = $error->headers;
         $present = array_change_key_case($merged);
@@ -27,6 +27,6 @@ final class ErrorHeaders
         if ($merged === $error->headers) {
             return $error;
         }
-        return new HttpError($error->status, $error->getMessage(), $merged, $error);
+        return new HttpErrorException($error->status, $error->getMessage(), $merged, $error);
     }
 }

@@ -59,7 +59,7 @@ final class Connection
     /**
      * Writes whole records, suspending while the socket is full.
      *
-     * @throws ConnectionLost|CancelledException|\Kiln\Isolation\FastCgi\FastCgiTimeout
+     * @throws ConnectionLostException|CancelledException|\Kiln\Isolation\FastCgi\FastCgiTimeoutException
      */
     public function write(string $bytes, Deadline $deadline, ?Cancellation $cancellation): void
     {
@@ -68,7 +68,7 @@ final class Connection
             \error_clear_last();
             $n = @\fwrite($this->stream, $bytes);
             if ($n === false || ($n === 0 && $this->isClosed())) {
-                throw new ConnectionLost('Writing to the responder failed: ' . (\error_get_last()['message'] ?? 'connection closed'));
+                throw new ConnectionLostException('Writing to the responder failed: ' . (\error_get_last()['message'] ?? 'connection closed'));
             }
             $this->written += $n;
             $bytes = (string) \substr($bytes, $n);
@@ -101,8 +101,8 @@ final class Connection
      * Feeds the decoder with the next bytes, suspending until some arrive. $readFirst false waits before
      * the first read (right after a request went out, a read would only find nothing).
      *
-     * @throws ConnectionLost at end of stream or on a read error
-     * @throws CancelledException|\Kiln\Isolation\FastCgi\FastCgiTimeout
+     * @throws ConnectionLostException at end of stream or on a read error
+     * @throws CancelledException|\Kiln\Isolation\FastCgi\FastCgiTimeoutException
      */
     public function fill(Deadline $deadline, ?Cancellation $cancellation, bool $readFirst = true): void
     {
@@ -117,18 +117,18 @@ final class Connection
     /**
      * Reads what is there without waiting and feeds it to the decoder; '' when nothing is there yet.
      *
-     * @throws ConnectionLost
+     * @throws ConnectionLostException
      */
     public function readNow(): string
     {
         \error_clear_last();
         $bytes = @\fread($this->stream, self::READ_SIZE);
         if ($bytes === false) {
-            throw new ConnectionLost('Reading from the responder failed: ' . (\error_get_last()['message'] ?? 'unknown error'));
+            throw new ConnectionLostException('Reading from the responder failed: ' . (\error_get_last()['message'] ?? 'unknown error'));
         }
         if ($bytes === '') {
             if ($this->isClosed()) {
-                throw new ConnectionLost('The responder closed the connection');
+                throw new ConnectionLostException('The responder closed the connection');
             }
 
             return '';
@@ -150,7 +150,7 @@ final class Connection
         return @\stream_socket_recvfrom($this->stream, 1, \STREAM_PEEK) === false;
     }
 
-    /** @throws CancelledException|\Kiln\Isolation\FastCgi\FastCgiTimeout */
+    /** @throws CancelledException|\Kiln\Isolation\FastCgi\FastCgiTimeoutException */
     private function await(Deadline $deadline, ?Cancellation $cancellation): void
     {
         if ($cancellation !== null || $this->timeouts === null) {

@@ -5,8 +5,8 @@ declare(strict_types=1);
 namespace Kiln\Isolation\FastCgi\Internal;
 
 use Kiln\Isolation\FastCgi\FastCgiAddress;
-use Kiln\Isolation\FastCgi\FastCgiTimeout;
-use Kiln\Isolation\FastCgi\FastCgiUnavailable;
+use Kiln\Isolation\FastCgi\FastCgiTimeoutException;
+use Kiln\Isolation\FastCgi\FastCgiUnavailableException;
 use Kiln\Loop\Cancellation;
 use Kiln\Loop\CancelledException;
 
@@ -21,7 +21,7 @@ final class Connector
 {
     private function __construct() {}
 
-    /** @throws FastCgiUnavailable|FastCgiTimeout|CancelledException */
+    /** @throws FastCgiUnavailableException|FastCgiTimeoutException|CancelledException */
     public static function connect(FastCgiAddress $address, float $timeout, ?Cancellation $cancellation, ?Timeouts $timeouts = null): Connection
     {
         $context = \stream_context_create($address->isUnix() ? [] : ['socket' => ['tcp_nodelay' => true]]);
@@ -29,7 +29,7 @@ final class Connector
         $stream = @\stream_socket_client($address->uri(), $errno, $errstr, null, \STREAM_CLIENT_CONNECT | \STREAM_CLIENT_ASYNC_CONNECT, $context);
         if ($stream === false) {
             $reason = $errstr !== '' ? $errstr : (\error_get_last()['message'] ?? 'unknown error');
-            throw new FastCgiUnavailable("Cannot connect to FastCGI responder {$address}: {$reason}");
+            throw new FastCgiUnavailableException("Cannot connect to FastCGI responder {$address}: {$reason}");
         }
         \stream_set_blocking($stream, false);
         if ($address->isUnix()) {
@@ -37,15 +37,15 @@ final class Connector
         }
         try {
             if (!Await::stream($stream, true, $timeout, $cancellation)) {
-                throw new FastCgiTimeout("Connecting to FastCGI responder {$address} timed out after {$timeout} s");
+                throw new FastCgiTimeoutException("Connecting to FastCGI responder {$address} timed out after {$timeout} s");
             }
-        } catch (FastCgiTimeout | CancelledException $e) {
+        } catch (FastCgiTimeoutException | CancelledException $e) {
             \fclose($stream);
             throw $e;
         }
         if (@\stream_socket_get_name($stream, true) === false) {
             \fclose($stream);
-            throw new FastCgiUnavailable("Cannot connect to FastCGI responder {$address}: connection refused or unreachable");
+            throw new FastCgiUnavailableException("Cannot connect to FastCGI responder {$address}: connection refused or unreachable");
         }
 
         return new Connection($stream, $address->toString(), $timeouts);

@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Isolation\FastCgi\Internal;
 
-use Kiln\Isolation\FastCgi\FastCgiTimeout;
+use Kiln\Isolation\FastCgi\FastCgiTimeoutException;
 use Kiln\Loop\Loop;
 
 /**
@@ -31,12 +31,12 @@ final class Deadline
         return \min($this->readTimeout, $this->until - Loop::now());
     }
 
-    public function timeout(string $waitingFor): FastCgiTimeout
+    public function timeout(string $waitingFor): FastCgiTimeoutException
     {
         if ($this->total !== null && Loop::now() >= $this->until - 0.0005) {
-            return new FastCgiTimeout("The request to FastCGI responder {$this->responder} took longer than its limit of {$this->total} s ({$waitingFor})");
+            return new FastCgiTimeoutException("The request to FastCGI responder {$this->responder} took longer than its limit of {$this->total} s ({$waitingFor})");
         }
 
-        return new FastCgiTimeout("FastCGI responder {$this->responder} was silent for {$this->readTimeout} s ({$waitingFor})");
+        return new FastCgiTimeoutException("FastCGI responder {$this->responder} was silent for {$this->readTimeout} s ({$waitingFor})");
     }
 }

@@ -42,7 +42,7 @@ final class RequestWriter
      * @param array<string, string> $params
      * @param string|resource|iterable<string> $body
      *
-     * @throws ConnectionLost|FastCgiException|\Kiln\Loop\CancelledException
+     * @throws ConnectionLostException|FastCgiException|\Kiln\Loop\CancelledException
      */
     public static function send(Connection $connection, array $params, mixed $body, bool $keep, Deadline $deadline, ?Cancellation $cancellation): void
     {

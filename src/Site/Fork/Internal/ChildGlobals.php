@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Site\Fork\Internal;
 
-use Kiln\Http\BadRequestBody;
+use Kiln\Http\BadRequestBodyException;
 use Kiln\Http\Body\BodyLimits;
 use Kiln\Http\Body\FormNames;
 use Kiln\Http\Cookie;
@@ -102,7 +102,7 @@ final class ChildGlobals
             }
 
             return [FormNames::fields($fields, $limits), self::filesArray(FormNames::files($files, $limits))];
-        } catch (BadRequestBody $e) {
+        } catch (BadRequestBodyException $e) {
             \fwrite(\STDERR, 'Kiln fork: request body not parsed: ' . $e->getMessage() . "\n");
 
             return [[], []];

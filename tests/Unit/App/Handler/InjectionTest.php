@@ -6,7 +6,7 @@ namespace Kiln\Tests\Unit\App\Handler;
 
 use Kiln\App\App;
 use Kiln\App\Context;
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 use PHPUnit\Framework\Attributes\DataProvider;
@@ -167,7 +167,7 @@ final class InjectionTest extends InvokerTestCase
         try {
             $this->invoke($this->handlerTaking($type, $seen), ['value' => $value]);
             self::fail("'$value' was accepted as $type");
-        } catch (HttpError $e) {
+        } catch (HttpErrorException $e) {
             self::assertSame(404, $e->status);
         }
     }

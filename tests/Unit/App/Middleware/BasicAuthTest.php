@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Unit\App\Middleware;
 
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\App\Middleware\BasicAuth;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
@@ -64,8 +64,8 @@ final class BasicAuthTest extends TestCase
         $next = Requests::next();
         try {
             self::auth()->process(Requests::make(headers: $authorization === null ? [] : ['Authorization' => $authorization]), $next);
-            self::fail('expected HttpError');
-        } catch (HttpError $e) {
+            self::fail('expected HttpErrorException');
+        } catch (HttpErrorException $e) {
             self::assertSame(401, $e->status);
             self::assertSame('Basic realm="Admin", charset="UTF-8"', $e->headers['WWW-Authenticate']);
         }
@@ -78,7 +78,7 @@ final class BasicAuthTest extends TestCase
         $request = Requests::make(headers: ['Authorization' => self::basic('svc:token')]);
         $auth->process($request, Requests::next());
         self::assertSame('svc', $request->attribute('user'));
-        $this->expectException(HttpError::class);
+        $this->expectException(HttpErrorException::class);
         $auth->process(Requests::make(headers: ['Authorization' => self::basic('svc:nope')]), Requests::next());
     }
 

@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Unit\App\Middleware;
 
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\App\Middleware\BodyLimit;
 use PHPUnit\Framework\TestCase;
 
@@ -22,8 +22,8 @@ final class BodyLimitTest extends TestCase
         $next = Requests::next();
         try {
             (new BodyLimit(10))->process(Requests::make('POST', body: str_repeat('x', 11)), $next);
-            self::fail('expected HttpError');
-        } catch (HttpError $e) {
+            self::fail('expected HttpErrorException');
+        } catch (HttpErrorException $e) {
             self::assertSame(413, $e->status);
         }
         self::assertSame(0, $next->calls);
@@ -31,7 +31,7 @@ final class BodyLimitTest extends TestCase
 
     public function testTheDeclaredContentLengthDecides(): void
     {
-        $this->expectException(HttpError::class);
+        $this->expectException(HttpErrorException::class);
         $this->expectExceptionCode(413);
         (new BodyLimit(10))->process(Requests::make('POST', headers: ['Content-Length' => '11'], body: 'x'), Requests::next());
     }
@@ -41,7 +41,7 @@ final class BodyLimitTest extends TestCase
         $next = Requests::next();
         (new BodyLimit(5))->process(Requests::make('POST', body: '12345', chunked: true), $next);
         self::assertSame(1, $next->calls);
-        $this->expectException(HttpError::class);
+        $this->expectException(HttpErrorException::class);
         (new BodyLimit(5))->process(Requests::make('POST', body: '123456', chunked: true), $next);
     }
 

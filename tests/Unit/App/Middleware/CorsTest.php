@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Unit\App\Middleware;
 
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\App\Middleware\Cors;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
@@ -54,8 +54,8 @@ final class CorsTest extends TestCase
         $next = Requests::next();
         try {
             (new Cors([self::APP]))->process(self::preflight('https://evil.example'), $next);
-            self::fail('expected HttpError');
-        } catch (HttpError $e) {
+            self::fail('expected HttpErrorException');
+        } catch (HttpErrorException $e) {
             self::assertSame(403, $e->status);
             self::assertSame([], $e->headers);
         }
@@ -161,16 +161,16 @@ final class CorsTest extends TestCase
     public function testAnHttpErrorFromTheAppCarriesTheCorsHeaders(): void
     {
         $cors = new Cors([self::APP], credentials: true);
-        $next = Requests::next(static fn(): never => throw HttpError::notFound());
+        $next = Requests::next(static fn(): never => throw HttpErrorException::notFound());
         try {
             $cors->process(Requests::make(headers: ['Origin' => self::APP]), $next);
-            self::fail('expected HttpError');
-        } catch (HttpError $e) {
+            self::fail('expected HttpErrorException');
+        } catch (HttpErrorException $e) {
             self::assertSame(404, $e->status);
             self::assertSame(self::APP, $e->headers['Access-Control-Allow-Origin']);
             self::assertSame('true', $e->headers['Access-Control-Allow-Credentials']);
             self::assertSame('Origin', $e->headers['Vary']);
-            self::assertInstanceOf(HttpError::class, $e->getPrevious());
+            self::assertInstanceOf(HttpErrorException::class, $e->getPrevious());
         }
     }
 }

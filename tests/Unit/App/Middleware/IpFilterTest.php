@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Unit\App\Middleware;
 
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\App\Middleware\IpFilter;
 use Kiln\Http\ForwardedClient;
 use PHPUnit\Framework\Attributes\DataProvider;
@@ -69,8 +69,8 @@ final class IpFilterTest extends TestCase
         $next = Requests::next();
         try {
             (new IpFilter(deny: ['127.0.0.0/8']))->process(Requests::make(), $next);
-            self::fail('expected HttpError');
-        } catch (HttpError $e) {
+            self::fail('expected HttpErrorException');
+        } catch (HttpErrorException $e) {
             self::assertSame(403, $e->status);
         }
         self::assertSame(0, $next->calls);

@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Unit\App\Middleware;
 
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\App\Middleware\RateLimit;
 use Kiln\Http\ForwardedClient;
 use Kiln\Http\Request;
@@ -38,13 +38,13 @@ final class RateLimitTest extends TestCase
         return new RateLimit(...['state' => $this->state, 'clock' => fn(): float => $this->now, ...$options]);
     }
 
-    /** @return int|HttpError the status, or the error thrown */
-    private function send(RateLimit $limit, string $ip = '192.0.2.1', ?Response &$response = null): int|HttpError
+    /** @return int|HttpErrorException the status, or the error thrown */
+    private function send(RateLimit $limit, string $ip = '192.0.2.1', ?Response &$response = null): int|HttpErrorException
     {
         try {
             $response = $limit->process(Requests::make(remoteAddress: $ip), Requests::next());
             return $response->status();
-        } catch (HttpError $e) {
+        } catch (HttpErrorException $e) {
             return $e;
         }
     }
@@ -56,7 +56,7 @@ final class RateLimitTest extends TestCase
             self::assertSame(200, $this->send($limit), "request $i");
         }
         $error = $this->send($limit);
-        self::assertInstanceOf(HttpError::class, $error);
+        self::assertInstanceOf(HttpErrorException::class, $error);
         self::assertSame(429, $error->status);
         self::assertSame('6', $error->headers['Retry-After'], 'one token takes 60 / 10 = 6 s');
     }
@@ -67,20 +67,20 @@ final class RateLimitTest extends TestCase
         self::assertSame(200, $this->send($limit));
         $this->now += 0.2;
         $error = $this->send($limit);
-        self::assertInstanceOf(HttpError::class, $error);
+        self::assertInstanceOf(HttpErrorException::class, $error);
         self::assertSame('1', $error->headers['Retry-After'], '0.3 s left rounds up to 1');
         $this->now += 0.3;
         self::assertSame(200, $this->send($limit), 'half a second refills one token at 2/s');
         $this->now += 100.0;
         self::assertSame(200, $this->send($limit));
-        self::assertInstanceOf(HttpError::class, $this->send($limit), 'the bucket never holds more than the burst');
+        self::assertInstanceOf(HttpErrorException::class, $this->send($limit), 'the bucket never holds more than the burst');
     }
 
     public function testEachClientHasItsOwnBucketAndClientIpWins(): void
     {
         $limit = $this->limit(['rate' => 1, 'per' => 60.0]);
         self::assertSame(200, $this->send($limit, '192.0.2.1'));
-        self::assertInstanceOf(HttpError::class, $this->send($limit, '192.0.2.1'));
+        self::assertInstanceOf(HttpErrorException::class, $this->send($limit, '192.0.2.1'));
         self::assertSame(200, $this->send($limit, '192.0.2.2'));
         $behindProxy = Requests::make(remoteAddress: '192.0.2.1');
         $behindProxy->setForwardedClient(new ForwardedClient('198.51.100.7'));
@@ -93,7 +93,7 @@ final class RateLimitTest extends TestCase
         $send = function (?string $key) use ($limit): int {
             try {
                 return $limit->process(Requests::make(headers: $key === null ? [] : ['X-Api-Key' => $key]), Requests::next())->status();
-            } catch (HttpError $e) {
+            } catch (HttpErrorException $e) {
                 return $e->status;
             }
         };
@@ -121,7 +121,7 @@ final class RateLimitTest extends TestCase
         self::assertSame(200, $this->send($one));
         self::assertSame(200, $this->send($two));
         self::assertSame(200, $this->send($scoped));
-        self::assertInstanceOf(HttpError::class, $this->send($this->limit(['rate' => 1])), 'same settings: same bucket');
+        self::assertInstanceOf(HttpErrorException::class, $this->send($this->limit(['rate' => 1])), 'same settings: same bucket');
     }
 
     /** @return iterable<string, array{array<string, mixed>}> */

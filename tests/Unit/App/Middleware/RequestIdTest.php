@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Unit\App\Middleware;
 
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\App\Middleware\RequestId;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
@@ -96,11 +96,11 @@ final class RequestIdTest extends TestCase
 
     public function testAnHttpErrorFromTheAppCarriesTheIdAndKeepsItsOwnHeaders(): void
     {
-        $next = Requests::next(static fn(): never => throw HttpError::unauthorized('Admin'));
+        $next = Requests::next(static fn(): never => throw HttpErrorException::unauthorized('Admin'));
         try {
             (new RequestId())->process(Requests::make(headers: ['X-Request-Id' => 'req-1']), $next);
-            self::fail('expected HttpError');
-        } catch (HttpError $e) {
+            self::fail('expected HttpErrorException');
+        } catch (HttpErrorException $e) {
             self::assertSame(401, $e->status);
             self::assertSame('req-1', $e->headers['X-Request-Id']);
             self::assertArrayHasKey('WWW-Authenticate', $e->headers);

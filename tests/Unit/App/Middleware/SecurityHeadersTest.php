@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Unit\App\Middleware;
 
-use Kiln\App\HttpError;
+use Kiln\App\HttpErrorException;
 use Kiln\App\Middleware\SecurityHeaders;
 use Kiln\Http\Response;
 use PHPUnit\Framework\TestCase;
@@ -81,11 +81,11 @@ final class SecurityHeadersTest extends TestCase
 
     public function testAnHttpErrorFromTheAppCarriesTheHeadersWithoutOverridingItsOwn(): void
     {
-        $next = Requests::next(static fn(): never => throw new HttpError(404, '', ['x-frame-options' => 'DENY']));
+        $next = Requests::next(static fn(): never => throw new HttpErrorException(404, '', ['x-frame-options' => 'DENY']));
         try {
             (new SecurityHeaders())->process(Requests::make(), $next);
-            self::fail('expected HttpError');
-        } catch (HttpError $e) {
+            self::fail('expected HttpErrorException');
+        } catch (HttpErrorException $e) {
             self::assertSame(404, $e->status);
             self::assertSame('nosniff', $e->headers['X-Content-Type-Options']);
             self::assertSame('DENY', $e->headers['x-frame-options']);

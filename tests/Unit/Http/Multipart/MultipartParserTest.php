@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Unit\Http\Multipart;
 
-use Kiln\Http\BadRequestBody;
+use Kiln\Http\BadRequestBodyException;
 use Kiln\Http\Body\BodyLimits;
 use Kiln\Http\Multipart\MultipartParser;
 use Kiln\Http\UploadedFile;
@@ -175,7 +175,7 @@ final class MultipartParserTest extends TestCase
             try {
                 $this->parse($body, $byteByByte, new BodyLimits(fields: 3, formBytes: 100, files: 2));
                 self::fail('accepted: ' . json_encode($body));
-            } catch (BadRequestBody $e) {
+            } catch (BadRequestBodyException $e) {
                 self::assertSame($status, $e->getCode(), $e->getMessage());
             }
             self::assertSame($before, glob(sys_get_temp_dir() . '/kiln-upload-*') ?: [], 'temporary files left behind');
@@ -198,7 +198,7 @@ final class MultipartParserTest extends TestCase
     public function testTheBoundaryIsTakenFromTheContentTypeAndValidated(string $contentType, ?string $expected): void
     {
         if ($expected === null) {
-            $this->expectException(BadRequestBody::class);
+            $this->expectException(BadRequestBodyException::class);
         }
         self::assertSame($expected, MultipartParser::boundary($contentType));
     }

@@ -5,7 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Tests\Unit\Isolation\FastCgi;
 
 use Kiln\Isolation\FastCgi\NameValuePairs;
-use Kiln\Isolation\FastCgi\ProtocolError;
+use Kiln\Isolation\FastCgi\ProtocolException;
 use Kiln\Isolation\FastCgi\RecordEncoder;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
@@ -72,7 +72,7 @@ final class NameValuePairsTest extends TestCase
     #[DataProvider('malformed')]
     public function testMalformedPairsAreRejectedWithAClearMessage(string $bytes, string $message): void
     {
-        $this->expectException(ProtocolError::class);
+        $this->expectException(ProtocolException::class);
         $this->expectExceptionMessage($message);
         NameValuePairs::decode($bytes);
     }

@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Unit\Isolation\FastCgi;
 
-use Kiln\Isolation\FastCgi\ProtocolError;
+use Kiln\Isolation\FastCgi\ProtocolException;
 use Kiln\Isolation\FastCgi\RecordDecoder;
 use PHPUnit\Framework\Assert;
 
@@ -69,7 +69,7 @@ final class RecordHarness
             }
             $decoder->close();
             Assert::assertSame(0, $decoder->buffered());
-        } catch (ProtocolError $e) {
+        } catch (ProtocolException $e) {
             $events[] = ['error', $e->getMessage()];
         }
 

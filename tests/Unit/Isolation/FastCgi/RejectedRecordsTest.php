@@ -4,14 +4,14 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Unit\Isolation\FastCgi;
 
-use Kiln\Isolation\FastCgi\ProtocolError;
+use Kiln\Isolation\FastCgi\ProtocolException;
 use Kiln\Isolation\FastCgi\RecordDecoder;
 use Kiln\Isolation\FastCgi\RecordEncoder;
 use Kiln\Isolation\FastCgi\RecordType;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
-/** Malformed FastCGI: each input must end in a ProtocolError naming the problem, whole and at every split. */
+/** Malformed FastCGI: each input must end in a ProtocolException naming the problem, whole and at every split. */
 final class RejectedRecordsTest extends TestCase
 {
     /** @return iterable<string, array{string, string}> */
@@ -51,7 +51,7 @@ final class RejectedRecordsTest extends TestCase
         try {
             $decoder->next();
             self::fail('version 2 must be rejected');
-        } catch (ProtocolError $first) {
+        } catch (ProtocolException $first) {
         }
         $this->expectExceptionObject($first);
         $decoder->feed(RecordEncoder::abortRequest(1));

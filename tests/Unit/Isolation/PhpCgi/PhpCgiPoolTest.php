@@ -8,8 +8,8 @@ use Kiln\Isolation\FastCgi\FastCgiAddress;
 use Kiln\Isolation\PhpCgi\PhpCgiLease;
 use Kiln\Isolation\PhpCgi\PhpCgiOptions;
 use Kiln\Isolation\PhpCgi\PhpCgiPool;
-use Kiln\Isolation\PhpCgi\PoolBusy;
-use Kiln\Isolation\PhpCgi\PoolUnavailable;
+use Kiln\Isolation\PhpCgi\PoolBusyException;
+use Kiln\Isolation\PhpCgi\PoolUnavailableException;
 
 use function Kiln\Loop\async;
 use function Kiln\Loop\delay;
@@ -154,7 +154,7 @@ final class PhpCgiPoolTest extends TestCase
         $pool->sidecarUp(0, 101, '/s');
         $pool->acquire();
         $waiting = async(fn() => $pool->acquire());
-        $this->expectException(PoolBusy::class);
+        $this->expectException(PoolBusyException::class);
         $this->expectExceptionMessage('--pool-queue');
         try {
             $pool->acquire();
@@ -171,8 +171,8 @@ final class PhpCgiPoolTest extends TestCase
         $started = microtime(true);
         try {
             async(fn() => $pool->acquire())->await();
-            self::fail('expected PoolBusy');
-        } catch (PoolBusy $e) {
+            self::fail('expected PoolBusyException');
+        } catch (PoolBusyException $e) {
             self::assertStringContainsString('within 0.05 s', $e->getMessage());
         }
         self::assertGreaterThanOrEqual(0.04, microtime(true) - $started);
@@ -188,11 +188,11 @@ final class PhpCgiPoolTest extends TestCase
         $pool->sidecarDown(1, 0.1, 'cannot execute /nope');
         try {
             $waiting->await();
-            self::fail('expected PoolUnavailable');
-        } catch (PoolUnavailable $e) {
+            self::fail('expected PoolUnavailableException');
+        } catch (PoolUnavailableException $e) {
             self::assertStringContainsString('cannot execute /nope', $e->getMessage());
         }
-        $this->expectExceptionObject(new PoolUnavailable('php-cgi cannot run: cannot execute /nope'));
+        $this->expectExceptionObject(new PoolUnavailableException('php-cgi cannot run: cannot execute /nope'));
         try {
             $pool->acquire();
         } finally {

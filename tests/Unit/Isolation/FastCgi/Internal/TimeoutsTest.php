@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Unit\Isolation\FastCgi\Internal;
 
-use Kiln\Isolation\FastCgi\FastCgiTimeout;
+use Kiln\Isolation\FastCgi\FastCgiTimeoutException;
 use Kiln\Isolation\FastCgi\Internal\Connection;
 use Kiln\Isolation\FastCgi\Internal\Deadline;
 use Kiln\Isolation\FastCgi\Internal\Timeouts;
@@ -35,7 +35,7 @@ final class TimeoutsTest extends TestCase
         $timedOut = async(static function () use ($a): string {
             try {
                 $a->fill(new Deadline('a', 0.05, null), null);
-            } catch (FastCgiTimeout $e) {
+            } catch (FastCgiTimeoutException $e) {
                 return $e->getMessage();
             }
             return 'no timeout';

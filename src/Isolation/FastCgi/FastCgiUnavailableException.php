@@ -9,7 +9,7 @@ namespace Kiln\Isolation\FastCgi;
  * answering with a single byte, or answered END_REQUEST with "overloaded" / "cannot multiplex". The caller
  * answers 502 Bad Gateway (503 with Retry-After when $overloaded).
  */
-final class FastCgiUnavailable extends FastCgiException
+final class FastCgiUnavailableException extends FastCgiException
 {
     public function __construct(
         string $message,

@@ -5,4 +5,4 @@ declare(strict_types=1);
 namespace Kiln\Isolation\PhpCgi;
 
 /** No child can run: every one failed to start and the supervisor is backing off. Answer 502. */
-final class PoolUnavailable extends PhpCgiException {}
+final class PoolUnavailableException extends PhpCgiException {}

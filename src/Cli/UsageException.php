@@ -5,4 +5,4 @@ declare(strict_types=1);
 namespace Kiln\Cli;
 
 /** The command line was wrong (unknown option, bad value, missing PATH): exit code 2, one line. */
-final class UsageError extends \Exception {}
+final class UsageException extends \Exception {}

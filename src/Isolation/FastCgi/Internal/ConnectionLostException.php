@@ -8,8 +8,8 @@ use Kiln\Isolation\FastCgi\FastCgiException;
 
 /**
  * The connection failed or was closed by the responder. Never leaves the client: it becomes
- * FastCgiUnavailable (nothing answered yet) or FastCgiException (mid-response).
+ * FastCgiUnavailableException (nothing answered yet) or FastCgiException (mid-response).
  *
  * @internal
  */
-final class ConnectionLost extends FastCgiException {}
+final class ConnectionLostException extends FastCgiException {}

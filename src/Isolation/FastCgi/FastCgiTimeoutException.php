@@ -9,4 +9,4 @@ namespace Kiln\Isolation\FastCgi;
  * configured limits (FastCgiOptions). The connection has been closed. The caller answers 504 Gateway
  * Timeout; a pool that owns the responder process should kill it.
  */
-final class FastCgiTimeout extends FastCgiException {}
+final class FastCgiTimeoutException extends FastCgiException {}

@@ -5,4 +5,4 @@ declare(strict_types=1);
 namespace Kiln\Isolation\FastCgi;
 
 /** Bytes that are not valid FastCGI (wrong version, impossible lengths, a record where none may be). */
-final class ProtocolError extends FastCgiException {}
+final class ProtocolException extends FastCgiException {}
