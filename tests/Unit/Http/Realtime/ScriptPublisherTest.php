@@ -39,6 +39,10 @@ final class ScriptPublisherTest extends TestCase
     {
         NodeBus::set(null);
         @unlink($this->path);
+        // The Hub's table keeps its (unlinked) file open: let it go now (see HubTest::tearDown()).
+        unset($this->hub, $this->bus);
+        Loop::set(new SelectDriver());
+        gc_collect_cycles();
     }
 
     private static function settle(): void
