@@ -24,17 +24,25 @@ final class Connection implements Member
     /** @var array<string, mixed> */
     private array $attributes = [];
 
+    /** The handshake request, until onOpen() returned (see request()). */
+    private ?Request $request;
+
+    private readonly string $remoteAddress;
+
     /**
      * @internal made by WebSocketServer::upgrade()
      * @param (\Closure(): Hub)|null $hubs where join() finds the worker's rooms
      */
     public function __construct(
         private readonly string $id,
-        private readonly Request $request,
+        Request $request,
         private readonly Protocol $protocol,
         private readonly ?string $subprotocol,
         private readonly ?\Closure $hubs = null,
-    ) {}
+    ) {
+        $this->request = $request;
+        $this->remoteAddress = $request->clientIp();
+    }
 
     /** @internal */
     public function bind(Session $session): void
@@ -48,16 +56,28 @@ final class Connection implements Member
         return $this->id;
     }
 
-    /** The handshake request: headers, cookies, query, attributes set by middleware (`route_params` too). */
+    /**
+     * The handshake request (headers, cookies, query, attributes set by middleware, `route_params`), while
+     * onOpen() runs. It is let go when onOpen() returns: it is about 3 KiB, more than the rest of an idle
+     * connection, so keep what the connection needs later with setAttribute().
+     */
     public function request(): Request
     {
-        return $this->request;
+        return $this->request ?? throw new \Error(
+            'The handshake request is only kept while onOpen() runs: store what you need later with setAttribute()',
+        );
+    }
+
+    /** @internal onOpen() returned: the handshake request is let go. */
+    public function opened(): void
+    {
+        $this->request = null;
     }
 
     /** The client's address (the forwarded one behind a trusted proxy). */
     public function remoteAddress(): string
     {
-        return $this->request->clientIp();
+        return $this->remoteAddress;
     }
 
     /** The subprotocol both sides agreed on in the handshake, if any. */

@@ -98,6 +98,7 @@ final class WebSocketServer
             $session->abandon();
             throw $refusal;
         }
+        $connection->opened();
         $session->opened();
         $response = new Response(101, $outcome->headers);
         $response->setUpgrade($session->attach(...));

@@ -74,6 +74,31 @@ final class WebSocketServerTest extends TestCase
         self::assertSame([[0x1, 'welcome'], [0x1, 'echo one'], [0x2, 'echo two']], \array_slice($this->frames(), 0, 3));
     }
 
+    public function testTheHandshakeRequestIsKeptWhileOnOpenRunsAndLetGoAfterItSoAnIdleConnectionStaysSmall(): void
+    {
+        $server = $this->server(new Limits());
+        $seen = new \ArrayObject();
+        $this->open($server, $this->handler(
+            onOpen: function (Connection $c, Request $r) use ($seen): void {
+                $seen['same'] = $c->request() === $r;
+            },
+            onMessage: function (Connection $c) use ($seen): void {
+                try {
+                    $c->request();
+                    $seen['after'] = 'kept';
+                } catch (\Error $e) {
+                    $seen['after'] = $e->getMessage();
+                }
+                $seen['address'] = $c->remoteAddress();
+            },
+        ));
+        $this->client(RawWebSocket::frame(0x1, 'hi'));
+        $this->runUntil(fn(): bool => isset($seen['address']));
+        self::assertTrue($seen['same']);
+        self::assertStringContainsString('only kept while onOpen() runs', (string) $seen['after']);
+        self::assertSame('127.0.0.1', $seen['address']);
+    }
+
     public function testMessagesAreHandledOneAtATimeInOrderWhileTheHandlerSuspends(): void
     {
         $running = 0;
