@@ -6,8 +6,11 @@ declare(strict_types=1);
  * CPU instructions per request on the hot path, counted by callgrind: noise-free, so it can run while the
  * machine is busy (it takes about a minute per app under valgrind).
  *
- *   php bench/micro/instructions.php [app|bare|PATH ...] [N]        default: bare app, N = 2000
+ *   php bench/micro/instructions.php [app|bare|PATH|workerman[:URL-PATH] ...] [N]   default: bare app, N = 2000
  *   php bench/micro/instructions.php bare bench/micro/one-route.php app    the three stages: engine, App, + RequestId
+ *   php bench/micro/instructions.php app:/json workerman:/json.php         another URL path (default /hello, /hello.php)
+ *
+ * `workerman` is Workerman 5 serving the same client (bench/micro/workerman.php): the target to beat.
  *
  * Runs bench/micro/hotpath.php for N and 2N requests (opcache on, JIT off: the JIT's output is not stable
  * enough to count) and prints (count(2N) - count(N)) / N, which leaves out start-up. Only the server
@@ -24,13 +27,16 @@ foreach (array_slice($argv, 1) as $arg) {
     }
 }
 $apps = $apps === [] ? ['bare', 'app'] : $apps;
-$hotpath = __DIR__ . '/hotpath.php';
 
 /** Instructions of the process valgrind started (the server), for $requests requests. */
-$count = static function (string $app, int $requests) use ($hotpath): int {
+$count = static function (string $app, int $requests): int {
+    [$app, $path] = explode(':', $app, 2) + [1 => ''];
+    $arguments = $app === 'workerman'
+        ? [__DIR__ . '/workerman.php', (string) $requests, $path ?: '/hello.php']
+        : [__DIR__ . '/hotpath.php', $app, (string) $requests, $path ?: '/hello'];
     $command = 'valgrind --tool=callgrind --callgrind-out-file=/dev/null ' . escapeshellarg(PHP_BINARY)
         . ' -d opcache.enable_cli=1 -d opcache.jit=0 -d opcache.file_update_protection=0 '
-        . escapeshellarg($hotpath) . ' ' . escapeshellarg($app) . ' ' . $requests . ' 2>&1';
+        . implode(' ', array_map(escapeshellarg(...), $arguments)) . ' 2>&1';
     exec($command, $lines, $status);
     $output = implode("\n", $lines);
     if ($status !== 0 || preg_match('/^==(\d+)== Command:/m', $output, $parent) !== 1

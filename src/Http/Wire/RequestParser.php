@@ -21,6 +21,9 @@ use Kiln\Http\Wire\Internal\ParserState;
  * Decisions: bare LF line endings are rejected (400); up to MAX_EMPTY_LINES empty lines before a request
  * line are skipped; CONNECT gets 501; Expect values other than 100-continue are ignored. After a
  * ParseError the parser is dead: every later next() throws the same error and fed bytes are dropped.
+ *
+ * A head whose exact bytes were parsed before is taken from the HeadCache instead of being parsed again
+ * (only bodiless heads the parser accepted are kept there). Parsers with the same Limits may share one cache.
  */
 final class RequestParser
 {
@@ -29,6 +32,9 @@ final class RequestParser
 
     /** Consumed bytes are dropped from the buffer once they are this many and at least half of it. */
     private const COMPACT_AT = 16384;
+
+    /** Heads a parser keeps when it is given no cache to share: a keep-alive client repeating itself. */
+    private const OWN_CACHE = 4;
 
     private string $buf = '';
 
@@ -46,10 +52,17 @@ final class RequestParser
 
     private readonly ChunkedDecoder $chunked;
 
-    public function __construct(private readonly Limits $limits)
+    private readonly HeadCache $cache;
+
+    /** @param ?HeadCache $cache shared with other parsers (made for the same Limits), or null for one of its own */
+    public function __construct(private readonly Limits $limits, ?HeadCache $cache = null)
     {
+        if ($cache !== null && $cache->limits !== $limits) {
+            throw new \Error('A HeadCache serves parsers with the Limits it was made for: pass the same Limits object');
+        }
         $this->head = new BlockScanner($limits->requestLine, 414, $limits->headerBytes, FieldSyntax::HEAD_LINES);
         $this->chunked = new ChunkedDecoder($limits);
+        $this->cache = $cache ?? new HeadCache($limits, self::OWN_CACHE);
     }
 
     /** Append bytes received from the client. */
@@ -144,10 +157,26 @@ final class RequestParser
             }
             $this->pos += 2;
         }
-        if ($this->pos === $length) {
+        $pos = $this->pos;
+        if ($pos === $length) {
             return null;
         }
-        $block = $this->head->scan($buf, $this->pos);
+        // A head seen before: the same bytes, the same (immutable) result. Looked for when the head starts
+        // arriving, and again only while what is buffered could still be a key: a head fed byte by byte is
+        // not searched from its start on every byte (the scanner resumes where it stopped).
+        if ($buf[$pos] !== "\r" && ($length - $pos <= HeadCache::MAX_KEY || $this->head->isFresh())) {
+            $end = \strpos($buf, "\r\n\r\n", $pos);
+            if ($end !== false && $end + 4 - $pos <= HeadCache::MAX_KEY) {
+                $known = $this->cache->get($pos === 0 && $end + 4 === $length ? $buf : \substr($buf, $pos, $end + 4 - $pos));
+                if ($known !== null) {
+                    $this->pos = $end + 4;
+                    $this->emptyLines = 0;
+                    $this->head->reset();
+                    return $known;
+                }
+            }
+        }
+        $block = $this->head->scan($buf, $pos);
         if ($block === null) {
             return null;
         }
@@ -155,7 +184,9 @@ final class RequestParser
         $this->pos += \strlen($block) + 4;
         $this->emptyLines = 0;
         $this->head->reset();
-        if ($head->bodyKind === RequestHead::BODY_LENGTH) {
+        if ($head->bodyKind === RequestHead::BODY_NONE) {
+            $this->cache->put($block . "\r\n\r\n", $head);
+        } elseif ($head->bodyKind === RequestHead::BODY_LENGTH) {
             $this->state = ParserState::Length;
             $this->remaining = $head->contentLength;
         } elseif ($head->bodyKind === RequestHead::BODY_CHUNKED) {

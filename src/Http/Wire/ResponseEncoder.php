@@ -42,7 +42,22 @@ final class ResponseEncoder
     /** Headers the encoder derives itself (lower-cased). */
     private const OWNED = ['content-length' => true, 'transfer-encoding' => true, 'connection' => true];
 
-    private string $date = '';
+    /** Names, as usually written, that are none of OWNED, Date or Server: sent as they are. */
+    private const PLAIN = [
+        'Content-Type' => true, 'content-type' => true, 'Cache-Control' => true, 'cache-control' => true,
+        'Location' => true, 'location' => true, 'Set-Cookie' => true, 'set-cookie' => true, 'ETag' => true,
+        'Vary' => true, 'vary' => true, 'Allow' => true, 'Last-Modified' => true, 'Content-Encoding' => true,
+        'Retry-After' => true, 'Content-Disposition' => true, 'WWW-Authenticate' => true, 'X-Request-Id' => true,
+        'x-request-id' => true, 'X-Content-Type-Options' => true, 'X-Frame-Options' => true,
+        'Referrer-Policy' => true, 'Strict-Transport-Security' => true, 'Content-Security-Policy' => true,
+        'Access-Control-Allow-Origin' => true, 'Accept-Ranges' => true, 'Content-Range' => true,
+    ];
+
+    /** @var array<int, string> status => its status line */
+    private array $statusLines = [];
+
+    /** "Date: ...\r\n" of $dateSecond. */
+    private string $dateLine = '';
 
     private int $dateSecond = -1;
 
@@ -95,8 +110,17 @@ final class ResponseEncoder
      */
     private function encode(int $status, array $headers, bool $validate, ?int $contentLength, string $version, bool $keepAlive, bool $headRequest, string $reason = '', bool $dated = true): string
     {
-        if ($status < 100 || $status > 599) {
-            throw new \ValueError("HTTP status must be between 100 and 599, got $status");
+        if ($reason === '') {
+            // The status line of a known status, made once: this also proves the status is in range.
+            $out = $this->statusLines[$status] ?? $this->statusLine($status);
+        } else {
+            if ($status < 100 || $status > 599) {
+                throw new \ValueError("HTTP status must be between 100 and 599, got $status");
+            }
+            if (strcspn($reason, "\r\n\0") !== \strlen($reason)) {
+                throw new \ValueError('Reason phrase contains CR, LF or NUL');
+            }
+            $out = "HTTP/1.1 $status $reason\r\n";
         }
         if ($version !== '1.1' && $version !== '1.0') {
             throw new \ValueError("HTTP version must be '1.0' or '1.1', got '$version'");
@@ -104,23 +128,23 @@ final class ResponseEncoder
         if ($contentLength !== null && $contentLength < 0) {
             throw new \ValueError("Content length must be >= 0 or null, got $contentLength");
         }
-        if ($reason === '') {
-            $reason = self::reason($status);
-        } elseif (strcspn($reason, "\r\n\0") !== \strlen($reason)) {
-            throw new \ValueError('Reason phrase contains CR, LF or NUL');
-        }
-        $out = "HTTP/1.1 $status $reason\r\n";
         $hasDate = !$dated;
         $hasServer = false;
         foreach ($headers as $name => $values) {
             $name = (string) $name;
-            $lower = strtolower($name);
-            if (isset(self::OWNED[$lower]) && ($status !== 101 || $lower !== 'connection')) {
-                continue;
+            // Common names, as usually spelled, are neither owned nor Date/Server: no strtolower() for them.
+            if (!isset(self::PLAIN[$name])) {
+                $lower = strtolower($name);
+                if (isset(self::OWNED[$lower]) && ($status !== 101 || $lower !== 'connection')) {
+                    continue;
+                }
+                $hasDate = $hasDate || $lower === 'date';
+                $hasServer = $hasServer || $lower === 'server';
             }
-            $hasDate = $hasDate || $lower === 'date';
-            $hasServer = $hasServer || $lower === 'server';
-            foreach (\is_array($values) ? $values : [$values] as $value) {
+            if (!\is_array($values)) {
+                $values = [$values];
+            }
+            foreach ($values as $value) {
                 if ($validate) {
                     FieldSyntax::assertResponseField($name, $value);
                 }
@@ -128,9 +152,8 @@ final class ResponseEncoder
             }
         }
         if (!$hasDate) {
-            $out .= 'Date: ' . $this->date() . "\r\n";
-        }
-        if (!$hasServer) {
+            $out .= $hasServer ? $this->dateLine() : $this->dateLine() . "Server: kiln\r\n";
+        } elseif (!$hasServer) {
             $out .= "Server: kiln\r\n";
         }
         if ($status < 200) {
@@ -153,6 +176,15 @@ final class ResponseEncoder
             $out .= "Connection: keep-alive\r\n";
         }
         return $out . "\r\n";
+    }
+
+    /** "HTTP/1.1 STATUS REASON" and CRLF, remembered per status. @throws \ValueError outside 100-599 */
+    private function statusLine(int $status): string
+    {
+        if ($status < 100 || $status > 599) {
+            throw new \ValueError("HTTP status must be between 100 and 599, got $status");
+        }
+        return $this->statusLines[$status] = "HTTP/1.1 $status " . self::reason($status) . "\r\n";
     }
 
     /** One chunk of a chunked body; "" for empty data, so the terminator is never emitted by accident. */
@@ -205,14 +237,14 @@ final class ResponseEncoder
         return !$headRequest && $status >= 200 && $status !== 204 && $status !== 304;
     }
 
-    /** IMF-fixdate of the current second, formatted at most once per second. */
-    private function date(): string
+    /** The Date field line of the current second, formatted at most once per second. */
+    private function dateLine(): string
     {
         $now = $this->clock === null ? time() : ($this->clock)();
         if ($now !== $this->dateSecond) {
             $this->dateSecond = $now;
-            $this->date = gmdate('D, d M Y H:i:s', $now) . ' GMT';
+            $this->dateLine = 'Date: ' . gmdate('D, d M Y H:i:s', $now) . " GMT\r\n";
         }
-        return $this->date;
+        return $this->dateLine;
     }
 }
