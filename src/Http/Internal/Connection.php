@@ -7,7 +7,7 @@ namespace Kiln\Http\Internal;
 use Kiln\Http\Limits;
 use Kiln\Http\Request;
 use Kiln\Http\Wire\BodyChunk;
-use Kiln\Http\Wire\ParseError;
+use Kiln\Http\Wire\ParseException;
 use Kiln\Http\Wire\RequestHead;
 use Kiln\Http\Wire\RequestParser;
 use Kiln\Http\WriteBatch;
@@ -156,7 +156,7 @@ final class Connection
         while ($this->state === ConnectionState::Reading) {
             try {
                 $item = $this->parser->next();
-            } catch (ParseError $error) {
+            } catch (ParseException $error) {
                 $this->core->reject($this, $error->status, $error->getMessage());
                 return;
             }

@@ -20,7 +20,7 @@ use Kiln\Http\Wire\Internal\ParserState;
  *
  * Decisions: bare LF line endings are rejected (400); up to MAX_EMPTY_LINES empty lines before a request
  * line are skipped; CONNECT gets 501; Expect values other than 100-continue are ignored. After a
- * ParseError the parser is dead: every later next() throws the same error and fed bytes are dropped.
+ * ParseException the parser is dead: every later next() throws the same error and fed bytes are dropped.
  *
  * A head whose exact bytes were parsed before is taken from the HeadCache instead of being parsed again
  * (only bodiless heads the parser accepted are kept there). Parsers with the same Limits may share one cache.
@@ -46,7 +46,7 @@ final class RequestParser
 
     private int $emptyLines = 0;
 
-    private ?ParseError $error = null;
+    private ?ParseException $error = null;
 
     private readonly BlockScanner $head;
 
@@ -89,7 +89,7 @@ final class RequestParser
     /**
      * Next parsed item, or null when more bytes are needed.
      *
-     * @throws ParseError (status 400/413/414/431/501/505); after an error every call throws the same error
+     * @throws ParseException (status 400/413/414/431/501/505); after an error every call throws the same error
      */
     public function next(): RequestHead|BodyChunk|MessageEnd|null
     {
@@ -103,7 +103,7 @@ final class RequestParser
                 ParserState::Chunked => $this->nextChunked(),
                 ParserState::End => $this->messageEnd(),
             };
-        } catch (ParseError $error) {
+        } catch (ParseException $error) {
             $this->error = $error;
             $this->buf = '';
             $this->pos = 0;
@@ -140,7 +140,7 @@ final class RequestParser
         return $this->state === ParserState::Head && $this->error === null && $this->pos === \strlen($this->buf);
     }
 
-    /** @throws ParseError */
+    /** @throws ParseException */
     private function nextHead(): ?RequestHead
     {
         $buf = $this->buf;
@@ -153,7 +153,7 @@ final class RequestParser
                 break; // bare CR: the scanner reports it
             }
             if (++$this->emptyLines > self::MAX_EMPTY_LINES) {
-                throw new ParseError(400, 'Too many empty lines before the request line');
+                throw new ParseException(400, 'Too many empty lines before the request line');
             }
             $this->pos += 2;
         }
@@ -217,7 +217,7 @@ final class RequestParser
         return new BodyChunk($data);
     }
 
-    /** @throws ParseError */
+    /** @throws ParseException */
     private function nextChunked(): BodyChunk|MessageEnd|null
     {
         $item = $this->chunked->decode($this->buf, $this->pos);

@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Http\Wire\Internal;
 
-use Kiln\Http\Wire\ParseError;
+use Kiln\Http\Wire\ParseException;
 
 /**
  * Finds the end of a field block (a request head or a trailer section: lines ended by CRLF, then an
@@ -54,7 +54,7 @@ final class BlockScanner
      * Returns the complete block from $start without its final CRLFCRLF (the caller consumes its length + 4),
      * or null when more bytes are needed. Call reset() before scanning the next block.
      *
-     * @throws ParseError
+     * @throws ParseException
      */
     public function scan(string $buf, int $start): ?string
     {
@@ -76,7 +76,7 @@ final class BlockScanner
         return $block;
     }
 
-    /** @throws ParseError */
+    /** @throws ParseException */
     private function check(string $buf, int $start, int $available, bool $complete): void
     {
         $best = \PHP_INT_MAX;
@@ -85,18 +85,18 @@ final class BlockScanner
         if ($complete ? $available > $this->blockLimit : $available >= $this->blockLimit) {
             $best = $this->blockLimit - 1;
             $limit = $this->blockLimit;
-            $error = new ParseError(431, "Header block larger than {$this->blockLimit} bytes");
+            $error = new ParseException(431, "Header block larger than {$this->blockLimit} bytes");
         }
         $line = $this->lineDetection($buf, $start, $available);
         if ($line !== null && $line <= $best) {
             $best = $line;
-            $error = new ParseError($this->lineStatus, "Request line longer than {$this->lineLimit} bytes");
+            $error = new ParseException($this->lineStatus, "Request line longer than {$this->lineLimit} bytes");
         }
         $from = $this->scanned > 0 ? $this->scanned - 1 : 0;
         $to = min($limit, $best === \PHP_INT_MAX ? $limit : $best + 1);
         $byte = self::firstBadByte($buf, $start, $from, $to);
         if ($byte !== null && $byte <= $best) {
-            $error = new ParseError(400, 'Forbidden byte in request head (control character, NUL, bare CR or bare LF)');
+            $error = new ParseException(400, 'Forbidden byte in request head (control character, NUL, bare CR or bare LF)');
         }
         if ($error !== null) {
             throw $error;

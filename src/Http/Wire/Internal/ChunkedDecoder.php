@@ -7,7 +7,7 @@ namespace Kiln\Http\Wire\Internal;
 use Kiln\Http\Limits;
 use Kiln\Http\Wire\BodyChunk;
 use Kiln\Http\Wire\MessageEnd;
-use Kiln\Http\Wire\ParseError;
+use Kiln\Http\Wire\ParseException;
 
 /**
  * Resumable decoder for the chunked transfer coding (RFC 9112 §7.1), reading the parser's buffer in place.
@@ -59,7 +59,7 @@ final class ChunkedDecoder
      * Decodes from $buf at $pos, advancing $pos past what it consumed.
      *
      * @return BodyChunk|MessageEnd|null null when more bytes are needed
-     * @throws ParseError
+     * @throws ParseException
      */
     public function decode(string $buf, int &$pos): BodyChunk|MessageEnd|null
     {
@@ -92,12 +92,12 @@ final class ChunkedDecoder
                 case ChunkState::DataEnd:
                     if ($len - $pos < 2) {
                         if ($len > $pos && $buf[$pos] !== "\r") {
-                            throw new ParseError(400, 'Chunk data not followed by CRLF');
+                            throw new ParseException(400, 'Chunk data not followed by CRLF');
                         }
                         return null;
                     }
                     if ($buf[$pos] !== "\r" || $buf[$pos + 1] !== "\n") {
-                        throw new ParseError(400, 'Chunk data not followed by CRLF');
+                        throw new ParseException(400, 'Chunk data not followed by CRLF');
                     }
                     $pos += 2;
                     $this->state = ChunkState::Size;
@@ -108,7 +108,7 @@ final class ChunkedDecoder
         }
     }
 
-    /** @throws ParseError */
+    /** @throws ParseException */
     private function trailer(string $buf, int &$pos, int $len): ?MessageEnd
     {
         if ($this->trailers->isFresh() && $pos < $len && $buf[$pos] === "\r") {
@@ -131,19 +131,19 @@ final class ChunkedDecoder
         return new MessageEnd(array_diff_key($fields, self::NOT_TRAILERS));
     }
 
-    /** @throws ParseError */
+    /** @throws ParseException */
     private function chunkSize(string $line): int
     {
         if (\strlen($line) > self::MAX_LINE || preg_match(self::SIZE_LINE, $line, $m) !== 1) {
-            throw new ParseError(400, 'Invalid chunk size line');
+            throw new ParseException(400, 'Invalid chunk size line');
         }
         $size = hexdec($m[1]);
         if (!\is_int($size)) {
-            throw new ParseError(400, 'Chunk size overflows');
+            throw new ParseException(400, 'Chunk size overflows');
         }
         $this->total += $size;
         if ($this->total > $this->limits->bodySize) {
-            throw new ParseError(413, "Request body larger than {$this->limits->bodySize} bytes");
+            throw new ParseException(413, "Request body larger than {$this->limits->bodySize} bytes");
         }
         return $size;
     }
@@ -152,7 +152,7 @@ final class ChunkedDecoder
      * A chunk-size line still incomplete: reject it as soon as it cannot become valid (always 400, so the
      * verdict does not depend on how the bytes were split).
      *
-     * @throws ParseError
+     * @throws ParseException
      */
     private static function checkPartialLine(string $buf, int $pos, int $len): void
     {
@@ -161,7 +161,7 @@ final class ChunkedDecoder
             || \preg_match('/[\x00-\x08\x0A-\x0C\x0E-\x1F\x7F]/', $buf, $m, 0, $pos) === 1
             || ($cr !== false && $cr < $len - 1)
         ) {
-            throw new ParseError(400, 'Invalid chunk size line');
+            throw new ParseException(400, 'Invalid chunk size line');
         }
     }
 }

@@ -5,7 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Http\Wire\Internal;
 
 use Kiln\Http\Limits;
-use Kiln\Http\Wire\ParseError;
+use Kiln\Http\Wire\ParseException;
 
 /**
  * Field-level grammar shared by the request parser, the chunked decoder (trailers) and the encoder:
@@ -56,20 +56,20 @@ final class FieldSyntax
      *
      * @param list<string> $lines
      * @return array<string, list<string>>
-     * @throws ParseError
+     * @throws ParseException
      */
     public static function parseFields(array $lines, int $from, Limits $limits, bool $wellFormed): array
     {
         $n = \count($lines);
         if ($n - $from > $limits->headerCount) {
-            throw new ParseError(431, "More than {$limits->headerCount} header fields");
+            throw new ParseException(431, "More than {$limits->headerCount} header fields");
         }
         $max = $limits->headerLine;
         $fields = [];
         for ($i = $from; $i < $n; $i++) {
             $line = $lines[$i];
             if (\strlen($line) > $max) {
-                throw new ParseError(431, "Header field line longer than $max bytes");
+                throw new ParseException(431, "Header field line longer than $max bytes");
             }
             $colon = \strpos($line, ':');
             if (!$wellFormed) {
@@ -80,17 +80,17 @@ final class FieldSyntax
         return $fields;
     }
 
-    /** @throws ParseError */
+    /** @throws ParseException */
     private static function checkFieldLine(string $line, int|false $colon): void
     {
         if ($line !== '' && ($line[0] === ' ' || $line[0] === "\t")) {
-            throw new ParseError(400, 'Obsolete line folding (obs-fold) is not accepted');
+            throw new ParseException(400, 'Obsolete line folding (obs-fold) is not accepted');
         }
         if ($colon === false || $colon === 0) {
-            throw new ParseError(400, 'Malformed header field line');
+            throw new ParseException(400, 'Malformed header field line');
         }
         if (!self::isToken(\substr($line, 0, $colon))) {
-            throw new ParseError(400, 'Invalid header field name (token characters only, no whitespace before the colon)');
+            throw new ParseException(400, 'Invalid header field name (token characters only, no whitespace before the colon)');
         }
     }
 
@@ -128,12 +128,12 @@ final class FieldSyntax
         return $host;
     }
 
-    /** Content-Length = 1*DIGIT, fitting in a PHP int. @throws ParseError */
+    /** Content-Length = 1*DIGIT, fitting in a PHP int. @throws ParseException */
     public static function contentLength(string $value): int
     {
         $n = \strlen($value);
         if ($n === 0 || $n > 19 || strspn($value, self::DIGITS) !== $n || ($n === 19 && strcmp($value, (string) \PHP_INT_MAX) > 0)) {
-            throw new ParseError(400, 'Invalid Content-Length');
+            throw new ParseException(400, 'Invalid Content-Length');
         }
         return (int) $value;
     }
@@ -143,7 +143,7 @@ final class FieldSyntax
      * (the length cannot be determined); another coding before chunked (gzip, chunked): 501.
      *
      * @param list<string> $values
-     * @throws ParseError
+     * @throws ParseException
      */
     public static function checkTransferEncoding(array $values): void
     {
@@ -151,17 +151,17 @@ final class FieldSyntax
         foreach ($codings as $i => $coding) {
             $codings[$i] = $coding = trim($coding, " \t");
             if (!self::isToken($coding)) {
-                throw new ParseError(400, 'Malformed Transfer-Encoding');
+                throw new ParseException(400, 'Malformed Transfer-Encoding');
             }
         }
         if (array_pop($codings) !== 'chunked') {
-            throw new ParseError(400, 'Transfer-Encoding must end in chunked');
+            throw new ParseException(400, 'Transfer-Encoding must end in chunked');
         }
         if (\in_array('chunked', $codings, true)) {
-            throw new ParseError(400, 'Transfer-Encoding applies chunked more than once');
+            throw new ParseException(400, 'Transfer-Encoding applies chunked more than once');
         }
         if ($codings !== []) {
-            throw new ParseError(501, 'Unsupported transfer coding: ' . $codings[0]);
+            throw new ParseException(501, 'Unsupported transfer coding: ' . $codings[0]);
         }
     }
 

@@ -5,7 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Http\Wire\Internal;
 
 use Kiln\Http\Limits;
-use Kiln\Http\Wire\ParseError;
+use Kiln\Http\Wire\ParseException;
 use Kiln\Http\Wire\RequestHead;
 
 /**
@@ -24,21 +24,21 @@ final class HeadParser
     /**
      * @param string $block the head without its final CRLFCRLF
      * @param bool $wellFormed the block matched FieldSyntax::HEAD_LINES
-     * @throws ParseError
+     * @throws ParseException
      */
     public static function parse(string $block, Limits $limits, bool $wellFormed): RequestHead
     {
         $lines = \explode("\r\n", $block);
         if (\preg_match(self::REQUEST_LINE, $lines[0], $m) !== 1) {
-            throw new ParseError(400, 'Malformed request line');
+            throw new ParseException(400, 'Malformed request line');
         }
         [, $method, $target, $major, $minor] = $m;
         $version = $major . '.' . $minor;
         if ($version !== '1.1' && $version !== '1.0') {
-            throw new ParseError(505, "HTTP version $version is not supported");
+            throw new ParseException(505, "HTTP version $version is not supported");
         }
         if ($method === 'CONNECT') {
-            throw new ParseError(501, 'CONNECT is not supported (Kiln is not a forward proxy)');
+            throw new ParseException(501, 'CONNECT is not supported (Kiln is not a forward proxy)');
         }
         [$path, $query, $targetHost] = self::target($method, $target);
 
@@ -46,13 +46,13 @@ final class HeadParser
 
         $hosts = $headers['host'] ?? [];
         if (\count($hosts) > 1) {
-            throw new ParseError(400, 'More than one Host header');
+            throw new ParseException(400, 'More than one Host header');
         }
         $host = '';
         if ($hosts !== []) {
-            $host = FieldSyntax::host($hosts[0]) ?? throw new ParseError(400, 'Invalid Host header');
+            $host = FieldSyntax::host($hosts[0]) ?? throw new ParseException(400, 'Invalid Host header');
         } elseif ($version === '1.1') {
-            throw new ParseError(400, 'HTTP/1.1 request without a Host header');
+            throw new ParseException(400, 'HTTP/1.1 request without a Host header');
         }
         if ($targetHost !== null) {
             $host = $targetHost; // RFC 9112 §3.2.2: the absolute-form authority wins over Host
@@ -76,30 +76,30 @@ final class HeadParser
 
     /**
      * @return array{string, string, ?string} path, query, authority host (absolute-form only)
-     * @throws ParseError
+     * @throws ParseException
      */
     private static function target(string $method, string $target): array
     {
         if (str_contains($target, '#')) {
-            throw new ParseError(400, 'Request target must not contain a fragment');
+            throw new ParseException(400, 'Request target must not contain a fragment');
         }
         $host = null;
         if ($target[0] === '/') {
             $rest = $target;
         } elseif ($target === '*') {
             if ($method !== 'OPTIONS') {
-                throw new ParseError(400, 'Asterisk-form target is only allowed with OPTIONS');
+                throw new ParseException(400, 'Asterisk-form target is only allowed with OPTIONS');
             }
             return ['*', '', null];
         } elseif (preg_match(self::ABSOLUTE_FORM, $target, $m) === 1) {
             $scheme = strtolower($m[1]);
             if ($scheme !== 'http' && $scheme !== 'https') {
-                throw new ParseError(400, "Unsupported URI scheme '$scheme' in request target");
+                throw new ParseException(400, "Unsupported URI scheme '$scheme' in request target");
             }
-            $host = FieldSyntax::host($m[2]) ?? throw new ParseError(400, 'Invalid authority in absolute-form target');
+            $host = FieldSyntax::host($m[2]) ?? throw new ParseException(400, 'Invalid authority in absolute-form target');
             $rest = $m[3] === '' || $m[3][0] === '?' ? '/' . $m[3] : $m[3];
         } else {
-            throw new ParseError(400, 'Malformed request target');
+            throw new ParseException(400, 'Malformed request target');
         }
         $q = strpos($rest, '?');
         if ($q === false) {
@@ -111,7 +111,7 @@ final class HeadParser
     /**
      * @param array<string, list<string>> $headers
      * @return array{int, int} body kind, content length
-     * @throws ParseError
+     * @throws ParseException
      */
     private static function framing(array $headers, string $version, Limits $limits): array
     {
@@ -119,10 +119,10 @@ final class HeadParser
         $cl = $headers['content-length'] ?? null;
         if ($te !== null) {
             if ($cl !== null) {
-                throw new ParseError(400, 'Both Content-Length and Transfer-Encoding (request smuggling attempt?)');
+                throw new ParseException(400, 'Both Content-Length and Transfer-Encoding (request smuggling attempt?)');
             }
             if ($version === '1.0') {
-                throw new ParseError(400, 'Transfer-Encoding in an HTTP/1.0 request');
+                throw new ParseException(400, 'Transfer-Encoding in an HTTP/1.0 request');
             }
             FieldSyntax::checkTransferEncoding($te);
             return [RequestHead::BODY_CHUNKED, -1];
@@ -131,11 +131,11 @@ final class HeadParser
             return [RequestHead::BODY_NONE, 0];
         }
         if (\count($cl) > 1) {
-            throw new ParseError(400, 'More than one Content-Length header');
+            throw new ParseException(400, 'More than one Content-Length header');
         }
         $length = FieldSyntax::contentLength($cl[0]);
         if ($length > $limits->bodySize) {
-            throw new ParseError(413, "Request body larger than {$limits->bodySize} bytes");
+            throw new ParseException(413, "Request body larger than {$limits->bodySize} bytes");
         }
         return $length === 0 ? [RequestHead::BODY_NONE, 0] : [RequestHead::BODY_LENGTH, $length];
     }

@@ -8,7 +8,7 @@ use Kiln\Http\Limits;
 use Kiln\Http\Wire\BodyChunk;
 use Kiln\Http\Wire\HeadCache;
 use Kiln\Http\Wire\MessageEnd;
-use Kiln\Http\Wire\ParseError;
+use Kiln\Http\Wire\ParseException;
 use Kiln\Http\Wire\RequestHead;
 use Kiln\Http\Wire\RequestParser;
 use PHPUnit\Framework\Attributes\DataProvider;
@@ -48,7 +48,7 @@ final class HeadCacheTest extends TestCase
         self::heads(new RequestParser($limits, $cache), [self::GET]);
         $parser = new RequestParser($limits, $cache);
         $parser->feed(str_repeat("\r\n", RequestParser::MAX_EMPTY_LINES + 1) . self::GET);
-        $this->expectExceptionObject(new ParseError(400, 'Too many empty lines before the request line'));
+        $this->expectExceptionObject(new ParseException(400, 'Too many empty lines before the request line'));
         $parser->next();
     }
 
@@ -96,7 +96,7 @@ final class HeadCacheTest extends TestCase
             try {
                 self::heads($parser, $feeds);
                 self::fail("$how: not refused");
-            } catch (ParseError $error) {
+            } catch (ParseException $error) {
                 self::assertSame($status, $error->status, $how);
             }
         }

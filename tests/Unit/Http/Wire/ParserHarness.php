@@ -7,7 +7,7 @@ namespace Kiln\Tests\Unit\Http\Wire;
 use Kiln\Http\Limits;
 use Kiln\Http\Wire\BodyChunk;
 use Kiln\Http\Wire\MessageEnd;
-use Kiln\Http\Wire\ParseError;
+use Kiln\Http\Wire\ParseException;
 use Kiln\Http\Wire\RequestHead;
 use Kiln\Http\Wire\RequestParser;
 use PHPUnit\Framework\Assert;
@@ -40,7 +40,7 @@ final class ParserHarness
         return $events[0][1];
     }
 
-    /** Asserts that parsing ends in a ParseError with $status, both ways. */
+    /** Asserts that parsing ends in a ParseException with $status, both ways. */
     public static function assertRejected(int $status, string $input, ?Limits $limits = null): void
     {
         $events = self::parse($input, $limits);
@@ -63,7 +63,7 @@ final class ParserHarness
                     self::record($events, $item);
                 }
             }
-        } catch (ParseError $error) {
+        } catch (ParseException $error) {
             $events[] = ['error', $error->status, $error->getMessage()];
             return $events;
         }

@@ -5,7 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Tests\Unit\Http\Wire;
 
 use Kiln\Http\Limits;
-use Kiln\Http\Wire\ParseError;
+use Kiln\Http\Wire\ParseException;
 use Kiln\Http\Wire\RequestParser;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
@@ -183,9 +183,9 @@ final class RejectedRequestsTest extends TestCase
             while ($parser->next() !== null) {
                 // drain what comes before the error
             }
-        } catch (ParseError $error) {
+        } catch (ParseException $error) {
         }
-        self::assertInstanceOf(ParseError::class, $error);
+        self::assertInstanceOf(ParseException::class, $error);
         self::assertSame($status, $error->status);
         $parser->feed(self::GET . "\r\n");
         $this->expectExceptionObject($error);

@@ -5,7 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Tests\Unit\Http\Wire;
 
 use Kiln\Http\Limits;
-use Kiln\Http\Wire\ParseError;
+use Kiln\Http\Wire\ParseException;
 use Kiln\Http\Wire\RequestParser;
 use PHPUnit\Framework\TestCase;
 
@@ -49,7 +49,7 @@ final class RequestParserLimitsTest extends TestCase
         self::assertNull($parser->next());
         $parser->feed(str_repeat('v', 12));
         self::assertSame(100, $parser->buffered());
-        $this->expectExceptionObject(new ParseError(431, 'Header block larger than 100 bytes'));
+        $this->expectExceptionObject(new ParseException(431, 'Header block larger than 100 bytes'));
         $parser->next();
     }
 

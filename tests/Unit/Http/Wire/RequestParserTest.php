@@ -7,7 +7,7 @@ namespace Kiln\Tests\Unit\Http\Wire;
 use Kiln\Http\Limits;
 use Kiln\Http\Wire\BodyChunk;
 use Kiln\Http\Wire\MessageEnd;
-use Kiln\Http\Wire\ParseError;
+use Kiln\Http\Wire\ParseException;
 use Kiln\Http\Wire\RequestHead;
 use Kiln\Http\Wire\RequestParser;
 use PHPUnit\Framework\Attributes\DataProvider;
@@ -239,16 +239,16 @@ final class RequestParserTest extends TestCase
         $parser->feed("GET / HTTP/2.0\r\n\r\n");
         try {
             $parser->next();
-            self::fail('Expected a ParseError');
-        } catch (ParseError $first) {
+            self::fail('Expected a ParseException');
+        } catch (ParseException $first) {
             self::assertSame(505, $first->status);
         }
         $parser->feed("GET / HTTP/1.1\r\nHost: a\r\n\r\n");
         self::assertFalse($parser->isIdle());
         try {
             $parser->next();
-            self::fail('Expected a ParseError');
-        } catch (ParseError $again) {
+            self::fail('Expected a ParseException');
+        } catch (ParseException $again) {
             self::assertSame($first, $again);
         }
     }

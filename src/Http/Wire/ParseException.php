@@ -10,7 +10,7 @@ use Kiln\Http\HttpException;
  * The bytes on the wire are not an acceptable HTTP/1.1 request. Carries the status to answer with
  * (400, 413, 414, 431, 501, 505); the connection answers it and closes.
  */
-final class ParseError extends HttpException
+final class ParseException extends HttpException
 {
     public function __construct(public readonly int $status, string $message)
     {
