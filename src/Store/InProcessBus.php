@@ -4,7 +4,6 @@ declare(strict_types=1);
 
 namespace Kiln\Store;
 
-use Kiln\Loop\Loop;
 use Kiln\Store\Internal\Subscribers;
 
 /**
@@ -15,19 +14,11 @@ final class InProcessBus implements Bus
 {
     private readonly Subscribers $subscribers;
 
-    /** @var list<array{string, string}> */
-    private array $queue = [];
-
-    private bool $scheduled = false;
-
     private bool $closed = false;
-
-    private readonly \Closure $deliver;
 
     public function __construct()
     {
         $this->subscribers = new Subscribers();
-        $this->deliver = $this->deliver(...);
     }
 
     public function publish(string $channel, string $payload): void
@@ -35,11 +26,7 @@ final class InProcessBus implements Bus
         if ($this->closed) {
             throw new BusException("The bus is closed: a message to '$channel' was not published");
         }
-        $this->queue[] = [$channel, $payload];
-        if (!$this->scheduled) {
-            $this->scheduled = true;
-            Loop::defer($this->deliver);
-        }
+        $this->subscribers->deliverLater($channel, $payload);
     }
 
     public function subscribe(string $channel, \Closure $listener): int
@@ -57,13 +44,4 @@ final class InProcessBus implements Bus
         $this->closed = true;
     }
 
-    private function deliver(): void
-    {
-        $this->scheduled = false;
-        $queue = $this->queue;
-        $this->queue = [];
-        foreach ($queue as [$channel, $payload]) {
-            $this->subscribers->deliver($channel, $payload);
-        }
-    }
 }

@@ -23,19 +23,11 @@ final class RelayBus implements Bus
 {
     private readonly Subscribers $subscribers;
 
-    /** @var list<array{string, string}> published here, not yet delivered here */
-    private array $local = [];
-
-    private bool $scheduled = false;
-
     private bool $closed = false;
-
-    private readonly \Closure $deliverLocal;
 
     public function __construct(private readonly RelayLink $link)
     {
         $this->subscribers = new Subscribers();
-        $this->deliverLocal = $this->deliverLocal(...);
         $link->receive($this->receive(...));
     }
 
@@ -49,11 +41,7 @@ final class RelayBus implements Bus
         } catch (ServerException $e) {
             throw new BusException("A message to '$channel' was not published: {$e->getMessage()}", 0, $e);
         }
-        $this->local[] = [$channel, $payload];
-        if (!$this->scheduled) {
-            $this->scheduled = true;
-            Loop::defer($this->deliverLocal);
-        }
+        $this->subscribers->deliverLater($channel, $payload);
     }
 
     public function subscribe(string $channel, \Closure $listener): int
@@ -73,15 +61,6 @@ final class RelayBus implements Bus
         $this->link->receive(null);
     }
 
-    private function deliverLocal(): void
-    {
-        $this->scheduled = false;
-        $local = $this->local;
-        $this->local = [];
-        foreach ($local as [$channel, $payload]) {
-            $this->subscribers->deliver($channel, $payload);
-        }
-    }
 
     /** @param list<string> $bodies */
     private function receive(array $bodies): void

@@ -8,7 +8,8 @@ use Kiln\Loop\Loop;
 
 /**
  * The listeners of one process's bus, by channel: subscribe/unsubscribe and delivery, where a listener
- * that throws is reported to the loop and the next one still runs.
+ * that throws is reported to the loop and the next one still runs. What this process publishes itself is
+ * delivered later (deliverLater()), from one deferred loop callback, in publish order.
  *
  * @internal
  */
@@ -21,6 +22,18 @@ final class Subscribers
     private array $channels = [];
 
     private int $nextId = 1;
+
+    /** @var list<array{string, string}> published here, not yet delivered here */
+    private array $later = [];
+
+    private bool $scheduled = false;
+
+    private readonly \Closure $deliverQueued;
+
+    public function __construct()
+    {
+        $this->deliverQueued = $this->deliverQueued(...);
+    }
 
     /** @param \Closure(string, string): void $listener */
     public function add(string $channel, \Closure $listener): int
@@ -55,6 +68,26 @@ final class Subscribers
             } catch (\Throwable $e) {
                 Loop::reportError($e);
             }
+        }
+    }
+
+    /** Delivers from the loop, never inside the caller (the Bus contract for a process's own messages). */
+    public function deliverLater(string $channel, string $payload): void
+    {
+        $this->later[] = [$channel, $payload];
+        if (!$this->scheduled) {
+            $this->scheduled = true;
+            Loop::defer($this->deliverQueued);
+        }
+    }
+
+    private function deliverQueued(): void
+    {
+        $this->scheduled = false;
+        $later = $this->later;
+        $this->later = [];
+        foreach ($later as [$channel, $payload]) {
+            $this->deliver($channel, $payload);
         }
     }
 }
