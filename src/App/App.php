@@ -217,6 +217,12 @@ final class App implements RequestHandler
         return $this->cache ??= new Cache($this->store());
     }
 
+    /** This node's id (NodeState::nodeId(): KILN_NODE_ID, else its supervisor's pid and start time). */
+    public function nodeId(): string
+    {
+        return NodeState::nodeId();
+    }
+
     /** The node-wide counter named $name (exact under concurrent workers). */
     public function counter(string $name): Counter
     {
