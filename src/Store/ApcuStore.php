@@ -79,10 +79,15 @@ final class ApcuStore implements Store
 
     public function increment(string $key, int $by = 1, int $ttl = 0): int
     {
-        Values::ttl($ttl);
-        $this->beforeWrite();
-        $value = apcu_inc($this->prefix . $key, $by, $done, $ttl);
-        if ($done && \is_int($value)) {
+        // The hot path of counters: checks inlined, one APCu call.
+        if ($ttl < 0) {
+            Values::ttl($ttl);
+        }
+        if (++$this->writes >= $this->checkEvery) {
+            $this->bound();
+        }
+        $value = $ttl === 0 ? apcu_inc($this->prefix . $key, $by) : apcu_inc($this->prefix . $key, $by, $done, $ttl);
+        if (\is_int($value)) {
             return $value;
         }
         $current = apcu_fetch($this->prefix . $key, $found);
@@ -155,9 +160,15 @@ final class ApcuStore implements Store
 
     private function beforeWrite(): void
     {
-        if (++$this->writes % $this->checkEvery !== 0) {
-            return;
+        if (++$this->writes >= $this->checkEvery) {
+            $this->bound();
         }
+    }
+
+    /** Every $checkEvery writes of this process: evicts when APCu holds too many entries or has little memory left. */
+    private function bound(): void
+    {
+        $this->writes = 0;
         $memory = apcu_sma_info(true);
         $low = \is_array($memory) && \is_int($memory['avail_mem'] ?? null) && \is_int($memory['seg_size'] ?? null)
             && \is_int($memory['num_seg'] ?? null) && $memory['avail_mem'] < $memory['num_seg'] * $memory['seg_size'] / 8;
