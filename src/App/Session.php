@@ -67,8 +67,7 @@ final class Session
     public function set(string $key, mixed $value): void
     {
         $this->open();
-        SessionCodec::join([$key => '']); // refuses a key the session format cannot hold
-        $this->parts[$key] = serialize($value);
+        $this->parts[SessionCodec::name($key)] = serialize($value);
         $this->changed[$key] = true;
         unset($this->removed[$key]);
     }

@@ -67,7 +67,8 @@ final class SessionCodec
         return $value !== false || $serialized === 'b:0;' ? $value : throw new StoreException('A session value does not unserialize');
     }
 
-    private static function name(string $name): string
+    /** @throws \ValueError for a key the format cannot hold (empty, numeric, or with a "|") */
+    public static function name(string $name): string
     {
         if ($name === '' || str_contains($name, '|') || is_numeric($name)) {
             throw new \ValueError("A session key cannot be empty, numeric or contain '|' (PHP's session format cannot hold '$name')");
