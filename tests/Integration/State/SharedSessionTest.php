@@ -61,6 +61,24 @@ final class SharedSessionTest extends TestCase
         self::assertSame(1, $this->json($this->get('/route/visits', "PHPSESSID=$chosen"))['visits']);
     }
 
+    public function testConcurrentRequestsOfOneSessionKeepEachOthersKeys(): void
+    {
+        \assert(self::$kiln !== null);
+        $first = $this->get('/route/visits');
+        self::assertSame(1, preg_match('/^PHPSESSID=([0-9a-f]{32});/', $first['headers']['set-cookie'] ?? '', $m));
+        $cookie = ['Cookie' => "PHPSESSID=$m[1]"];
+        $keys = array_map(static fn(int $i): string => "k$i", range(1, 16));
+        $requests = array_map(static fn(string $key): array => ['POST', "/route/keys/$key", '', $cookie], $keys);
+        foreach (Http::parallel(self::$kiln->host(), self::$kiln->port(), $requests) as $response) {
+            self::assertSame(200, $response['status'], $response['body']);
+        }
+        $stored = $this->json($this->get('/route/keys', "PHPSESSID=$m[1]"));
+        sort($stored);
+        $expected = ['visits', ...array_map(static fn(string $key): string => "key_$key", $keys)];
+        sort($expected);
+        self::assertSame($expected, $stored, 'every request read the session before the others wrote, and no key was lost');
+    }
+
     /** @return array{status: int, headers: array<string, string>, body: string} */
     private function get(string $path, ?string $cookie = null): array
     {
