@@ -60,16 +60,30 @@ final class MemoryTable implements SharedState
         if ($ttlSeconds < 0) {
             throw new \ValueError("TTL must be ≥ 0 seconds (0: never expires), got $ttlSeconds");
         }
-        return $this->locked(function () use ($key, $fn, $ttlSeconds): ?array {
+        return $this->change($key, static fn(?array $current): array => [$fn($current), $ttlSeconds]);
+    }
+
+    /**
+     * update() whose callback also gives the entry's TTL, from what it found (a write that keeps an expiry).
+     *
+     * @param \Closure(?array<mixed>): array{?array<mixed>, int} $fn the live value → [new value or null, TTL seconds]
+     * @return ?array<mixed> the new value
+     */
+    public function change(string $key, \Closure $fn): ?array
+    {
+        return $this->locked(function () use ($key, $fn): ?array {
             [$id, $offset, $bucket] = $this->bucket($key);
             $now = time();
             [$found, $current] = $this->find($bucket, $id, $now);
-            $new = $fn($current);
+            [$new, $ttlSeconds] = $fn($current);
             if ($new === null) {
                 if ($found !== null) {
                     $this->segment->write($offset + $found * $this->slotSize, str_repeat("\0", self::SLOT_HEAD));
                 }
                 return null;
+            }
+            if ($ttlSeconds < 0) {
+                throw new \ValueError("TTL must be ≥ 0 seconds (0: never expires), got $ttlSeconds");
             }
             $payload = serialize($new);
             if (\strlen($payload) > $this->capacity()) {

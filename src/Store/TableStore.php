@@ -9,7 +9,7 @@ use Kiln\Store\Internal\Values;
 /**
  * A Store in a MemoryTable (a /dev/shm file under one node-wide lock): the node's store where APCu is
  * missing. Each slot holds [key, value, expiry], so scan() can name the keys and increment() and a
- * failed compareAndSet() keep the expiry. A full bucket evicts the entry that expires soonest (MemoryTable).
+ * failed compareAndSet() keep the expiry (MemoryTable::change(): one locked step per call). A full bucket evicts the entry that expires soonest (MemoryTable).
  * Values are bounded by the slot size: about 1,000 serialized bytes with the node's geometry (NodeState).
  */
 final class TableStore implements Store
@@ -21,9 +21,7 @@ final class TableStore implements Store
 
     public function get(string $key): mixed
     {
-        $entry = $this->table->get($key);
-        // The entry's own expiry as well: a write racing a new key may have given the slot a longer one.
-        return $entry === null || (\is_int($entry['e'] ?? null) && $entry['e'] !== 0 && $entry['e'] < time()) ? null : $entry['v'];
+        return $this->table->get($key)['v'] ?? null;
     }
 
     public function set(string $key, mixed $value, int $ttl = 0): void
@@ -59,9 +57,9 @@ final class TableStore implements Store
     public function increment(string $key, int $by = 1, int $ttl = 0): int
     {
         Values::ttl($ttl);
-        $entry = $this->table->update($key, static function (?array $current) use ($key, $by, $ttl): array {
+        $entry = $this->table->change($key, static function (?array $current) use ($key, $by, $ttl): array {
             if ($current === null) {
-                return self::entry($key, $by, $ttl);
+                return [self::entry($key, $by, $ttl), $ttl];
             }
             if (!\is_int($current['v'])) {
                 throw new \ValueError("Key '$key' holds a " . get_debug_type($current['v']) . ', not an integer: it cannot be incremented');
@@ -70,8 +68,8 @@ final class TableStore implements Store
             if (\is_float($sum)) { // @phpstan-ignore function.impossibleType (int + int overflows to float)
                 throw new \ValueError("Incrementing '$key' by $by would overflow a 64-bit integer");
             }
-            return ['v' => $sum] + $current;
-        }, $this->remaining($key, $ttl));
+            return [['v' => $sum] + $current, self::remaining($current)];
+        });
         \assert(\is_array($entry) && \is_int($entry['v']));
         return $entry['v'];
     }
@@ -83,14 +81,13 @@ final class TableStore implements Store
         }
         Values::ttl($ttl);
         $written = false;
-        $keep = $this->remaining($key, $ttl);
-        $this->table->update($key, static function (?array $current) use ($key, $expected, $new, $ttl, &$written): ?array {
+        $this->table->change($key, static function (?array $current) use ($key, $expected, $new, $ttl, &$written): array {
             if ($expected === null ? $current !== null : ($current === null || $current['v'] !== $expected)) {
-                return $current;
+                return [$current, $current === null ? 0 : self::remaining($current)];
             }
             $written = true;
-            return $new === null ? null : self::entry($key, $new, $ttl);
-        }, $new === null ? 0 : max($ttl, $keep));
+            return [$new === null ? null : self::entry($key, $new, $ttl), $ttl];
+        });
         return $written;
     }
 
@@ -136,15 +133,13 @@ final class TableStore implements Store
     }
 
     /**
-     * The TTL a write that keeps the key's expiry passes to the table: the key's remaining seconds, or $ttl
-     * for a new key. Read before the write, so a key may live up to a second longer than it should.
+     * The TTL that keeps an entry's expiry when it is written again: its remaining seconds (rounded up), 0 for
+     * an entry that never expires.
+     *
+     * @param array<mixed> $entry
      */
-    private function remaining(string $key, int $ttl): int
+    private static function remaining(array $entry): int
     {
-        $entry = $this->table->get($key);
-        if ($entry === null) {
-            return $ttl;
-        }
         $expires = \is_int($entry['e'] ?? null) ? $entry['e'] : 0;
         return $expires === 0 ? 0 : max(1, $expires - time());
     }
