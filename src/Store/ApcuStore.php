@@ -55,9 +55,14 @@ final class ApcuStore implements Store
 
     public function set(string $key, mixed $value, int $ttl = 0): void
     {
-        Values::check($value, $this->maxValueBytes);
-        Values::ttl($ttl);
-        $this->beforeWrite();
+        // Short strings and numbers, the common values, skip the full check (Values::check() says the same).
+        if ($ttl < 0 || (\is_string($value) ? \strlen($value) > $this->maxValueBytes : !\is_int($value) && !\is_float($value))) {
+            Values::check($value, $this->maxValueBytes);
+            Values::ttl($ttl);
+        }
+        if (++$this->writes >= $this->checkEvery) {
+            $this->bound();
+        }
         if (!apcu_store($this->prefix . $key, $value, $ttl)) {
             $this->evict(true);
             apcu_store($this->prefix . $key, $value, $ttl) || throw new StoreException('APCu refused the value (out of shared memory: raise apc.shm_size)');
