@@ -40,6 +40,9 @@ final class DocumentRoot implements RequestHandler
     /** @var array<string, true> php.ini names already reported as not applied by their script's tier */
     private array $ignoredIni = [];
 
+    /** @var array<string, true> script names already logged as refused by `php_flag engine off` and the like */
+    private array $refusedScripts = [];
+
     /** The front controller when it is not in the root (whose .htaccess is on every path), else null. */
     private readonly ?string $asideFrontController;
 
@@ -147,6 +150,10 @@ final class DocumentRoot implements RequestHandler
             }
         }
         $settings = $outcome->settings;
+        if ($resolved instanceof Script && ($why = $settings->scriptRefusal(basename($resolved->scriptName))) !== null) {
+            $this->refusedScript($resolved->scriptName, $why);
+            return $this->error($request, 403, $outcome);
+        }
         if ($resolved instanceof Script) {
             if ($outcome->env !== [] || $settings->phpIni !== [] || $query !== $request->queryString()) {
                 $resolved = $resolved->with($query, $outcome->env, $settings->phpIni);
@@ -262,6 +269,21 @@ final class DocumentRoot implements RequestHandler
             $response->setStatus($status);
         }
         return $response;
+    }
+
+    /**
+     * A script whose .htaccess turns PHP off is refused, never run and never served as source (Apache
+     * would send its source as a file): logged once per script and worker.
+     */
+    private function refusedScript(string $scriptName, string $why): void
+    {
+        if (\count($this->refusedScripts) >= 1000) {
+            $this->refusedScripts = [];
+        }
+        if (!isset($this->refusedScripts[$scriptName])) {
+            $this->refusedScripts[$scriptName] = true;
+            ($this->log)('warning', "$scriptName: 403, not run: PHP is off for it ($why in .htaccess); Apache would send its source, Kiln sends neither");
+        }
     }
 
     private function logWarnings(HtaccessRules $rules): void
