@@ -189,7 +189,7 @@ final class SequentialRunner implements ScriptRunner
         if (!isset($this->quick[$script->filename])) {
             $request->writeBatch()?->flush(); // a script that may be slow does not hold back the responses finished before it
         }
-        $this->revalidation?->check($script->documentRoot, $time);
+        $this->revalidation?->check($time);
         try {
             // The variables passed on, not kept here: install() then adds PHP_SELF and REQUEST_TIME(_FLOAT) in place.
             $uploads = Superglobals::install(($this->params)($request, $script), $request, $time);
