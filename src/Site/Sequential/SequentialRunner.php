@@ -82,6 +82,9 @@ final class SequentialRunner implements ScriptRunner
      */
     private array $quick = [];
 
+    /** What the running script threw out of its top level: it stopped half-way (null: it ran to its end). */
+    private ?\Throwable $stopped = null;
+
     /** @var array<string, true> .htaccess php_value names already reported as not changeable at run time */
     private array $refusedIni = [];
 
@@ -177,6 +180,7 @@ final class SequentialRunner implements ScriptRunner
             $runtime->scope->run($filename);
         } catch (\Throwable $e) {
             $this->timeLimit->disarm();
+            $this->stopped = $e;
             $this->uncaught($e);
         } finally {
             $this->timeLimit->disarm();
@@ -232,7 +236,16 @@ final class SequentialRunner implements ScriptRunner
         $request->clearLastResponse();
         $this->remember($script->filename, microtime(true) - $time);
         $response = $this->finish($runtime);
+        $halfDeclared = $this->stopped !== null && $this->mayHaveDeclared($script->filename, $included);
         $runtime->included?->settle($included, $script->filename);
+        if ($halfDeclared) {
+            ($this->log)('info', "$script->scriptName stopped on an uncaught " . ($this->stopped ?? new \Error())::class . ' after running code that declares '
+                . 'functions, classes or constants: this worker is replaced after the response, so no request meets them half-declared');
+            $this->stopped = null;
+            $request->setLastResponse($response); // the fatal guard sends it
+            exit();
+        }
+        $this->stopped = null;
         if ($runtime->output->leftHeadersSent()) {
             ($this->log)('warning', "$script->scriptName ended Kiln's output buffer and PHP now counts its headers as sent: "
                 . 'this worker is replaced after the response');
@@ -240,6 +253,25 @@ final class SequentialRunner implements ScriptRunner
             exit();
         }
         return $response;
+    }
+
+    /**
+     * Whether the script or a file it included during this request ($before: the included-files count when it
+     * began) declares something: stopped half-way, it may have declared part of it, which the next run would
+     * declare again. Without the included-files table every file the worker holds is looked at.
+     */
+    private function mayHaveDeclared(string $script, int $before): bool
+    {
+        if (Declarations::inFile($script)) {
+            return true;
+        }
+        $kiln = \dirname(__DIR__, 2) . '/'; // Kiln's own classes, autoloaded on the way (ScriptTrace)
+        foreach (\array_slice(get_included_files(), $before) as $file) {
+            if ($file !== $script && !str_starts_with($file, $kiln) && Declarations::inFile($file)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private function remember(string $filename, float $took): void
@@ -340,7 +372,7 @@ final class SequentialRunner implements ScriptRunner
      */
     private static function reportUncaught(\Throwable $error): string
     {
-        $message = 'Uncaught ' . $error . "\n  thrown";
+        $message = 'Uncaught ' . ScriptTrace::of($error) . "\n  thrown";
         [$file, $line] = [$error->getFile(), $error->getLine()];
         error_log("PHP Fatal error:  $message in $file on line $line");
         $display = strtolower((string) ini_get('display_errors'));
