@@ -121,7 +121,7 @@ final class DocumentRoot implements RequestHandler
         if ($outcome instanceof Redirect) {
             return self::redirect($outcome->status, $outcome->location);
         }
-        return ErrorResponse::plain($outcome->status);
+        return ErrorResponse::forRequest($request, $outcome->status);
     }
 
     private function withHtaccess(Request $request, HtaccessRules $rules): Response
@@ -222,7 +222,7 @@ final class DocumentRoot implements RequestHandler
         } elseif ($document !== null) {
             $response = new Response($status, ['Content-Type' => 'text/html; charset=utf-8'], $document);
         }
-        $response ??= ErrorResponse::plain($status);
+        $response ??= ErrorResponse::forRequest($request, $status);
         ResponseEditor::apply($outcome->settings, $response, true, $outcome->env);
         return $response;
     }

@@ -198,7 +198,7 @@ final class SequentialRunner implements ScriptRunner
             // The variables passed on, not kept here: install() then adds PHP_SELF and REQUEST_TIME(_FLOAT) in place.
             $uploads = Superglobals::install(($this->params)($request, $script), $request, $time);
         } catch (BadRequestBodyException $e) {
-            return ErrorResponse::plain($e->status(), $e->getMessage()); // nothing was set yet
+            return ErrorResponse::forRequest($request, $e->status(), $e->getMessage()); // nothing was set yet
         }
         $this->environment->apply($_SERVER);
         foreach ($uploads as $path) {
@@ -394,7 +394,7 @@ final class SequentialRunner implements ScriptRunner
         \assert($request !== null && $script !== null);
         ($this->log)('error', "$script->scriptName ran past the time limit of {$this->timeLimit->seconds} s: "
             . 'answered 504, replacing this worker');
-        $request->setLastResponse(ErrorResponse::plain(504, "the script ran past its time limit of {$this->timeLimit->seconds} s"));
+        $request->setLastResponse(ErrorResponse::forRequest($request, 504, "the script ran past its time limit of {$this->timeLimit->seconds} s"));
         TimeLimit::killAfter(5);
         exit(1);
     }
