@@ -40,8 +40,8 @@ final class DocumentRoot implements RequestHandler
     /** @var array<string, true> php.ini names already reported as not applied by their script's tier */
     private array $ignoredIni = [];
 
-    /** @var array<string, true> script names already logged as refused by `php_flag engine off` and the like */
-    private array $refusedScripts = [];
+    /** @var array<string, true> what was logged once already: refused scripts (`php_flag engine off`) and symlinks */
+    private array $logged = [];
 
     /** The front controller when it is not in the root (whose .htaccess is on every path), else null. */
     private readonly ?string $asideFrontController;
@@ -79,7 +79,7 @@ final class DocumentRoot implements RequestHandler
      */
     public static function forSite(string $root, SiteConfig $site, array $prefixes = [], array $rules = [], array $cacheControl = []): self
     {
-        $resolver = new PathResolver($root, $site->frontController, scriptExtensions: $site->scriptExtensions(), cgiBin: $site->cgiBin);
+        $resolver = new PathResolver($root, $site->frontController, scriptExtensions: $site->scriptExtensions(), cgiBin: $site->cgiBin, symlinks: $site->symlinks);
         $redirects = new Internal\LateHandler();
         $htaccess = match (true) {
             $rules !== [] => new HtaccessRules($resolver->root(), new ConfiguredRules($resolver->root(), $rules, $site->htaccess)),
@@ -121,6 +121,7 @@ final class DocumentRoot implements RequestHandler
         if ($outcome instanceof Redirect) {
             return self::redirect($outcome->status, $outcome->location);
         }
+        $this->logRefusal($path, $outcome);
         return ErrorResponse::forRequest($request, $outcome->status);
     }
 
@@ -173,6 +174,7 @@ final class DocumentRoot implements RequestHandler
             ResponseEditor::apply($settings, $response, true, $outcome->env);
             return $response;
         }
+        $this->logRefusal($outcome->path, $resolved);
         return $this->error($request, $resolved->status, $outcome);
     }
 
@@ -277,12 +279,26 @@ final class DocumentRoot implements RequestHandler
      */
     private function refusedScript(string $scriptName, string $why): void
     {
-        if (\count($this->refusedScripts) >= 1000) {
-            $this->refusedScripts = [];
+        $this->logOnce('engine ' . $scriptName, "$scriptName: 403, not run: PHP is off for it ($why in .htaccess); Apache would send its source, Kiln sends neither");
+    }
+
+    /** A refusal Apache might not make (a symlink out of the root): its reason, once per path and worker. */
+    private function logRefusal(string $path, Refusal $refusal): void
+    {
+        if (!$refusal->logged) {
+            return;
         }
-        if (!isset($this->refusedScripts[$scriptName])) {
-            $this->refusedScripts[$scriptName] = true;
-            ($this->log)('warning', "$scriptName: 403, not run: PHP is off for it ($why in .htaccess); Apache would send its source, Kiln sends neither");
+        $this->logOnce('refused ' . $path, "$path: {$refusal->status}, not served: {$refusal->reason}");
+    }
+
+    private function logOnce(string $key, string $message): void
+    {
+        if (\count($this->logged) >= 1000) {
+            $this->logged = [];
+        }
+        if (!isset($this->logged[$key])) {
+            $this->logged[$key] = true;
+            ($this->log)('warning', $message);
         }
     }
 

@@ -190,7 +190,8 @@ final class SequentialRunner implements ScriptRunner
     private function execute(Runtime $runtime, Request $request, Script $script): Response
     {
         $time = microtime(true);
-        if (!isset($this->quick[$script->filename])) {
+        $real = $script->realPath();
+        if (!isset($this->quick[$real])) {
             $request->writeBatch()?->flush(); // a script that may be slow does not hold back the responses finished before it
         }
         $this->revalidation?->check($time);
@@ -219,25 +220,25 @@ final class SequentialRunner implements ScriptRunner
             }
         }
         $runtime->output->begin();
-        $runtime->state->begin(\dirname($script->filename));
+        $runtime->state->begin(\dirname($script->filename)); // the folder as requested: a link's, not its target's
         [$this->request, $this->script] = [$request, $script];
         $request->setLastResponse($this->onExit ??= fn(): Response => $this->finish($runtime));
         $mark = $runtime->shutdowns?->mark();
-        $included = $runtime->included?->begin($script->filename) ?? 0;
+        $included = $runtime->included?->begin($real) ?? 0;
         $this->timeLimit->arm($this->onTimeout ??= function (): void {
             $this->timedOut();
         });
-        $this->runScript($runtime, $script->filename);
+        $this->runScript($runtime, $real);
         if ($mark !== null && $runtime->shutdowns?->mark() !== $mark) {
             ($this->log)('info', "$script->scriptName registered a shutdown function: ending its request as exit() does, "
                 . 'so the function runs before the response leaves (this worker is replaced; the isolated tier avoids that)');
             exit();
         }
         $request->clearLastResponse();
-        $this->remember($script->filename, microtime(true) - $time);
+        $this->remember($real, microtime(true) - $time);
         $response = $this->finish($runtime);
-        $halfDeclared = $this->stopped !== null && $this->mayHaveDeclared($script->filename, $included);
-        $runtime->included?->settle($included, $script->filename);
+        $halfDeclared = $this->stopped !== null && $this->mayHaveDeclared($real, $included);
+        $runtime->included?->settle($included, $real);
         if ($halfDeclared) {
             ($this->log)('info', "$script->scriptName stopped on an uncaught " . ($this->stopped ?? new \Error())::class . ' after running code that declares '
                 . 'functions, classes or constants: this worker is replaced after the response, so no request meets them half-declared');
