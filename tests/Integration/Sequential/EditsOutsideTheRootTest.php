@@ -27,7 +27,7 @@ final class EditsOutsideTheRootTest extends TestCase
     #[DataProvider('tiers')]
     public function testAnEditToAFileIncludedFromAboveTheRootIsSeenWithinTheRevalidationWindow(string $tier): void
     {
-        self::assertTrue(\extension_loaded('Zend OPcache'), 'opcache is missing: scripts/install-deps.sh installs php-opcache');
+        self::assertTrue(\extension_loaded('Zend OPcache'), 'opcache is missing: scripts/install-deps.sh installs php8.2-opcache');
         $root = PeerProcess::tempDir('kiln-outside-root');
         $server = null;
         try {
