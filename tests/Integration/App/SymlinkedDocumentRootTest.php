@@ -7,6 +7,7 @@ namespace Kiln\Tests\Integration\App;
 use Kiln\Tests\Support\HttpClient;
 use Kiln\Tests\Support\KilnProcess;
 use Kiln\Tests\Support\PeerProcess;
+use Kiln\Tests\Support\PhpFpmProcess;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
@@ -25,6 +26,7 @@ final class SymlinkedDocumentRootTest extends TestCase
         yield 'sequential' => ['sequential'];
         yield 'fork' => ['fork'];
         yield 'isolated' => ['isolated'];
+        yield 'fastcgi (php-fpm)' => ['fastcgi'];
     }
 
     #[DataProvider('tiers')]
@@ -32,9 +34,16 @@ final class SymlinkedDocumentRootTest extends TestCase
     {
         $base = PeerProcess::tempDir('kiln-linked-root');
         $server = null;
+        $fpm = null;
         try {
             $root = self::layout($base);
-            $server = KilnProcess::start($root, ['--workers=1', '--pool-size=1', "--tier=$tier", '--symlinks=owner']);
+            $args = ['--workers=1', '--pool-size=1', "--tier=$tier", '--symlinks=owner'];
+            if ($tier === 'fastcgi') {
+                self::assertTrue(is_executable(PhpFpmProcess::BINARY), 'php-fpm8.2 is missing: scripts/install-deps.sh dev installs it');
+                $fpm = PhpFpmProcess::start(children: 1);
+                $args[] = '--fastcgi=' . $fpm->address();
+            }
+            $server = KilnProcess::start($root, $args);
             $url = $server->baseUrl();
             $page = HttpClient::get("$url/page.php", [], 10.0);
             self::assertSame(200, $page['status'], $page['body'] . $server->log());
@@ -48,6 +57,7 @@ final class SymlinkedDocumentRootTest extends TestCase
             $server->waitForLog('~/other-owner\.txt: 404, not served: symlink \S+/other-owner\.txt \(owner uid \d+\) points to .* --symlinks=owner~', 5.0);
         } finally {
             $server?->stop();
+            $fpm?->stop();
             PeerProcess::removeDir($base);
         }
     }
