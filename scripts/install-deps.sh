@@ -11,6 +11,8 @@ php -r 'exit(extension_loaded("pcntl") && extension_loaded("posix") ? 0 : 1);' 2
 php -r 'exit(extension_loaded("ffi") ? 0 : 1);' 2>/dev/null || need_apt+=(php-ffi)
 # Node-shared state (rate limits) uses APCu when the CLI has it on (apc.enable_cli=1), a /dev/shm file otherwise.
 php -r 'exit(extension_loaded("apcu") ? 0 : 1);' 2>/dev/null || need_apt+=(php-apcu)
+# opcache (php8.2-cli depends on it): the workers' JIT, and code edits seen within revalidate_freq (tests).
+php -r 'exit(extension_loaded("Zend OPcache") ? 0 : 1);' 2>/dev/null || need_apt+=(php8.2-opcache)
 # The isolated tier (the default for a bare document root's *.php) runs a pool of php-cgi children.
 command -v php-cgi >/dev/null || need_apt+=(php-cgi)
 if [ "$mode" = dev ]; then

@@ -105,6 +105,8 @@ final class Application
               --time-limit=SECONDS      a script running longer gets 504 (default 30, 0 = none)
               --front-controller=PATH|off  the script for paths no file matches (default /index.php)
               --no-htaccess             ignore .htaccess files (default: read them)
+              --symlinks=inside|owner|follow  symlinks out of the root: never followed (default), when
+                                        link and target have one owner, or always
               --pool-size=N             php-cgi children per worker, isolated tier (default 2)
               --pool-max-requests=N     requests a php-cgi child serves before it is replaced (default 10000)
               --pool-queue=N            requests per worker waiting for a child before 503 (default 512)

@@ -8,6 +8,7 @@ use Kiln\Http\Limits;
 use Kiln\Http\WebSocket\WebSocketConfig;
 use Kiln\Server\Config;
 use Kiln\Site\SiteConfig;
+use Kiln\Site\SymlinkPolicy;
 
 /**
  * `kiln serve PATH [options]` read into its parts: what to serve, how to run, HTTP limits, and how a
@@ -18,7 +19,7 @@ final class ServeOptions
     public const VALUED = ['listen', 'workers', 'pid-file', 'max-requests', 'max-memory', 'drain-timeout',
         'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener', 'jit',
         'tier', 'time-limit', 'pool-size', 'pool-max-requests', 'pool-queue', 'php-cgi', 'php-ini', 'pass-env',
-        'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins'];
+        'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins', 'symlinks'];
     public const FLAGS = ['daemon', 'no-htaccess', 'ws-deflate'];
     public const LIMIT_PREFIX = 'limit-';
 
@@ -125,6 +126,7 @@ final class ServeOptions
                 htaccess: !$options->flag('no-htaccess'),
                 jit: $jit,
                 cacheControl: $options->all('cache-control'),
+                symlinks: SymlinkPolicy::fromOption($options->string('symlinks') ?? 'inside'),
                 trustedProxies: array_values(array_filter(
                     array_map('trim', explode(',', implode(',', $options->all('trusted-proxies')))),
                     static fn(string $entry): bool => $entry !== '',

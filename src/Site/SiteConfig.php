@@ -60,6 +60,8 @@ final class SiteConfig
         public readonly array $cacheControl = [],
         /** Addresses or CIDRs of the reverse proxies whose forwarded headers are believed (`--trusted-proxies`). */
         public readonly array $trustedProxies = [],
+        /** Which symlinks out of the document root are followed (`--symlinks`). */
+        public readonly SymlinkPolicy $symlinks = SymlinkPolicy::Inside,
     ) {}
 
     /**
@@ -92,6 +94,7 @@ final class SiteConfig
         bool $jit = true,
         array $cacheControl = [],
         array $trustedProxies = [],
+        SymlinkPolicy $symlinks = SymlinkPolicy::Inside,
     ): self {
         $cwd = rtrim($cwd, '/');
         $searchPath ??= (string) getenv('PATH');
@@ -171,6 +174,7 @@ final class SiteConfig
             $jit,
             $cacheControl,
             $trustedProxies,
+            $symlinks,
         );
     }
 
@@ -207,6 +211,7 @@ final class SiteConfig
             $this->jit,
             $this->cacheControl,
             $this->trustedProxies,
+            $this->symlinks,
         );
     }
 
