@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\App;
 
+use Kiln\App\Background\Schedule;
 use Kiln\App\Handler\HandlerInvoker;
 use Kiln\App\Internal\Dispatcher;
 use Kiln\App\Internal\MiddlewareHandler;
@@ -67,6 +68,8 @@ final class App implements RequestHandler
 
     private ?Hub $hub = null;
 
+    private readonly Schedule $schedule;
+
     /** @var self|null the App a script handed over by calling run() while being loaded by a worker */
     private static ?self $handedOver = null;
 
@@ -78,6 +81,7 @@ final class App implements RequestHandler
         $this->router = new Router($this->routes);
         $this->invoker = new HandlerInvoker();
         $this->errors = new ErrorHandler($debug);
+        $this->schedule = new Schedule();
         // The dispatcher keeps what it made of each route: a route added later gets a new one.
         $this->routes->watch(function (): void {
             $this->entry = null;
@@ -216,6 +220,74 @@ final class App implements RequestHandler
         $this->limits = $limits;
         // Events that scripts publish (ScriptPublisher) are numbered by this worker's Hub as they reach its bus.
         NodeBus::set(new NumberingBus(NodeBus::get(), $this->hub(...)));
+    }
+
+    /**
+     * Runs $fn every $seconds in each worker, in a Fiber of its own (it may wait); a run still going when the
+     * next is due skips that one. What it throws is logged. Timers start once the worker serves, after the
+     * onWorkerStart hooks, and end when it drains or stops (docs/background.md).
+     *
+     * @param \Closure(): mixed $fn
+     */
+    public function every(float $seconds, \Closure $fn): Timer
+    {
+        return $this->schedule->add(new Timer($seconds, true, $fn));
+    }
+
+    /**
+     * Runs $fn once, $seconds after the worker starts serving (or after this call, in a worker already serving).
+     *
+     * @param \Closure(): mixed $fn
+     */
+    public function after(float $seconds, \Closure $fn): Timer
+    {
+        return $this->schedule->add(new Timer($seconds, false, $fn));
+    }
+
+    /**
+     * Runs $fn every $seconds on one worker of the node only; when that worker dies, is recycled or reloaded,
+     * another takes over (within about five seconds after a crash, at once after an orderly stop). $name
+     * identifies the timer across workers and generations.
+     *
+     * @param \Closure(): mixed $fn
+     */
+    public function everyOnNode(string $name, float $seconds, \Closure $fn): Timer
+    {
+        return $this->schedule->add(new Timer($seconds, true, $fn, $name));
+    }
+
+    /**
+     * Called in each worker once it serves, with its number and pid (also in replacements: after a crash,
+     * a recycle or a reload). What it throws is logged.
+     *
+     * @param \Closure(WorkerInfo): mixed $fn
+     */
+    public function onWorkerStart(\Closure $fn): self
+    {
+        $this->schedule->onStart($fn);
+        return $this;
+    }
+
+    /**
+     * Called in each worker as it ends in order: drained (recycled, reloaded, QUIT) once its requests are
+     * done, or stopped (TERM). A worker that is killed runs nothing.
+     *
+     * @param \Closure(WorkerInfo): mixed $fn
+     */
+    public function onWorkerStop(\Closure $fn): self
+    {
+        $this->schedule->onStop($fn);
+        return $this;
+    }
+
+    /**
+     * The timers and hooks, run by the worker.
+     *
+     * @internal
+     */
+    public function schedule(): Schedule
+    {
+        return $this->schedule;
     }
 
     /** @param list<string> $methods */

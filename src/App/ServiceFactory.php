@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\App;
 
+use Kiln\App\Background\LifecycleService;
 use Kiln\App\Internal\MiddlewareHandler;
 use Kiln\App\Middleware\TrustedProxies;
 use Kiln\Http\AccessLog;
@@ -37,11 +38,14 @@ final class ServiceFactory
             $handler->configureWebSockets($webSockets);
             $handler->configureRealtime($limits);
         }
+        $schedule = $handler instanceof App ? $handler->schedule() : null;
         if ($site->trustedProxies !== []) {
             // `--trusted-proxies`: the client, scheme and host a trusted proxy forwards, before anything else runs.
             $handler = new MiddlewareHandler(new TrustedProxies($site->trustedProxies), $handler);
         }
-        return new HttpServer($handler, $limits, $accessLog === null ? null : new AccessLog($accessLog), $webSockets);
+        $server = new HttpServer($handler, $limits, $accessLog === null ? null : new AccessLog($accessLog), $webSockets);
+        // The app's timers and worker hooks (App::every(), onWorkerStart()…) run around the HTTP service.
+        return $schedule === null ? $server : new LifecycleService($server, $schedule);
     }
 
     /**
