@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\App;
 
+use Kiln\App\Background\Jobs;
 use Kiln\App\Background\Schedule;
 use Kiln\App\Handler\HandlerInvoker;
 use Kiln\App\Internal\Dispatcher;
@@ -27,6 +28,8 @@ use Kiln\Http\WebSocket\Connection;
 use Kiln\Http\WebSocket\Message;
 use Kiln\Http\WebSocket\WebSocketHandler;
 use Kiln\Http\WebSocket\WebSocketServer;
+use Kiln\Server\Background\AppBackground;
+use Kiln\Server\Task\TaskQueueFullException;
 use Kiln\Site\DocumentRoot;
 use Kiln\Site\Htaccess\ConfiguredRules;
 use Kiln\Site\SiteConfig;
@@ -70,6 +73,8 @@ final class App implements RequestHandler
 
     private readonly Schedule $schedule;
 
+    private readonly Jobs $jobs;
+
     /** @var self|null the App a script handed over by calling run() while being loaded by a worker */
     private static ?self $handedOver = null;
 
@@ -82,6 +87,7 @@ final class App implements RequestHandler
         $this->invoker = new HandlerInvoker();
         $this->errors = new ErrorHandler($debug);
         $this->schedule = new Schedule();
+        $this->jobs = new Jobs();
         // The dispatcher keeps what it made of each route: a route added later gets a new one.
         $this->routes->watch(function (): void {
             $this->entry = null;
@@ -223,9 +229,9 @@ final class App implements RequestHandler
     }
 
     /**
-     * Runs $fn every $seconds in each worker, in a Fiber of its own (it may wait); a run still going when the
-     * next is due skips that one. What it throws is logged. Timers start once the worker serves, after the
-     * onWorkerStart hooks, and end when it drains or stops (docs/background.md).
+     * Runs $fn every $seconds in each worker, in a Fiber of its own; a run still going when the next is due skips
+     * it. Timers start once the worker serves (after onWorkerStart) and end as it drains or stops; what they
+     * throw is logged (docs/background.md).
      *
      * @param \Closure(): mixed $fn
      */
@@ -234,20 +240,15 @@ final class App implements RequestHandler
         return $this->schedule->add(new Timer($seconds, true, $fn));
     }
 
-    /**
-     * Runs $fn once, $seconds after the worker starts serving (or after this call, in a worker already serving).
-     *
-     * @param \Closure(): mixed $fn
-     */
+    /** @param \Closure(): mixed $fn run once, $seconds after the worker serves (or after this call, once it does) */
     public function after(float $seconds, \Closure $fn): Timer
     {
         return $this->schedule->add(new Timer($seconds, false, $fn));
     }
 
     /**
-     * Runs $fn every $seconds on one worker of the node only; when that worker dies, is recycled or reloaded,
-     * another takes over (within about five seconds after a crash, at once after an orderly stop). $name
-     * identifies the timer across workers and generations.
+     * Runs $fn every $seconds on one worker of the node, named $name across workers and generations; when that
+     * worker dies, is recycled or reloaded, another takes over (at once after an orderly stop, within ~5 s of a crash).
      *
      * @param \Closure(): mixed $fn
      */
@@ -256,38 +257,44 @@ final class App implements RequestHandler
         return $this->schedule->add(new Timer($seconds, true, $fn, $name));
     }
 
-    /**
-     * Called in each worker once it serves, with its number and pid (also in replacements: after a crash,
-     * a recycle or a reload). What it throws is logged.
-     *
-     * @param \Closure(WorkerInfo): mixed $fn
-     */
+    /** @param \Closure(WorkerInfo): mixed $fn called in each worker (replacements too) once it serves; what it throws is logged */
     public function onWorkerStart(\Closure $fn): self
     {
         $this->schedule->onStart($fn);
         return $this;
     }
 
-    /**
-     * Called in each worker as it ends in order: drained (recycled, reloaded, QUIT) once its requests are
-     * done, or stopped (TERM). A worker that is killed runs nothing.
-     *
-     * @param \Closure(WorkerInfo): mixed $fn
-     */
+    /** @param \Closure(WorkerInfo): mixed $fn called as a worker ends in order: drained (recycle, reload, QUIT) or stopped (TERM) */
     public function onWorkerStop(\Closure $fn): self
     {
         $this->schedule->onStop($fn);
         return $this;
     }
 
-    /**
-     * The timers and hooks, run by the worker.
-     *
-     * @internal
-     */
+    /** A task run by name in the task workers: `Kiln\App\task('resize', $path)` (docs/background.md). */
+    public function task(string $name, \Closure $fn): self
+    {
+        $this->jobs->task($name, $fn);
+        return $this;
+    }
+
+    /** @param \Closure(): mixed $fn a process the supervisor starts, starts again when it ends (backoff) and stops with the server */
+    public function process(string $name, \Closure $fn): self
+    {
+        $this->jobs->process($name, $fn);
+        return $this;
+    }
+
+    /** @internal the timers and hooks, run by the worker */
     public function schedule(): Schedule
     {
         return $this->schedule;
+    }
+
+    /** @internal the named tasks and user processes, for the background processes */
+    public function background(): AppBackground
+    {
+        return $this->jobs;
     }
 
     /** @param list<string> $methods */
@@ -414,6 +421,8 @@ final class App implements RequestHandler
             if ($error instanceof BadRequestBodyException) {
                 // The client's body was wrong (invalid JSON, malformed multipart, over a limit): its fault.
                 $error = new HttpErrorException($error->status(), $error->getMessage(), [], $error);
+            } elseif ($error instanceof TaskQueueFullException) {
+                $error = HttpErrorException::serviceUnavailable(); // too much work queued: the client may retry
             }
             $response = $this->errors->render($error, $request);
             if (!$error instanceof HttpErrorException || $error->status >= 500) {
