@@ -164,6 +164,23 @@ final class TaskWorkersTest extends TestCase
         self::assertFalse(posix_kill($second, 0), 'the user process ended with the server');
     }
 
+    public function testATaskWorkerIsRecycledByMaxRequestsAndAReloadReplacesTaskWorkersAndUserProcesses(): void
+    {
+        $server = $this->start(['--workers=1', '--task-workers=1', '--max-requests=2']);
+        $pid = fn(): int => (int) self::json(HttpClient::get($server->baseUrl() . '/sleep?s=0.01', [], 10.0)['body'])['pid'];
+
+        $first = $pid();
+        self::assertSame($first, $pid());
+        $third = $pid();
+        self::assertNotSame($first, $third, 'replaced after two calls');
+
+        $ticker = $this->waitForTicker();
+        $server->signal(SIGHUP);
+        $server->waitForLog('/reloaded: generation 2 serving/', 20.0);
+        self::assertNotSame($third, $pid(), 'a reload brings fresh task workers');
+        self::assertNotSame($ticker, $this->waitForTicker($ticker), 'and starts the user process again');
+    }
+
     /**
      * @param list<string> $args
      * @param array<string, string> $env
