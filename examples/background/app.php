@@ -53,7 +53,8 @@ $app->everyOnNode('report', 30, fn() => error_log('node report from pid ' . getm
 $app->task('primes', fn(int $below): int => Primes::count($below));
 
 $app->get('/primes', function (Request $request): array {
-    $below = min(20_000_000, max(2, (int) ($request->query()['below'] ?? 1_000_000)));
+    $asked = $request->query()['below'] ?? '1000000';
+    $below = min(20_000_000, max(2, \is_string($asked) ? (int) $asked : 0));
     $started = microtime(true);
     $count = task('primes', $below)->await();
     return ['below' => $below, 'primes' => $count, 'seconds' => round(microtime(true) - $started, 3)];

@@ -167,7 +167,7 @@ final class TaskWorkersTest extends TestCase
     public function testATaskWorkerIsRecycledByMaxRequestsAndAReloadReplacesTaskWorkersAndUserProcesses(): void
     {
         $server = $this->start(['--workers=1', '--task-workers=1', '--max-requests=2']);
-        $pid = fn(): int => (int) self::json(HttpClient::get($server->baseUrl() . '/sleep?s=0.01', [], 10.0)['body'])['pid'];
+        $pid = fn(): int => self::number(self::json(HttpClient::get($server->baseUrl() . '/sleep?s=0.01', [], 10.0)['body'])['pid']);
 
         $first = $pid();
         self::assertSame($first, $pid());
@@ -245,6 +245,12 @@ final class TaskWorkersTest extends TestCase
     private static function list(mixed $value): array
     {
         self::assertIsArray($value);
+        return $value;
+    }
+
+    private static function number(mixed $value): int
+    {
+        self::assertIsInt($value);
         return $value;
     }
 
