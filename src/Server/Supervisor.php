@@ -97,6 +97,11 @@ final class Supervisor
         foreach ($this->pool->read($this->timeout()) as [$handle, $message]) {
             $this->onMessage($handle, $message);
         }
+        // A signal that cut the wait short is acted on before the exits it may have caused are seen: a TERM sent
+        // to the whole process group (a terminal, systemd) ends the children too, and none must be started again.
+        foreach ($this->signals->take() as $signal) {
+            $this->onSignal($signal);
+        }
         $others = fn(int $pid, int $status): bool => $this->sidecars->reaped($pid, $status) || ($this->background?->reaped($pid, $status) ?? false);
         foreach ($this->pool->reap($others) as [$handle, $how]) {
             foreach ($this->pool->flush($handle) as [, $message]) {
@@ -254,6 +259,7 @@ final class Supervisor
         $this->become(SupervisorState::Stopping);
         $this->fleet->cancelSpawns();
         $this->sidecars->stopping();
+        $this->background?->freeze();
         foreach ($this->pool->all() as $handle) {
             if ($handle->state !== WorkerState::Stopping) {
                 $this->fleet->terminate($handle);
@@ -270,6 +276,7 @@ final class Supervisor
         $this->log->info("draining (SIGQUIT): finishing in-flight requests, up to {$this->config->drainTimeout} s");
         $this->become(SupervisorState::Draining);
         $this->fleet->cancelSpawns();
+        $this->background?->freeze();
         foreach ($this->pool->all() as $handle) {
             if ($handle->isLive()) {
                 $this->fleet->retire($handle);

@@ -86,10 +86,27 @@ final class BackgroundProcesses
         $this->startProcesses(true);
     }
 
+    /** The server begins to stop or drain: a process that ends from now on is not started again. */
+    public function freeze(): void
+    {
+        $this->children?->freeze();
+    }
+
     /** The server stops (its workers are gone): every process is told to end, none starts again. */
     public function stopping(): void
     {
         $this->children?->stopAll();
+    }
+
+    /**
+     * For metrics: how often each process ended unasked (crashed, killed, exited) and was started again;
+     * `task worker 2`, `process mailer`… => count. Recycles and reloads are not counted.
+     *
+     * @return array<string, int>
+     */
+    public function restarts(): array
+    {
+        return $this->children?->restarts() ?? [];
     }
 
     public function killAll(): void

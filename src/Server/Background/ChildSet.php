@@ -44,6 +44,12 @@ final class ChildSet
 
     private bool $stopping = false;
 
+    /** The server is stopping: what exits now is not started again (what runs is stopped later, by stopAll()). */
+    private bool $frozen = false;
+
+    /** @var array<string, int> key => times it ended unasked and was started again */
+    private array $restarts = [];
+
     /** @param \Closure(): void $inChild runs first in each child: lets go of what belongs to the supervisor */
     public function __construct(
         private readonly Log $log,
@@ -95,6 +101,19 @@ final class ChildSet
         return $this->pids[$key] ?? null;
     }
 
+    /** No process starts again from now on; the running ones keep running until stopAll(). */
+    public function freeze(): void
+    {
+        $this->frozen = true;
+        $this->spawnAt = [];
+    }
+
+    /** @return array<string, int> key => times its process ended unasked (crashed, killed, exited) and was started again */
+    public function restarts(): array
+    {
+        return $this->restarts;
+    }
+
     public function stopAll(): void
     {
         if ($this->stopping) {
@@ -134,9 +153,12 @@ final class ChildSet
         }
         $how = WorkerPool::describe($status);
         $wanted = $this->wanted[$key] ?? null;
-        if ($this->stopping || $wanted === null) {
+        if ($this->stopping || $this->frozen || $wanted === null) {
             $this->log->debug("$key (pid $pid) $how");
             return true;
+        }
+        if (!$told) {
+            $this->restarts[$key] = ($this->restarts[$key] ?? 0) + 1;
         }
         $recycled = $wanted[1] && pcntl_wifexited($status) && pcntl_wexitstatus($status) === 0;
         if ($told || $recycled || $lived >= self::HEALTHY_AFTER) {
@@ -178,7 +200,7 @@ final class ChildSet
     private function spawn(string $key): void
     {
         $wanted = $this->wanted[$key] ?? null;
-        if ($this->stopping || $wanted === null) {
+        if ($this->stopping || $this->frozen || $wanted === null) {
             return;
         }
         $pid = pcntl_fork();
