@@ -4,11 +4,11 @@ declare(strict_types=1);
 
 namespace Kiln\App;
 
-use Kiln\App\Background\Jobs;
-use Kiln\App\Background\Schedule;
 use Kiln\App\Handler\HandlerInvoker;
 use Kiln\App\Internal\Dispatcher;
+use Kiln\App\Internal\Jobs;
 use Kiln\App\Internal\MiddlewareHandler;
+use Kiln\App\Internal\Schedule;
 use Kiln\App\Internal\SseEndpoint;
 use Kiln\App\Internal\WebSocketCallbacks;
 use Kiln\App\Internal\WebSocketEndpoint;

@@ -4,8 +4,8 @@ declare(strict_types=1);
 
 namespace Kiln\App;
 
-use Kiln\App\Background\Jobs;
-use Kiln\App\Background\LifecycleService;
+use Kiln\App\Internal\Jobs;
+use Kiln\App\Internal\LifecycleService;
 use Kiln\App\Internal\MiddlewareHandler;
 use Kiln\App\Middleware\TrustedProxies;
 use Kiln\Http\AccessLog;

@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\App;
 
-use Kiln\App\Background\TimerState;
+use Kiln\App\Internal\TimerState;
 use Kiln\Loop\Loop;
 
 /**

@@ -2,7 +2,7 @@
 
 declare(strict_types=1);
 
-namespace Kiln\App\Background;
+namespace Kiln\App\Internal;
 
 /** @internal the life of a Timer */
 enum TimerState

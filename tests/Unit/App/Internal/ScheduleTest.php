@@ -2,9 +2,9 @@
 
 declare(strict_types=1);
 
-namespace Kiln\Tests\Unit\App\Background;
+namespace Kiln\Tests\Unit\App\Internal;
 
-use Kiln\App\Background\Schedule;
+use Kiln\App\Internal\Schedule;
 use Kiln\App\Timer;
 use Kiln\App\WorkerInfo;
 
