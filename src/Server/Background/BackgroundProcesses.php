@@ -80,7 +80,8 @@ final class BackgroundProcesses
         }
         foreach ($this->children->keys() as $key) {
             if (str_starts_with($key, self::TASK)) {
-                $this->children->restart($key, SIGQUIT);
+                // It finishes the call it runs, which may take until the call's time limit.
+                $this->children->restart($key, SIGQUIT, $this->tasks->timeout + 1.0);
             }
         }
         $this->startProcesses(true);

@@ -70,13 +70,13 @@ final class ChildSet
         }
     }
 
-    /** Ends its process with $signal; a fresh one starts when it has exited. */
-    public function restart(string $key, int $signal): void
+    /** Ends its process with $signal (SIGKILL after $grace seconds); a fresh one starts when it has exited. */
+    public function restart(string $key, int $signal, float $grace = self::STOP_GRACE): void
     {
         $pid = $this->pids[$key] ?? null;
         if ($pid !== null) {
             $this->failures[$key] = 0;
-            $this->end($pid, $signal);
+            $this->end($pid, $signal, $grace);
         }
     }
 
@@ -227,9 +227,9 @@ final class ChildSet
         $this->startedAt[$pid] = microtime(true);
     }
 
-    private function end(int $pid, int $signal): void
+    private function end(int $pid, int $signal, float $grace = self::STOP_GRACE): void
     {
-        $this->killAt[$pid] ??= microtime(true) + self::STOP_GRACE;
+        $this->killAt[$pid] ??= microtime(true) + $grace;
         @posix_kill($pid, $signal);
     }
 }

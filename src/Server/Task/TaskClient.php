@@ -80,6 +80,7 @@ final class TaskClient
         }
         $label = TaskCodec::label($task);
         $call = TaskFrames::encode(TaskCodec::encodeCall($task, $args));
+        $this->calls++;
         $connection = @stream_socket_client('unix://' . $this->path, $errno, $error, 0, STREAM_CLIENT_CONNECT | STREAM_CLIENT_ASYNC_CONNECT);
         if ($connection === false) {
             $this->failures++;
@@ -89,7 +90,6 @@ final class TaskClient
             throw new TaskUnavailableException("task($label): no task worker can be reached: $error");
         }
         $this->inFlight++;
-        $this->calls++;
         return async(function () use ($connection, $call, $label, $timeout): mixed {
             try {
                 return $this->exchange($connection, $call, $label, $timeout);
@@ -109,7 +109,7 @@ final class TaskClient
         return $this->inFlight;
     }
 
-    /** Calls this worker made, and how many failed (queue full, timeout, crash, the task threw). */
+    /** Calls this worker made (refused ones included), and how many failed (queue full, timeout, crash, the task threw). */
     public function calls(): int
     {
         return $this->calls;

@@ -181,6 +181,21 @@ final class TaskWorkersTest extends TestCase
         self::assertNotSame($ticker, $this->waitForTicker($ticker), 'and starts the user process again');
     }
 
+    public function testACallRunningDuringAReloadIsFinishedBeforeItsTaskWorkerIsReplaced(): void
+    {
+        $server = $this->start(['--workers=1', '--task-workers=1']);
+        $long = $this->send('/long?s=4');
+        $pid = $this->waitForRunning();
+
+        $server->signal(SIGHUP);
+        $response = $long->receive(30.0);
+
+        self::assertSame(['result' => $pid], self::json($response['body']), 'the call ran to its end');
+        $server->waitForLog('/reloaded: generation 2 serving/', 20.0);
+        $next = self::number(self::json(HttpClient::get($server->baseUrl() . '/sleep?s=0.01', [], 20.0)['body'])['pid']);
+        self::assertNotSame($pid, $next, 'then a fresh task worker took over');
+    }
+
     /**
      * @param list<string> $args
      * @param array<string, string> $env
