@@ -14,6 +14,7 @@ use Kiln\Http\Request;
 use function Kiln\Loop\all;
 use function Kiln\Loop\async;
 
+use Kiln\Server\Task\TaskClient;
 use Kiln\Server\Task\TaskException;
 
 final class TaskJobs
@@ -127,6 +128,9 @@ $app->get('/db', fn(Request $r) => ['result' => task(
     (string) getenv('KILN_TEST_DB_PASSWORD'),
     (int) ($r->query()['s'] ?? '3'),
 )->await()]);
+
+// This worker's task calls not answered yet (queued or running).
+$app->get('/inflight', fn() => ['inflight' => TaskClient::current()->inFlight()]);
 
 $app->get('/async-pids', fn() => ['pids' => all([async(fn() => task([TaskJobs::class, 'pid'])->await())])]);
 
