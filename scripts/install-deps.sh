@@ -28,6 +28,9 @@ if [ "$mode" = dev ]; then
     command -v ab >/dev/null || need_apt+=(apache2-utils)
     command -v python3 >/dev/null || need_apt+=(python3)
     command -v perl >/dev/null || need_apt+=(perl)
+    # The task workers' test runs a blocking PDO query against a throwaway MariaDB (tests/Apps/Support/MariaDb.php).
+    [ -x /usr/sbin/mariadbd ] || need_apt+=(mariadb-server)
+    php -r 'exit(extension_loaded("pdo_mysql") && extension_loaded("mysqli") ? 0 : 1);' 2>/dev/null || need_apt+=(php-mysql)
     # Independent WebSocket clients the integration tests drive: Debian's python3-websockets and npm's ws.
     [ -d /usr/lib/python3/dist-packages/websockets ] || need_apt+=(python3-websockets)
     command -v node >/dev/null || need_apt+=(nodejs)

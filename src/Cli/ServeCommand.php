@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Cli;
 
 use Kiln\App\ServiceFactory;
+use Kiln\Server\Background\BackgroundProcesses;
 use Kiln\Server\ConnectionPlan;
 use Kiln\Server\Listeners;
 use Kiln\Server\Log;
@@ -97,6 +98,14 @@ final class ServeCommand
             $accessLog === null ? [] : [$accessLog],
             StatusFile::besidePidFile($pidFile->path),
             $daemon === null ? null : $daemon->ready(...),
+            new BackgroundProcesses(
+                $log,
+                $options->tasks,
+                static fn() => ServiceFactory::background($target->path, $target->kind),
+                $target->kind === ServiceFactory::KIND_SCRIPT,
+                $config->maxRequests,
+                $config->maxMemory,
+            ),
         );
         try {
             $pidFile->write();

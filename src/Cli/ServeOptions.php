@@ -6,6 +6,7 @@ namespace Kiln\Cli;
 
 use Kiln\Http\Limits;
 use Kiln\Http\WebSocket\WebSocketConfig;
+use Kiln\Server\Background\TaskSettings;
 use Kiln\Server\Config;
 use Kiln\Site\SiteConfig;
 use Kiln\Site\SymlinkPolicy;
@@ -19,7 +20,8 @@ final class ServeOptions
     public const VALUED = ['listen', 'workers', 'pid-file', 'max-requests', 'max-memory', 'drain-timeout',
         'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener', 'jit',
         'tier', 'time-limit', 'pool-size', 'pool-max-requests', 'pool-queue', 'php-cgi', 'php-ini', 'pass-env',
-        'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins', 'symlinks'];
+        'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins', 'symlinks',
+        'task-workers', 'task-queue', 'task-timeout'];
     public const FLAGS = ['daemon', 'no-htaccess', 'ws-deflate'];
     public const LIMIT_PREFIX = 'limit-';
 
@@ -36,6 +38,8 @@ final class ServeOptions
         public readonly WebSocketConfig $webSocket = new WebSocketConfig(),
         /** The connection cap asked for (--connections, --limit-connections or their env); null: the driver's default. */
         public readonly ?int $connections = null,
+        /** --task-workers, --task-queue, --task-timeout */
+        public readonly TaskSettings $tasks = new TaskSettings(),
     ) {}
 
     /**
@@ -81,6 +85,11 @@ final class ServeOptions
                 accessLog: $accessLog === 'off' ? null : $accessLog,
                 logLevel: $options->string('log-level') ?? 'info',
             );
+            $tasks = new TaskSettings(
+                workers: $options->int('task-workers') ?? 0,
+                queue: $options->int('task-queue') ?? 64,
+                timeout: $options->float('task-timeout') ?? 60.0,
+            );
             $webSocket = new WebSocketConfig(
                 deflate: $options->flag('ws-deflate'),
                 origins: array_values(array_filter(
@@ -96,7 +105,7 @@ final class ServeOptions
             throw new UsageException("--jit must be on or off, got '$jit'");
         }
         $requested = isset($limitValues['connections']) ? $limits->connections : null;
-        return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit, $webSocket, $requested);
+        return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit, $webSocket, $requested, $tasks);
     }
 
     /**
