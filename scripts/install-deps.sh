@@ -26,6 +26,11 @@ if [ "$mode" = dev ]; then
     command -v ab >/dev/null || need_apt+=(apache2-utils)
     command -v python3 >/dev/null || need_apt+=(python3)
     command -v perl >/dev/null || need_apt+=(perl)
+    # Redis tests start their own redis-server, redis-sentinel and Cluster; redis-cli makes the Cluster, redis-benchmark is the bench peer.
+    [ -x /usr/bin/redis-server ] || need_apt+=(redis-server)
+    [ -x /usr/bin/redis-sentinel ] || need_apt+=(redis-sentinel)
+    { [ -x /usr/bin/redis-cli ] && [ -x /usr/bin/redis-benchmark ]; } || need_apt+=(redis-tools)
+    command -v openssl >/dev/null || need_apt+=(openssl)
     # Independent WebSocket clients the integration tests drive: Debian's python3-websockets and npm's ws.
     [ -d /usr/lib/python3/dist-packages/websockets ] || need_apt+=(python3-websockets)
     command -v node >/dev/null || need_apt+=(nodejs)
