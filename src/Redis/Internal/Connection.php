@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Redis\Internal;
 
 use Kiln\Loop\Loop;
+use Kiln\Loop\Suspension;
 use Kiln\Redis\CommandTimeoutException;
 use Kiln\Redis\ConnectionLostException;
 use Kiln\Redis\ErrorReplyException;
@@ -34,7 +35,12 @@ final class Connection
     private ?string $writeWatcher = null;
     private readonly string $readWatcher;
     private readonly string $watchdog;
-    /** @var \SplQueue<array{\Closure(mixed, ?\Throwable): void, float}> settle callback, deadline */
+    /**
+     * What waits for each reply, in order: the Suspension of a single command (resumed with the reply,
+     * an ErrorReply included) or a pipeline's settle callback; and its deadline.
+     *
+     * @var \SplQueue<array{Suspension|\Closure(mixed, ?\Throwable): void, float}>
+     */
     private readonly \SplQueue $pending;
     private ?RedisException $closedBy = null;
     private readonly \Closure $flush;
@@ -91,10 +97,19 @@ final class Connection
      */
     public function command(array $args, float $extraTime = 0.0): mixed
     {
+        if ($this->closedBy !== null) {
+            $this->ensureOpen();
+        }
         $suspension = Loop::getSuspension();
-        $this->enqueue([$args], static function (mixed $value, ?\Throwable $error) use ($suspension): void {
-            $error === null ? $suspension->resume($value) : $suspension->throw($error);
-        }, $extraTime);
+        if ($this->pending->isEmpty()) {
+            Loop::reference($this->readWatcher);
+        }
+        $this->outgoing .= RespEncoder::command($args);
+        $this->pending->enqueue([$suspension, Loop::now() + $this->commandTimeout + $extraTime]);
+        if (!$this->flushQueued && $this->writeWatcher === null) {
+            $this->flushQueued = true;
+            Loop::defer($this->flush);
+        }
         $reply = $suspension->suspend();
         if ($reply instanceof ErrorReply) {
             throw new ErrorReplyException($reply);
@@ -173,8 +188,8 @@ final class Connection
         }
         $this->outgoing = '';
         while (!$this->pending->isEmpty()) {
-            [$settle] = $this->pending->dequeue();
-            $settle(null, $first ?? $reason);
+            [$waiter] = $this->pending->dequeue();
+            $waiter instanceof Suspension ? $waiter->throw($first ?? $reason) : $waiter(null, $first ?? $reason);
             $first = null;
         }
         $onClose = $this->onClose;
@@ -274,11 +289,11 @@ final class Connection
                 $handler($value);
                 continue;
             }
-            [$settle] = $this->pending->dequeue();
+            [$waiter] = $this->pending->dequeue();
             if ($this->pending->isEmpty()) {
                 Loop::unreference($this->readWatcher);
             }
-            $settle($value, null);
+            $waiter instanceof Suspension ? $waiter->resume($value) : $waiter($value, null);
             if ($this->closedBy !== null) {
                 return;
             }
