@@ -21,7 +21,8 @@ use Kiln\Redis\Resp\RespParser;
  * One connection on the loop, shared by any number of Fibers: commands are written in the order they
  * are made (all made in one tick go out in one write), and replies are handed back in that order.
  *
- * A reply nobody waits for (a RESP3 push; in subscribe mode, every message) goes to $onOutOfBand.
+ * A reply nobody waits for (a RESP3 push; in subscribe mode, every message) goes to $onOutOfBand;
+ * without one, pushes are dropped and any other unasked-for reply closes the connection (out of step).
  * When the connection breaks, every command in flight fails with ConnectionLostException and nothing
  * is sent again; a command without a reply within the timeout fails with CommandTimeoutException and
  * closes the connection (a late reply could not be told from the next one).
@@ -281,12 +282,13 @@ final class Connection
             }
             if ($value instanceof Push || $this->pending->isEmpty()) {
                 $handler = $this->onOutOfBand;
-                if ($handler === null) {
+                if ($handler !== null) {
+                    $handler($value);
+                } elseif (!$value instanceof Push) {
                     $this->close(new ConnectionLostException("Redis at {$this->peer} sent a reply nobody asked for"));
 
                     return;
                 }
-                $handler($value);
                 continue;
             }
             [$waiter] = $this->pending->dequeue();

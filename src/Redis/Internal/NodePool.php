@@ -50,6 +50,9 @@ final class NodePool
         }
         $best = null;
         foreach ($this->connections as $connection) {
+            if ($this->config->poolSize === 1) {
+                return $connection;
+            }
             if ($best === null || $connection->inFlight() < $best->inFlight()) {
                 $best = $connection;
             }

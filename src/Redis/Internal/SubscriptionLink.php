@@ -4,9 +4,11 @@ declare(strict_types=1);
 
 namespace Kiln\Redis\Internal;
 
+use Kiln\Loop\CancelledException;
 use Kiln\Loop\Deferred;
 use Kiln\Loop\Loop;
 use Kiln\Loop\TimeoutCancellation;
+use Kiln\Redis\CommandTimeoutException;
 use Kiln\Redis\ConnectException;
 use Kiln\Redis\Endpoint;
 use Kiln\Redis\RedisConfig;
@@ -48,19 +50,25 @@ final class SubscriptionLink
     }
 
     /**
-     * Subscribes and waits for the server's confirmation.
+     * Subscribes and waits for the server's confirmation. On failure (no connection, no confirmation in
+     * time) the subscription is forgotten and the exception thrown: the caller may try again.
      *
      * @param \Closure(string, string, string): void $handler
      */
     public function add(SubscriptionKind $kind, string $name, \Closure $handler): void
     {
         $this->subscriptions[$kind->value][$name] = $handler;
-        $connection = $this->connection ?? $this->connect();
-        /** @var Deferred<null> $deferred */
-        $deferred = $this->confirmations["$kind->value $name"] ?? new Deferred();
-        $this->confirmations["$kind->value $name"] = $deferred;
-        $connection->write([strtoupper($kind->value), $name]);
-        $deferred->getFuture()->await(new TimeoutCancellation($this->config->commandTimeout, "Redis did not confirm $kind->value $name"));
+        try {
+            $connection = $this->connection ?? $this->connect();
+            /** @var Deferred<null> $deferred */
+            $deferred = $this->confirmations["$kind->value $name"] ?? new Deferred();
+            $this->confirmations["$kind->value $name"] = $deferred;
+            $connection->write([strtoupper($kind->value), $name]);
+            $deferred->getFuture()->await(new TimeoutCancellation($this->config->commandTimeout, "Redis did not confirm $kind->value $name within {$this->config->commandTimeout} s"));
+        } catch (RedisException | CancelledException $e) {
+            unset($this->subscriptions[$kind->value][$name], $this->confirmations["$kind->value $name"]);
+            throw $e instanceof CancelledException ? new CommandTimeoutException($e->getMessage(), 0, $e) : $e;
+        }
     }
 
     public function remove(SubscriptionKind $kind, string $name): void

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Tests\Integration\Redis;
 
 use Kiln\Loop\TimeoutCancellation;
+use Kiln\Redis\ConnectException;
 use Kiln\Redis\RedisClient;
 use Kiln\Redis\Subscriber;
 use Kiln\Tests\Support\RedisServer;
@@ -50,6 +51,35 @@ final class SubscriberTest extends RedisTestCase
             $subscriber->unsubscribe('news');
             self::waitFor(static fn(): bool => $client->publish('news', 'gone') === 0, 'nobody subscribed to news');
             $subscriber->close();
+        });
+    }
+
+    public function testASubscribeWithoutRedisFailsClearlyAndWorksOnceRedisIsThere(): void
+    {
+        $port = RedisServer::freePort();
+        $subscriber = Subscriber::fromUri("redis://127.0.0.1:$port");
+        $received = [];
+        self::inLoop(static function () use ($subscriber, $port, &$received): void {
+            try {
+                $subscriber->subscribe('a', static function (string $message) use (&$received): void {
+                    $received[] = "a:$message";
+                });
+                self::fail('subscribed to nothing');
+            } catch (ConnectException $e) {
+                self::assertStringContainsString("127.0.0.1:$port", $e->getMessage());
+            }
+            $server = RedisServer::start(port: $port);
+            $subscriber->subscribe('b', static function (string $message) use (&$received): void {
+                $received[] = "b:$message";
+            });
+            $client = RedisClient::fromUri($server->uri());
+            self::assertSame(0, $client->publish('a', 'x'), 'the failed subscription was not kept');
+            self::assertSame(1, $client->publish('b', 'y'));
+            self::waitFor(static function () use (&$received): bool {
+                return $received === ['b:y'];
+            }, 'the message on b');
+            $subscriber->close();
+            $server->stop();
         });
     }
 

@@ -92,6 +92,26 @@ final class ConnectionTest extends TestCase
         self::assertEquals([new Push(['invalidate', ['k']])], $this->outOfBand);
     }
 
+    public function testWithoutAnOutOfBandHandlerPushesAreDroppedAndAnUnaskedReplyClosesTheConnection(): void
+    {
+        $pair = stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
+        self::assertIsArray($pair);
+        [$client, $this->server] = $pair;
+        $this->connection = new Connection($client, 'pair', 5.0);
+        $value = $this->inLoop(function (): mixed {
+            $get = async(fn() => $this->connection->command(['GET', 'k']));
+            $this->readRequest();
+            $this->answerByteByByte(">2\r\n+invalidate\r\n*1\r\n+k\r\n\$1\r\nv\r\n");
+            $value = $get->await();
+            $this->answerByteByByte("+surprise\r\n");
+            delay(0.02);
+
+            return $value;
+        });
+        self::assertSame('v', $value);
+        self::assertFalse($this->connection->isOpen(), 'a reply nobody asked for means the stream is out of step');
+    }
+
     public function testWhenThePeerClosesEveryCommandInFlightFailsAndNothingIsSentAgain(): void
     {
         $errors = $this->inLoop(function (): array {
