@@ -18,13 +18,23 @@ final class ClusterTest extends RedisTestCase
     protected function setUp(): void
     {
         parent::setUp();
-        for ($i = 0; $i < 3; $i++) {
+        $this->makeCluster(3, 0);
+    }
+
+    /** Starts $masters × (1 + $replicasEach) nodes and joins them with redis-cli --cluster create. */
+    private function makeCluster(int $masters, int $replicasEach): void
+    {
+        foreach ($this->nodes as $node) {
+            $node->stop();
+        }
+        $this->nodes = [];
+        for ($i = 0; $i < $masters * (1 + $replicasEach); $i++) {
             $this->nodes[] = RedisServer::start(['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000']);
         }
         $addresses = array_map(static fn(RedisServer $n): string => "127.0.0.1:{$n->port}", $this->nodes);
-        $out = $this->nodes[0]->cli('--cluster', 'create', ...[...$addresses, '--cluster-yes']);
+        $out = $this->nodes[0]->cli('--cluster', 'create', ...[...$addresses, '--cluster-replicas', (string) $replicasEach, '--cluster-yes']);
         self::assertStringContainsString('All 16384 slots covered', $out, $out);
-        $deadline = microtime(true) + 20.0;
+        $deadline = microtime(true) + 30.0;
         foreach ($this->nodes as $node) {
             while (!str_contains($node->cli('CLUSTER', 'INFO'), 'cluster_state:ok')) {
                 self::assertLessThan($deadline, microtime(true), 'the Cluster did not become ok');
@@ -104,6 +114,40 @@ final class ClusterTest extends RedisTestCase
         });
         sort($received);
         self::assertSame(['carts:hi', 'orders:hi', 'users:hi'], $received);
+    }
+
+    public function testAFailoverIsFollowedToThePromotedReplica(): void
+    {
+        $this->makeCluster(3, 1);
+        $client = RedisClient::fromUri("redis+cluster://127.0.0.1:{$this->nodes[0]->port}?timeout=2&connect_timeout=1");
+        self::inLoop(static function () use ($client): void {
+            self::assertTrue($client->set('foo', 'before'));
+        });
+        $slot = ClusterSlot::of('foo');
+        $owner = null;
+        foreach ($this->nodes as $node) {
+            if (str_contains($node->cli('ROLE'), 'master') && $node->cli('CLUSTER', 'COUNTKEYSINSLOT', (string) $slot) === '1') {
+                $owner = $node;
+            }
+        }
+        self::assertNotNull($owner, 'a master holds foo');
+        $deadline = microtime(true) + 20.0;
+        while (preg_match('/master_repl_offset:(\d+)/', $info = $owner->cli('INFO', 'replication'), $m) !== 1 || !str_contains($info, "offset={$m[1]},")) {
+            self::assertLessThan($deadline, microtime(true), "the replica did not catch up: $info");
+            usleep(50_000);
+        }
+        $ownerId = $owner->cli('CLUSTER', 'MYID');
+        $owner->kill();
+        $value = self::inLoop(static fn(): ?string => self::eventually(static function () use ($client): ?string {
+            $client->set('after', 'failover');
+
+            return $client->get('foo');
+        }, 40.0), 60.0);
+        self::assertSame('before', $value, 'the replica of the dead master serves its keys now');
+        $survivor = $this->nodes[0] === $owner ? $this->nodes[1] : $this->nodes[0];
+        self::assertStringContainsString("$ownerId", $survivor->cli('CLUSTER', 'NODES'));
+        self::assertMatchesRegularExpression('/' . $ownerId . '[^\n]*master,fail/', $survivor->cli('CLUSTER', 'NODES'), 'the old master is marked failed');
+        $client->close();
     }
 
     /** @return array{RedisServer, RedisServer} the master owning $slot and another master */

@@ -23,7 +23,7 @@ final class SentinelTest extends RedisTestCase
         self::inLoop(static function () use ($client, $master): void {
             self::assertSame(['port', (string) $master->port], $client->command('CONFIG', 'GET', 'port'));
             $client->set('before', 'failover');
-            $client->command('WAIT', 1, 2000);
+            self::assertSame(1, $client->blockingCommand(2.0, ['WAIT', 1, 2000]), 'the replica has the write');
         });
         $master->kill();
         $port = self::inLoop(static fn(): mixed => self::eventually(static function () use ($client): mixed {
