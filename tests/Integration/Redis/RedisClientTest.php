@@ -49,6 +49,23 @@ final class RedisClientTest extends RedisTestCase
         self::assertSame('200', $server->cli('GET', 'counter'));
     }
 
+    public function testAPoolOpensASecondConnectionOnlyWhileTheFirstIsBusy(): void
+    {
+        $server = RedisServer::start();
+        $client = RedisClient::fromUri($server->uri('?pool=2'));
+        self::inLoop(static function () use ($client): void {
+            $first = $client->command('CLIENT', 'ID');
+            self::assertSame($first, $client->command('CLIENT', 'ID'), 'an idle connection is reused');
+            $blocked = async(static fn() => $client->blockingCommand(5.0, ['BLPOP', 'queue', 5]));
+            $second = $client->command('CLIENT', 'ID');
+            self::assertNotSame($first, $second, 'a command does not wait behind BLPOP when the pool has room');
+            self::assertSame(1, $client->command('RPUSH', 'queue', 'job'));
+            self::assertSame(['queue', 'job'], $blocked->await());
+        });
+        self::assertSame(3, substr_count($server->cli('CLIENT', 'LIST'), 'id='), 'the two pooled connections and redis-cli, no more');
+        $client->close();
+    }
+
     public function testAPipelineReturnsErrorRepliesInTheirPlace(): void
     {
         $server = RedisServer::start();
