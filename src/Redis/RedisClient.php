@@ -22,7 +22,7 @@ use Kiln\Redis\Internal\SentinelLocator;
  *
  * Constructing does no I/O. Call close() when done (a worker's clients go with the worker).
  */
-final class RedisClient
+final class RedisClient implements Commands
 {
     private readonly ?NodePool $pool;
     private readonly ?ClusterRouter $cluster;
@@ -153,15 +153,7 @@ final class RedisClient
      */
     public function evalScript(Script $script, array $keys = [], array $args = []): mixed
     {
-        try {
-            return $this->execute(['EVALSHA', $script->sha1, \count($keys), ...$keys, ...$args]);
-        } catch (ErrorReplyException $e) {
-            if ($e->code() !== 'NOSCRIPT') {
-                throw $e;
-            }
-        }
-
-        return $this->execute(['EVAL', $script->source, \count($keys), ...$keys, ...$args]);
+        return $script->run($this, $keys, $args);
     }
 
     public function streams(): Streams

@@ -16,7 +16,7 @@ use Kiln\Redis\Resp\RespParser;
  * Single-server configs only. A lost connection fails the command in flight (ConnectionLostException,
  * never re-sent); the next command connects again.
  */
-final class SyncRedisClient
+final class SyncRedisClient implements Commands
 {
     /** @var resource|null */
     private mixed $stream = null;

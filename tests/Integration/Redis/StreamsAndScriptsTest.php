@@ -76,5 +76,8 @@ final class StreamsAndScriptsTest extends RedisTestCase
         }
         self::assertSame('1', $server->cli('-n', '2', 'GET', 'c'), 'the INCR on the dead connection was not sent again');
         self::assertSame(2, $client->command('INCR', 'c'), 'the next command reconnected');
+        $script = new Script("return redis.call('INCRBY', KEYS[1], ARGV[1])");
+        self::assertSame(12, $script->run($client, ['c'], [10]), 'scripts run on the synchronous client too');
+        $client->close();
     }
 }
