@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Cli;
 
 use Kiln\App\ServiceFactory;
+use Kiln\Redis\Endpoint;
 use Kiln\Server\ConnectionPlan;
 use Kiln\Server\Listeners;
 use Kiln\Server\Log;
@@ -15,6 +16,8 @@ use Kiln\Server\StatusFile;
 use Kiln\Server\Supervisor;
 use Kiln\Site\Sequential\SequentialRunner;
 use Kiln\Site\Tier;
+use Kiln\Store\NodeBus;
+use Kiln\Store\RedisBus;
 
 /**
  * `kiln serve`: binds, checks the pid file, opens the logs (all before daemonizing, so those errors
@@ -89,11 +92,23 @@ final class ServeCommand
         $limits = $options->limits->withConnections($plan->connections);
         $site = $options->site;
         $webSocket = $options->webSocket;
+        $redis = $options->redis;
+        if ($redis !== null) {
+            // Where, never with whom: the password stays out of the log.
+            $where = implode(',', array_map(static fn(Endpoint $endpoint): string => (string) $endpoint, $redis->endpoints));
+            $log->info("node bus: Redis pub/sub ({$redis->mode->name}) at $where, shared with every node given the same Redis");
+        }
         $supervisor = new Supervisor(
             $config,
             $listeners,
             $log,
-            static fn() => ServiceFactory::create($target->path, $target->kind, $limits, $accessLog, $site, $webSocket),
+            static function () use ($target, $limits, $accessLog, $site, $webSocket, $redis) {
+                if ($redis !== null) {
+                    // Before the app is built: its boot code, its Hub and the scripts' gateway all use this bus.
+                    NodeBus::set(new RedisBus($redis));
+                }
+                return ServiceFactory::create($target->path, $target->kind, $limits, $accessLog, $site, $webSocket);
+            },
             $accessLog === null ? [] : [$accessLog],
             StatusFile::besidePidFile($pidFile->path),
             $daemon === null ? null : $daemon->ready(...),

@@ -6,6 +6,7 @@ namespace Kiln\Cli;
 
 use Kiln\Http\Limits;
 use Kiln\Http\WebSocket\WebSocketConfig;
+use Kiln\Redis\RedisConfig;
 use Kiln\Server\Config;
 use Kiln\Site\SiteConfig;
 
@@ -18,12 +19,13 @@ final class ServeOptions
     public const VALUED = ['listen', 'workers', 'pid-file', 'max-requests', 'max-memory', 'drain-timeout',
         'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener', 'jit',
         'tier', 'time-limit', 'pool-size', 'pool-max-requests', 'pool-queue', 'php-cgi', 'php-ini', 'pass-env',
-        'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins'];
+        'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins',
+        'redis', 'redis-sentinel', 'redis-cluster'];
     public const FLAGS = ['daemon', 'no-htaccess', 'ws-deflate'];
     public const LIMIT_PREFIX = 'limit-';
 
     /** Options whose values hold commas: in env, their values are separated by `;` instead. */
-    public const ENV_SEPARATORS = ['cache-control' => ';'];
+    public const ENV_SEPARATORS = ['cache-control' => ';', 'redis' => ';', 'redis-sentinel' => ';', 'redis-cluster' => ';'];
 
     private function __construct(
         public readonly Target $target,
@@ -35,6 +37,8 @@ final class ServeOptions
         public readonly WebSocketConfig $webSocket = new WebSocketConfig(),
         /** The connection cap asked for (--connections, --limit-connections or their env); null: the driver's default. */
         public readonly ?int $connections = null,
+        /** --redis (or --redis-sentinel, --redis-cluster): the Redis the nodes share; null: each node on its own. */
+        public readonly ?RedisConfig $redis = null,
     ) {}
 
     /**
@@ -95,7 +99,40 @@ final class ServeOptions
             throw new UsageException("--jit must be on or off, got '$jit'");
         }
         $requested = isset($limitValues['connections']) ? $limits->connections : null;
-        return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit, $webSocket, $requested);
+        return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit, $webSocket, $requested, self::redis($options));
+    }
+
+    /**
+     * `--redis=URI` (any form RedisConfig::fromUri() reads), or the shorthands `--redis-sentinel=HOST:PORT,…/MASTER`
+     * and `--redis-cluster=HOST:PORT,…`; at most one of the three.
+     *
+     * @throws UsageException
+     */
+    private static function redis(Options $options): ?RedisConfig
+    {
+        $given = array_filter([
+            'redis' => $options->string('redis'),
+            'redis-sentinel' => $options->string('redis-sentinel'),
+            'redis-cluster' => $options->string('redis-cluster'),
+        ], static fn(?string $value): bool => $value !== null && $value !== '');
+        if ($given === []) {
+            return null;
+        }
+        if (\count($given) > 1) {
+            throw new UsageException('Give one of --redis, --redis-sentinel and --redis-cluster, not ' . implode(' and ', array_map(static fn(string $name): string => "--$name", array_keys($given))));
+        }
+        $name = array_key_first($given);
+        $value = (string) $given[$name];
+        $uri = match ($name) {
+            'redis-sentinel' => 'redis+sentinel://' . $value,
+            'redis-cluster' => 'redis+cluster://' . $value,
+            default => $value,
+        };
+        try {
+            return RedisConfig::fromUri($uri);
+        } catch (\ValueError $e) {
+            throw new UsageException("--$name: " . $e->getMessage(), 0, $e);
+        }
     }
 
     /**
