@@ -60,6 +60,8 @@ final class SiteConfig
         public readonly array $cacheControl = [],
         /** Addresses or CIDRs of the reverse proxies whose forwarded headers are believed (`--trusted-proxies`). */
         public readonly array $trustedProxies = [],
+        /** Where session_start() in the sequential tier keeps sessions (App::sessions()); null: PHP's own setting. */
+        public readonly ?\SessionHandlerInterface $sessionHandler = null,
     ) {}
 
     /**
@@ -188,9 +190,20 @@ final class SiteConfig
         if ($tier === Tier::FastCgi && $this->fastcgi === null) {
             throw new \ValueError('The fastcgi tier needs the upstream address: --fastcgi=HOST:PORT or --fastcgi=unix:/path/to.sock');
         }
+        return $this->rebuild($tier, $tier->value, $this->sessionHandler);
+    }
+
+    /** The same settings, with session_start() in the sequential tier keeping sessions through $handler. */
+    public function withSessionHandler(\SessionHandlerInterface $handler): self
+    {
+        return $this->rebuild($this->tier, $this->requestedTier, $handler);
+    }
+
+    private function rebuild(Tier $tier, string $requestedTier, ?\SessionHandlerInterface $sessionHandler): self
+    {
         return new self(
             $tier,
-            $tier->value,
+            $requestedTier,
             $this->timeLimit,
             $this->poolSize,
             $this->poolMaxRequests,
@@ -207,6 +220,7 @@ final class SiteConfig
             $this->jit,
             $this->cacheControl,
             $this->trustedProxies,
+            $sessionHandler,
         );
     }
 
