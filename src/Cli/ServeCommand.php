@@ -17,7 +17,9 @@ use Kiln\Server\Supervisor;
 use Kiln\Site\Sequential\SequentialRunner;
 use Kiln\Site\Tier;
 use Kiln\Store\NodeBus;
+use Kiln\Store\NodeState;
 use Kiln\Store\RedisBus;
+use Kiln\Store\RedisStore;
 
 /**
  * `kiln serve`: binds, checks the pid file, opens the logs (all before daemonizing, so those errors
@@ -96,7 +98,7 @@ final class ServeCommand
         if ($redis !== null) {
             // Where, never with whom: the password stays out of the log.
             $where = implode(',', array_map(static fn(Endpoint $endpoint): string => (string) $endpoint, $redis->endpoints));
-            $log->info("node bus: Redis pub/sub ({$redis->mode->name}) at $where, shared with every node given the same Redis");
+            $log->info("node bus and Store: Redis ({$redis->mode->name}) at $where, shared with every node given the same Redis");
         }
         $supervisor = new Supervisor(
             $config,
@@ -104,8 +106,10 @@ final class ServeCommand
             $log,
             static function () use ($target, $limits, $accessLog, $site, $webSocket, $redis) {
                 if ($redis !== null) {
-                    // Before the app is built: its boot code, its Hub and the scripts' gateway all use this bus.
+                    // Before the app is built: its boot code, its Hub and the scripts' gateway use this bus, and its
+                    // Store, counters, cache and sessions this store.
                     NodeBus::set(new RedisBus($redis));
+                    NodeState::setStore(RedisStore::connect($redis));
                 }
                 return ServiceFactory::create($target->path, $target->kind, $limits, $accessLog, $site, $webSocket);
             },

@@ -29,7 +29,7 @@ final class RoomsAcrossNodesTest extends TestCase
             for ($n = 0; $n < 3; $n++) {
                 $nodes[] = KilnProcess::start(self::APP, ['--workers=2', '--redis=' . $redis->uri()]);
             }
-            self::assertStringContainsString('node bus: Redis pub/sub', $nodes[0]->log());
+            self::assertStringContainsString('node bus and Store: Redis', $nodes[0]->log());
             // Two members per node; the processes holding them each follow the room's channel at Redis.
             $members = [];
             $pids = [];
