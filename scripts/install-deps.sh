@@ -31,6 +31,11 @@ if [ "$mode" = dev ]; then
     # The task workers' test runs a blocking PDO query against a throwaway MariaDB (tests/Apps/Support/MariaDb.php).
     [ -x /usr/sbin/mariadbd ] || need_apt+=(mariadb-server)
     php -r 'exit(extension_loaded("pdo_mysql") && extension_loaded("mysqli") ? 0 : 1);' 2>/dev/null || need_apt+=(php-mysql)
+    # Redis tests start their own redis-server, redis-sentinel and Cluster; redis-cli makes the Cluster, redis-benchmark is the bench peer.
+    [ -x /usr/bin/redis-server ] || need_apt+=(redis-server)
+    [ -x /usr/bin/redis-sentinel ] || need_apt+=(redis-sentinel)
+    { [ -x /usr/bin/redis-cli ] && [ -x /usr/bin/redis-benchmark ]; } || need_apt+=(redis-tools)
+    command -v openssl >/dev/null || need_apt+=(openssl)
     # Independent WebSocket clients the integration tests drive: Debian's python3-websockets and npm's ws.
     [ -d /usr/lib/python3/dist-packages/websockets ] || need_apt+=(python3-websockets)
     command -v node >/dev/null || need_apt+=(nodejs)

@@ -2,12 +2,14 @@
 
 declare(strict_types=1);
 
-// Real-time example: WebSocket echo and rooms, server-sent events, and publishing from a plain POST.
+// Real-time example: WebSocket echo and rooms, server-sent events, and publishing from a plain POST;
+// sessions, counters and a cache shared by the node's workers.
 // Run: bin/kiln serve examples/realtime/app.php --workers=2, then open http://127.0.0.1:8080/ in two windows.
 // docs/realtime.md describes the API; tests/Integration/Realtime/ExampleAppTest.php drives this file.
 
 use Kiln\App\App;
 use Kiln\App\HttpErrorException;
+use Kiln\App\Session;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 use Kiln\Http\WebSocket\Connection;
@@ -64,6 +66,33 @@ $app->post('/publish/{topic:[A-Za-z0-9_.-]{1,64}}', function (Request $request, 
     $id = $app->publish($topic, $body);
     $app->broadcast($topic, $body);
     return ['topic' => $topic, 'id' => $id];
+});
+
+// Shared state (docs/state.md): every worker of the node sees the same sessions, counters and cache.
+$app->sessions();
+
+// Counts this browser's visits in its session (the cookie PHPSESSID), and says which node answered.
+$app->get('/session/visits', function (Session $session) use ($app): array {
+    $visits = (int) $session->get('visits', 0) + 1;
+    $session->set('visits', $visits);
+    return ['visits' => $visits, 'node' => $app->nodeId()];
+});
+
+// An atomic counter per name: concurrent POSTs on any worker never count twice or lose one.
+$app->post('/counter/{name:[A-Za-z0-9_.-]{1,64}}', fn(string $name): array => ['value' => $app->counter($name)->increment()]);
+
+// The body is cached under {key} until replaced; GET answers it, or 404.
+$app->put('/cache/{key:[A-Za-z0-9_.-]{1,128}}', function (Request $request, string $key) use ($app): Response {
+    try {
+        $app->cache()->set($key, $request->body());
+    } catch (\ValueError $e) {
+        throw new HttpErrorException(413, $e->getMessage());
+    }
+    return new Response(204);
+});
+$app->get('/cache/{key:[A-Za-z0-9_.-]{1,128}}', function (string $key) use ($app): Response {
+    $value = $app->cache()->get($key);
+    return \is_string($value) ? Response::text($value) : throw new HttpErrorException(404, "Nothing cached under '$key'");
 });
 
 return $app;

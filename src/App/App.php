@@ -12,6 +12,7 @@ use Kiln\App\Internal\Schedule;
 use Kiln\App\Internal\SseEndpoint;
 use Kiln\App\Internal\WebSocketCallbacks;
 use Kiln\App\Internal\WebSocketEndpoint;
+use Kiln\App\Middleware\Sessions;
 use Kiln\App\Routing\ApiRoutes;
 use Kiln\App\Routing\Route;
 use Kiln\App\Routing\RouteCollector;
@@ -34,8 +35,13 @@ use Kiln\Site\DocumentRoot;
 use Kiln\Site\Htaccess\ConfiguredRules;
 use Kiln\Site\SiteConfig;
 use Kiln\Site\Tier;
+use Kiln\Store\Cache;
+use Kiln\Store\Counter;
 use Kiln\Store\NodeBus;
 use Kiln\Store\NodeState;
+use Kiln\Store\Session\SessionStore;
+use Kiln\Store\Session\StoreSessionHandler;
+use Kiln\Store\Store;
 
 /**
  * A Kiln application: routes, middleware and error pages. `app.php` builds one and returns it (or calls
@@ -74,6 +80,9 @@ final class App implements RequestHandler
     private readonly Schedule $schedule;
 
     private readonly Jobs $jobs;
+    private ?Cache $cache = null;
+
+    private ?SessionStore $sessions = null;
 
     /** @var self|null the App a script handed over by calling run() while being loaded by a worker */
     private static ?self $handedOver = null;
@@ -203,6 +212,44 @@ final class App implements RequestHandler
     public function broadcast(string $room, string $message): void
     {
         $this->hub()->broadcast($room, $message);
+    }
+
+    /** The node's Store (NodeState::store()): every worker of the node sees the same keys. */
+    public function store(): Store
+    {
+        return NodeState::store();
+    }
+
+    /** A Cache over the node's Store: TTLs, tags, remember() computed once for the whole node. */
+    public function cache(): Cache
+    {
+        return $this->cache ??= new Cache($this->store());
+    }
+
+    /** This node's id (NodeState::nodeId(): KILN_NODE_ID, else its supervisor's pid and start time). */
+    public function nodeId(): string
+    {
+        return NodeState::nodeId();
+    }
+
+    /** The node-wide counter named $name (exact under concurrent workers). */
+    public function counter(string $name): Counter
+    {
+        return new Counter($this->store(), $name);
+    }
+
+    /**
+     * Sessions for every route (a `Session $session` handler parameter) through the Sessions middleware,
+     * added here in the middleware order, and for session_start() in the sequential tier of site(): both
+     * keep them in $store (default: the node's) under one cookie, so routes and classic scripts share them.
+     */
+    public function sessions(?Store $store = null, string $cookie = 'PHPSESSID', int $ttl = 1440, ?string $domain = null): self
+    {
+        if ($this->sessions !== null) {
+            throw new \Error('sessions() is called once per App');
+        }
+        $this->sessions = new SessionStore($store ?? $this->store(), $ttl);
+        return $this->middleware(new Sessions($this->sessions, $cookie, $domain));
     }
 
     /** This worker's rooms and topics, joined to the node's other workers through its bus. */
@@ -385,6 +432,9 @@ final class App implements RequestHandler
             return;
         }
         [$root, $prefixes, $tier, $rules, $cacheControl] = $this->siteSpec;
+        if ($this->sessions !== null) {
+            $config = $config->withSessionHandler(new StoreSessionHandler($this->sessions));
+        }
         $this->site = DocumentRoot::forSite($root, $tier === null ? $config : $config->withTier($tier), $prefixes, $rules, $cacheControl);
         $this->entry = null;
     }

@@ -101,6 +101,10 @@ final class Application
                                         X-Forwarded-* headers give the client address, HTTPS and SERVER_PORT (default none)
               --ws-deflate              offer permessage-deflate to WebSocket clients (default off)
               --ws-origins=LIST         origins allowed to open WebSockets, e.g. https://example.com (default any)
+              --redis=URI               share the node bus (rooms, topics, publish) with every node on this Redis:
+                                        redis://[user:pass@]host:port[/db], rediss:// for TLS (default: node only)
+              --redis-sentinel=HOSTS/MASTER  the same through Sentinel (host:26379,host2:26379/mymaster)
+              --redis-cluster=HOSTS     the same on a Redis Cluster (host:7000,host2:7001)
 
             document root options (PATH without app.php; docs/configuration.md):
               --tier=auto|sequential|isolated|fork|fastcgi  what runs *.php (default auto: isolated when php-cgi

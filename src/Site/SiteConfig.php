@@ -62,6 +62,8 @@ final class SiteConfig
         public readonly array $trustedProxies = [],
         /** Which symlinks out of the document root are followed (`--symlinks`). */
         public readonly SymlinkPolicy $symlinks = SymlinkPolicy::Inside,
+        /** Where session_start() in the sequential tier keeps sessions (App::sessions()); null: PHP's own setting. */
+        public readonly ?\SessionHandlerInterface $sessionHandler = null,
     ) {}
 
     /**
@@ -192,9 +194,20 @@ final class SiteConfig
         if ($tier === Tier::FastCgi && $this->fastcgi === null) {
             throw new \ValueError('The fastcgi tier needs the upstream address: --fastcgi=HOST:PORT or --fastcgi=unix:/path/to.sock');
         }
+        return $this->rebuild($tier, $tier->value, $this->sessionHandler);
+    }
+
+    /** The same settings, with session_start() in the sequential tier keeping sessions through $handler. */
+    public function withSessionHandler(\SessionHandlerInterface $handler): self
+    {
+        return $this->rebuild($this->tier, $this->requestedTier, $handler);
+    }
+
+    private function rebuild(Tier $tier, string $requestedTier, ?\SessionHandlerInterface $sessionHandler): self
+    {
         return new self(
             $tier,
-            $tier->value,
+            $requestedTier,
             $this->timeLimit,
             $this->poolSize,
             $this->poolMaxRequests,
@@ -212,6 +225,7 @@ final class SiteConfig
             $this->cacheControl,
             $this->trustedProxies,
             $this->symlinks,
+            $sessionHandler,
         );
     }
 

@@ -11,7 +11,8 @@ use Kiln\Store\Internal\Segment;
  * A fixed-size hash table over a Segment: $buckets buckets of $slots slots of $slotSize bytes.
  * A key lives in the bucket its hash picks; a slot holds the key's 128-bit hash, its expiry and its
  * serialized value. A write takes the key's slot, else an empty or expired one, else evicts the live
- * slot that expires soonest, so the table never fills up. One node-wide lock serializes every call.
+ * slot that expires soonest (counted in evictions()), so the table never fills up. One node-wide lock
+ * serializes every call.
  *
  * The backing is a file (put it in /dev/shm: memory, not disk) locked with flock, which works on any
  * PHP. (System V memory through ext-shmop was measured 1.2–1.9× faster on update() but keys its segment
@@ -26,6 +27,7 @@ final class MemoryTable implements SharedState
     private const HEADER = 64;
     private const SLOT_HEAD = 22; // id (16) + expires (4) + length (2)
     private const NEVER = 0xFFFFFFFF;
+    private const EVICTIONS = 20; // header: magic (8), geometry (12), evictions (8)
 
     private bool $open = false;
 
@@ -58,16 +60,30 @@ final class MemoryTable implements SharedState
         if ($ttlSeconds < 0) {
             throw new \ValueError("TTL must be ≥ 0 seconds (0: never expires), got $ttlSeconds");
         }
-        return $this->locked(function () use ($key, $fn, $ttlSeconds): ?array {
+        return $this->change($key, static fn(?array $current): array => [$fn($current), $ttlSeconds]);
+    }
+
+    /**
+     * update() whose callback also gives the entry's TTL, from what it found (a write that keeps an expiry).
+     *
+     * @param \Closure(?array<mixed>): array{?array<mixed>, int} $fn the live value → [new value or null, TTL seconds]
+     * @return ?array<mixed> the new value
+     */
+    public function change(string $key, \Closure $fn): ?array
+    {
+        return $this->locked(function () use ($key, $fn): ?array {
             [$id, $offset, $bucket] = $this->bucket($key);
             $now = time();
             [$found, $current] = $this->find($bucket, $id, $now);
-            $new = $fn($current);
+            [$new, $ttlSeconds] = $fn($current);
             if ($new === null) {
                 if ($found !== null) {
                     $this->segment->write($offset + $found * $this->slotSize, str_repeat("\0", self::SLOT_HEAD));
                 }
                 return null;
+            }
+            if ($ttlSeconds < 0) {
+                throw new \ValueError("TTL must be ≥ 0 seconds (0: never expires), got $ttlSeconds");
             }
             $payload = serialize($new);
             if (\strlen($payload) > $this->capacity()) {
@@ -91,6 +107,37 @@ final class MemoryTable implements SharedState
     public function delete(string $key): void
     {
         $this->update($key, static fn(): ?array => null, 0);
+    }
+
+    /** Live entries removed to make room since the table was made (a count kept in its header). */
+    public function evictions(): int
+    {
+        return $this->locked($this->readEvictions(...));
+    }
+
+    /**
+     * The live values of up to $buckets buckets from bucket $from: [the next bucket, or null at the end, values].
+     *
+     * @return array{?int, list<array<mixed>>}
+     */
+    public function scan(int $from, int $buckets): array
+    {
+        return $this->locked(function () use ($from, $buckets): array {
+            $values = [];
+            $now = time();
+            $end = min($this->buckets, max(0, $from) + max(1, $buckets));
+            for ($index = max(0, $from); $index < $end; $index++) {
+                $bucket = $this->segment->read(self::HEADER + $index * $this->slots * $this->slotSize, $this->slots * $this->slotSize);
+                for ($at = 0; $at < \strlen($bucket); $at += $this->slotSize) {
+                    [$expires, $length] = $this->head($bucket, $at);
+                    if ($expires !== 0 && $expires >= $now) {
+                        $value = @unserialize(substr($bucket, $at + self::SLOT_HEAD, $length), ['allowed_classes' => false]);
+                        \is_array($value) && $values[] = $value;
+                    }
+                }
+            }
+            return [$end < $this->buckets ? $end : null, $values];
+        });
     }
 
     /** Removes the backing segment (for the node's last process). */
@@ -170,6 +217,7 @@ final class MemoryTable implements SharedState
         return [null, null];
     }
 
+    /** An empty or expired slot, else the live one that expires soonest, counted as an eviction. */
     private function freeSlot(string $bucket, int $now): int
     {
         $victim = 0;
@@ -183,7 +231,14 @@ final class MemoryTable implements SharedState
                 [$victim, $soonest] = [$slot, $expires];
             }
         }
+        $this->segment->write(self::EVICTIONS, pack('J', $this->readEvictions() + 1));
         return $victim;
+    }
+
+    private function readEvictions(): int
+    {
+        $count = unpack('J', $this->segment->read(self::EVICTIONS, 8));
+        return \is_array($count) && \is_int($count[1] ?? null) ? $count[1] : 0;
     }
 
     /** @return array{int, int} expires, length */

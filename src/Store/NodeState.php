@@ -28,6 +28,8 @@ final class NodeState
 {
     private static ?SharedState $state = null;
 
+    private static ?Store $store = null;
+
     public static function get(): SharedState
     {
         return self::$state ??= self::create();
@@ -36,6 +38,17 @@ final class NodeState
     public static function set(?SharedState $state): void
     {
         self::$state = $state;
+    }
+
+    /** The node's Store (Counter, Cache, sessions): APCu when the CLI has it on, else a table in /dev/shm. */
+    public static function store(): Store
+    {
+        return self::$store ??= self::createStore();
+    }
+
+    public static function setStore(?Store $store): void
+    {
+        self::$store = $store;
     }
 
     /**
@@ -56,25 +69,30 @@ final class NodeState
         return $pid . '-' . self::startTime($pid);
     }
 
-    /** Where the node's table lives: /dev/shm when there is one (memory), else the temp directory. */
-    public static function path(?string $nodeId = null): string
+    /**
+     * Where the node's tables live: /dev/shm when there is one (memory), else the temp directory.
+     *
+     * @param 'state'|'store' $kind the SharedState table, or the Store's
+     */
+    public static function path(?string $nodeId = null, string $kind = 'state'): string
     {
         $dir = is_dir('/dev/shm') && is_writable('/dev/shm') ? '/dev/shm' : sys_get_temp_dir();
-        return \sprintf('%s/kiln-%d-node-%s.state', $dir, posix_geteuid(), $nodeId ?? self::nodeId());
+        return \sprintf('%s/kiln-%d-node-%s.%s', $dir, posix_geteuid(), $nodeId ?? self::nodeId(), $kind);
     }
 
-    /** Removes the table of a node whose processes have all stopped. */
+    /** Removes the tables of a node whose processes have all stopped. */
     public static function remove(string $nodeId): void
     {
         @unlink(self::path($nodeId));
+        @unlink(self::path($nodeId, 'store'));
     }
 
     /** Removes this user's tables whose supervisor is gone (pid dead, or alive with another start time). */
     public static function sweep(): int
     {
         $removed = 0;
-        foreach (glob(\dirname(self::path('x')) . '/kiln-' . posix_geteuid() . '-node-*.state') ?: [] as $file) {
-            if (preg_match('/-node-(\d+)-(\d+)\.state$/D', $file, $m) === 1 && self::startTime((int) $m[1]) !== $m[2]) {
+        foreach (glob(\dirname(self::path('x')) . '/kiln-' . posix_geteuid() . '-node-*.st*') ?: [] as $file) {
+            if (preg_match('/-node-(\d+)-(\d+)\.(?:state|store)$/D', $file, $m) === 1 && self::startTime((int) $m[1]) !== $m[2]) {
                 $removed += (int) @unlink($file);
             }
         }
@@ -88,6 +106,19 @@ final class NodeState
         }
         self::sweep();
         return MemoryTable::file(self::path());
+    }
+
+    /**
+     * 4,096 buckets × 8 slots × 1 KiB: 32 MiB of sparse file for 32,768 keys of up to ~1,000 serialized
+     * bytes (sessions, cache entries), beside the rate limiter's table of small slots.
+     */
+    private static function createStore(): Store
+    {
+        if (ApcuState::available()) {
+            return new ApcuStore();
+        }
+        self::sweep();
+        return new TableStore(MemoryTable::file(self::path(null, 'store'), 4096, 8, 1024));
     }
 
     /** Clock ticks since boot when $pid started (Linux /proc), "0" elsewhere, "" when $pid is gone. */

@@ -5,8 +5,9 @@ declare(strict_types=1);
 namespace Kiln\Store;
 
 /**
- * Key → small array, shared by every worker process of a node (later, by Redis, across nodes).
- * What the rate limiter needs today; sessions and caches build on the same three calls.
+ * Key → small array, shared by every worker process of a node, changed by a read-modify-write closure under
+ * a lock: what the rate limiter and the SSE event ids need. Counters, caches and sessions use Store instead
+ * (calls a Redis backend can run as single commands), on the same backends (docs/design/020).
  *
  * Contract:
  * - update() MUST run read, $fn and write as one atomic step for that key, across every process that

@@ -97,12 +97,15 @@ final class SequentialRunner implements ScriptRunner
      * @param (\Closure(Request, Script): array<string, string>)|null $params the CGI meta-variables ($_SERVER);
      *        default CgiParams::build()
      * @param (\Closure(string, string): void)|null $log level, message; default the worker's error log
+     * @param ?\SessionHandlerInterface $sessions where session_start() keeps sessions (App::sessions()); null:
+     *        PHP's own session.save_handler
      */
     public function __construct(
         float $timeLimit = 30.0,
         private readonly array $phpIni = [],
         ?\Closure $params = null,
         ?\Closure $log = null,
+        private readonly ?\SessionHandlerInterface $sessions = null,
     ) {
         $this->timeLimit = new TimeLimit($timeLimit);
         $this->revalidation = CodeRevalidation::forThisProcess();
@@ -123,7 +126,7 @@ final class SequentialRunner implements ScriptRunner
         if ($reason !== null) {
             throw new \Error($reason);
         }
-        return new self($config->timeLimit, $config->phpIni);
+        return new self($config->timeLimit, $config->phpIni, sessions: $config->sessionHandler);
     }
 
     /** Why the sequential tier cannot run in this process (no FFI), or null. Check it at start-up. */
@@ -212,6 +215,9 @@ final class SequentialRunner implements ScriptRunner
         foreach ($this->settings ??= $this->checkSettings() as $name => $value) {
             ini_set($name, $value);
         }
+        if ($this->sessions !== null) {
+            $this->shareSessions($request);
+        }
         foreach ($script->phpIni as $name => $value) { // .htaccess php_value: reset with the rest after the script
             if (@ini_set($name, $value) === false && !isset($this->refusedIni[$name])) {
                 $this->refusedIni[$name] = true;
@@ -273,6 +279,20 @@ final class SequentialRunner implements ScriptRunner
             }
         }
         return false;
+    }
+
+    /**
+     * session_start() then keeps sessions where App routes do, under their cookie's rules: strict ids, HttpOnly,
+     * SameSite=Lax, Secure over HTTPS. Set for each request: these settings are reset after every script.
+     */
+    private function shareSessions(Request $request): void
+    {
+        \assert($this->sessions !== null);
+        session_set_save_handler($this->sessions, false);
+        ini_set('session.use_strict_mode', '1');
+        ini_set('session.cookie_httponly', '1');
+        ini_set('session.cookie_samesite', 'Lax');
+        ini_set('session.cookie_secure', $request->scheme() === 'https' ? '1' : '0');
     }
 
     private function remember(string $filename, float $took): void

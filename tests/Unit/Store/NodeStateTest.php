@@ -5,8 +5,10 @@ declare(strict_types=1);
 namespace Kiln\Tests\Unit\Store;
 
 use Kiln\Store\ApcuState;
+use Kiln\Store\ApcuStore;
 use Kiln\Store\MemoryTable;
 use Kiln\Store\NodeState;
+use Kiln\Store\TableStore;
 use PHPUnit\Framework\TestCase;
 
 final class NodeStateTest extends TestCase
@@ -70,19 +72,37 @@ final class NodeStateTest extends TestCase
         $live = NodeState::path(NodeState::nodeId(getmypid()));
         [$dir, $prefix] = [\dirname($live), basename(substr($live, 0, (int) strpos($live, '-node-')))];
         $dead = "$dir/$prefix-node-" . getmypid() . '-1.state'; // our pid, another start time: a gone node
+        $deadStore = "$dir/$prefix-node-" . getmypid() . '-1.store'; // the same node's Store table
         $foreign = "$dir/$prefix-node-custom.state"; // a KILN_NODE_ID node: never swept
-        foreach ([$live, $dead, $foreign] as $file) {
+        foreach ([$live, $dead, $deadStore, $foreign] as $file) {
             touch($file);
         }
         try {
-            self::assertGreaterThanOrEqual(1, NodeState::sweep());
+            self::assertGreaterThanOrEqual(2, NodeState::sweep());
             self::assertFileExists($live);
             self::assertFileDoesNotExist($dead);
+            self::assertFileDoesNotExist($deadStore);
             self::assertFileExists($foreign);
         } finally {
             @unlink($dead);
+            @unlink($deadStore);
             @unlink($foreign);
         }
+    }
+
+    public function testStoreReturnsTheNodesStorePerProcessAndSetStoreReplacesIt(): void
+    {
+        $store = NodeState::store();
+        self::assertSame($store, NodeState::store());
+        self::assertInstanceOf(ApcuState::available() ? ApcuStore::class : TableStore::class, $store);
+        $mine = new TableStore(MemoryTable::file(sys_get_temp_dir() . '/unused-store'));
+        NodeState::setStore($mine);
+        try {
+            self::assertSame($mine, NodeState::store());
+        } finally {
+            NodeState::setStore(null);
+        }
+        self::assertNotSame($mine, NodeState::store());
     }
 
     public function testGetReturnsOneStorePerProcessAndSetReplacesIt(): void

@@ -16,6 +16,8 @@ enum ParameterSource
     case App;
     /** A fresh Response the handler may fill and leave to be sent. */
     case Response;
+    /** The request's Session (the Sessions middleware, App::sessions()). */
+    case Session;
     /** A route parameter of the same name, coerced to the declared type. */
     case Route;
     /** Nothing the invoker can supply: the default value (or null) is passed. */

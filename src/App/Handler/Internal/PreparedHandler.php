@@ -9,6 +9,7 @@ use Kiln\App\Context;
 use Kiln\App\Handler\OutputCapture;
 use Kiln\App\Handler\ResultConverter;
 use Kiln\App\HttpErrorException;
+use Kiln\App\Session;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 
@@ -85,6 +86,7 @@ final class PreparedHandler
                 ParameterSource::Context => $context ??= new Context($request, $params),
                 ParameterSource::App => $app,
                 ParameterSource::Response => $response,
+                ParameterSource::Session => $request->attribute(Session::class) ?? throw new \Error('A handler takes a Session: call $app->sessions() first'),
                 ParameterSource::Default => $parameter->default,
             };
         }

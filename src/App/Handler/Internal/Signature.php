@@ -6,6 +6,7 @@ namespace Kiln\App\Handler\Internal;
 
 use Kiln\App\App;
 use Kiln\App\Context;
+use Kiln\App\Session;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 
@@ -81,6 +82,7 @@ final class Signature
                 Context::class => ParameterSource::Context,
                 App::class => ParameterSource::App,
                 Response::class => ParameterSource::Response,
+                Session::class => ParameterSource::Session,
                 default => null,
             };
             if ($source !== null) {

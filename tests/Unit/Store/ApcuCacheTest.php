@@ -1,0 +1,10 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Unit\Store;
+
+final class ApcuCacheTest extends CacheTestCase
+{
+    use ApcuBackend;
+}
