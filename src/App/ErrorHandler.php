@@ -4,18 +4,20 @@ declare(strict_types=1);
 
 namespace Kiln\App;
 
-use Kiln\App\Internal\ErrorPage;
-use Kiln\App\Internal\ErrorPageFormat;
+use Kiln\Http\ErrorPage;
+use Kiln\Http\ErrorPageFormat;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 use Kiln\Http\Wire\ResponseEncoder;
+use Kiln\Store\StoreException;
 
 /**
  * Turns any throwable into the response the client gets: an HttpErrorException with its status and headers,
  * anything else as a 500. The default page is HTML, JSON or plain text by the request's Accept; a
  * custom handler registered for the status replaces it.
  *
- * Production never discloses internals: a non-HttpErrorException is "500 Internal Server Error" and nothing
+ * A StoreException (BusException included: shared state or the bus unreachable, e.g. Redis down) is a 503 with
+ * Retry-After: 1. Production never discloses internals: another exception is "500 Internal Server Error" and nothing
  * more (its message may hold a path, a query, a secret). Debug mode adds class, message, file:line
  * and trace. Logging 5xx is the caller's job; a custom handler that fails is reported to $log.
  */
@@ -50,7 +52,9 @@ final class ErrorHandler
 
     public function render(\Throwable $error, Request $request): Response
     {
-        $status = $error instanceof HttpErrorException ? $error->status : 500;
+        // The shared state or bus is unreachable (Redis down): the request may succeed again shortly.
+        $unavailable = $error instanceof StoreException; // BusException is one too
+        $status = $error instanceof HttpErrorException ? $error->status : ($unavailable ? 503 : 500);
         $handler = $this->handlers[$status] ?? null;
         $response = $handler === null ? null : $this->custom($handler, $status, $error, $request);
         if ($response === null) {
@@ -65,6 +69,9 @@ final class ErrorHandler
                     $response->setHeader($name, $value);
                 }
             }
+        }
+        if ($unavailable && !$response->hasHeader('Retry-After')) {
+            $response->setHeader('Retry-After', '1');
         }
         return $response;
     }

@@ -85,6 +85,9 @@ final class Application
               --max-requests=N          replace a worker after N requests (default 0 = never; --max-memory guards leaks)
               --max-memory=SIZE         replace a worker above SIZE, e.g. 128M (default 256M, 0 = never)
               --drain-timeout=SECONDS   how long a graceful stop waits for in-flight requests (default 30)
+              --task-workers=N          processes for blocking or CPU-heavy task() calls (default 0 = none)
+              --task-queue=N            task calls that may wait for a task worker, node-wide (default 64; past it: 503)
+              --task-timeout=SECONDS    a task call's time limit, queue wait included (default 60)
               --access-log=FILE|-|off   access log in combined format (default off; - = stderr)
               --error-log=FILE|-        error log (default - = stderr)
               --log-level=LEVEL         debug, info, warning or error (default info)
@@ -98,6 +101,10 @@ final class Application
                                         X-Forwarded-* headers give the client address, HTTPS and SERVER_PORT (default none)
               --ws-deflate              offer permessage-deflate to WebSocket clients (default off)
               --ws-origins=LIST         origins allowed to open WebSockets, e.g. https://example.com (default any)
+              --redis=URI               share the node bus (rooms, topics, publish) with every node on this Redis:
+                                        redis://[user:pass@]host:port[/db], rediss:// for TLS (default: node only)
+              --redis-sentinel=HOSTS/MASTER  the same through Sentinel (host:26379,host2:26379/mymaster)
+              --redis-cluster=HOSTS     the same on a Redis Cluster (host:7000,host2:7001)
 
             document root options (PATH without app.php; docs/configuration.md):
               --tier=auto|sequential|isolated|fork|fastcgi  what runs *.php (default auto: isolated when php-cgi
@@ -105,6 +112,8 @@ final class Application
               --time-limit=SECONDS      a script running longer gets 504 (default 30, 0 = none)
               --front-controller=PATH|off  the script for paths no file matches (default /index.php)
               --no-htaccess             ignore .htaccess files (default: read them)
+              --symlinks=inside|owner|follow  symlinks out of the root: never followed (default), when
+                                        link and target have one owner, or always
               --pool-size=N             php-cgi children per worker, isolated tier (default 2)
               --pool-max-requests=N     requests a php-cgi child serves before it is replaced (default 10000)
               --pool-queue=N            requests per worker waiting for a child before 503 (default 512)

@@ -6,8 +6,11 @@ namespace Kiln\Cli;
 
 use Kiln\Http\Limits;
 use Kiln\Http\WebSocket\WebSocketConfig;
+use Kiln\Server\Background\TaskSettings;
+use Kiln\Redis\RedisConfig;
 use Kiln\Server\Config;
 use Kiln\Site\SiteConfig;
+use Kiln\Site\SymlinkPolicy;
 
 /**
  * `kiln serve PATH [options]` read into its parts: what to serve, how to run, HTTP limits, and how a
@@ -18,12 +21,14 @@ final class ServeOptions
     public const VALUED = ['listen', 'workers', 'pid-file', 'max-requests', 'max-memory', 'drain-timeout',
         'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener', 'jit',
         'tier', 'time-limit', 'pool-size', 'pool-max-requests', 'pool-queue', 'php-cgi', 'php-ini', 'pass-env',
-        'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins'];
+        'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins', 'symlinks',
+        'task-workers', 'task-queue', 'task-timeout',
+        'redis', 'redis-sentinel', 'redis-cluster'];
     public const FLAGS = ['daemon', 'no-htaccess', 'ws-deflate'];
     public const LIMIT_PREFIX = 'limit-';
 
     /** Options whose values hold commas: in env, their values are separated by `;` instead. */
-    public const ENV_SEPARATORS = ['cache-control' => ';'];
+    public const ENV_SEPARATORS = ['cache-control' => ';', 'redis' => ';', 'redis-sentinel' => ';', 'redis-cluster' => ';'];
 
     private function __construct(
         public readonly Target $target,
@@ -35,6 +40,10 @@ final class ServeOptions
         public readonly WebSocketConfig $webSocket = new WebSocketConfig(),
         /** The connection cap asked for (--connections, --limit-connections or their env); null: the driver's default. */
         public readonly ?int $connections = null,
+        /** --task-workers, --task-queue, --task-timeout */
+        public readonly TaskSettings $tasks = new TaskSettings(),
+        /** --redis (or --redis-sentinel, --redis-cluster): the Redis the nodes share; null: each node on its own. */
+        public readonly ?RedisConfig $redis = null,
     ) {}
 
     /**
@@ -80,6 +89,11 @@ final class ServeOptions
                 accessLog: $accessLog === 'off' ? null : $accessLog,
                 logLevel: $options->string('log-level') ?? 'info',
             );
+            $tasks = new TaskSettings(
+                workers: $options->int('task-workers') ?? 0,
+                queue: $options->int('task-queue') ?? 64,
+                timeout: $options->float('task-timeout') ?? 60.0,
+            );
             $webSocket = new WebSocketConfig(
                 deflate: $options->flag('ws-deflate'),
                 origins: array_values(array_filter(
@@ -95,7 +109,40 @@ final class ServeOptions
             throw new UsageException("--jit must be on or off, got '$jit'");
         }
         $requested = isset($limitValues['connections']) ? $limits->connections : null;
-        return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit, $webSocket, $requested);
+        return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit, $webSocket, $requested, $tasks, self::redis($options));
+    }
+
+    /**
+     * `--redis=URI` (any form RedisConfig::fromUri() reads), or the shorthands `--redis-sentinel=HOST:PORT,…/MASTER`
+     * and `--redis-cluster=HOST:PORT,…`; at most one of the three.
+     *
+     * @throws UsageException
+     */
+    private static function redis(Options $options): ?RedisConfig
+    {
+        $given = array_filter([
+            'redis' => $options->string('redis'),
+            'redis-sentinel' => $options->string('redis-sentinel'),
+            'redis-cluster' => $options->string('redis-cluster'),
+        ], static fn(?string $value): bool => $value !== null && $value !== '');
+        if ($given === []) {
+            return null;
+        }
+        if (\count($given) > 1) {
+            throw new UsageException('Give one of --redis, --redis-sentinel and --redis-cluster, not ' . implode(' and ', array_map(static fn(string $name): string => "--$name", array_keys($given))));
+        }
+        $name = array_key_first($given);
+        $value = (string) $given[$name];
+        $uri = match ($name) {
+            'redis-sentinel' => 'redis+sentinel://' . $value,
+            'redis-cluster' => 'redis+cluster://' . $value,
+            default => $value,
+        };
+        try {
+            return RedisConfig::fromUri($uri);
+        } catch (\ValueError $e) {
+            throw new UsageException("--$name: " . $e->getMessage(), 0, $e);
+        }
     }
 
     /**
@@ -125,6 +172,7 @@ final class ServeOptions
                 htaccess: !$options->flag('no-htaccess'),
                 jit: $jit,
                 cacheControl: $options->all('cache-control'),
+                symlinks: SymlinkPolicy::fromOption($options->string('symlinks') ?? 'inside'),
                 trustedProxies: array_values(array_filter(
                     array_map('trim', explode(',', implode(',', $options->all('trusted-proxies')))),
                     static fn(string $entry): bool => $entry !== '',

@@ -56,6 +56,18 @@ final class Subscribers
         }
     }
 
+    /** The channel of a subscription, or null when it is unknown (or was removed). */
+    public function channelOf(int $id): ?string
+    {
+        return $this->channels[$id] ?? null;
+    }
+
+    /** Whether the channel has a listener left. */
+    public function has(string $channel): bool
+    {
+        return isset($this->listeners[$channel]);
+    }
+
     /** A listener removed by an earlier one during this delivery is not called. */
     public function deliver(string $channel, string $payload): void
     {

@@ -9,6 +9,8 @@ use Kiln\App\HttpErrorException;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 use Kiln\Http\Wire\RequestHead;
+use Kiln\Store\BusException;
+use Kiln\Store\StoreException;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
@@ -55,6 +57,16 @@ final class ErrorHandlerTest extends TestCase
         self::assertSame(404, $response->status());
         self::assertStringStartsWith($expected, (string) $response->header('Content-Type'));
         self::assertSame('Accept', $response->header('Vary'));
+    }
+
+    public function testSharedStateOrTheBusUnreachableIsA503WithRetryAfterAndNoDetail(): void
+    {
+        foreach ([new StoreException('Redis: connection refused to 10.0.0.5:6379'), new BusException('Redis is unreachable')] as $error) {
+            $response = (new ErrorHandler())->render($error, self::request(['application/json']));
+            self::assertSame(503, $response->status(), $error::class);
+            self::assertSame('1', $response->header('Retry-After'));
+            self::assertStringNotContainsString('10.0.0.5', self::body($response));
+        }
     }
 
     public function testTheJsonBodyNamesStatusAndMessage(): void

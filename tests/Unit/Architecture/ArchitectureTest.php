@@ -43,6 +43,11 @@ final class ArchitectureTest extends TestCase
             ['Server/Thing.php: Kiln\Site (Server may not use Site: it is not below Server)']];
         yield "another layer's Internal" => ['Site/Thing.php', "<?php\nnamespace Kiln\\Site;\nuse Kiln\\Http\\Internal\\HttpCore;\n",
             ["Site/Thing.php: Kiln\\Http\\Internal\\HttpCore (Http's Internal is for Http alone)"]];
+        yield 'Redis using Store' => ['Redis/Thing.php', "<?php\nnamespace Kiln\\Redis;\nuse Kiln\\Store\\SharedState;\n",
+            ['Redis/Thing.php: Kiln\Store\SharedState (Redis may not use Store: it is not below Redis)']];
+        yield 'Redis using Server' => ['Redis/Thing.php', "<?php\nnamespace Kiln\\Redis;\nuse Kiln\\Server\\Backoff;\n",
+            ['Redis/Thing.php: Kiln\Server\Backoff (Redis may not use Server: it is not below Redis)']];
+        yield 'Store using Redis' => ['Store/Thing.php', "<?php\nnamespace Kiln\\Store;\nuse Kiln\\Redis\\RedisClient;\n", []];
         yield 'an unknown layer' => ['Extra/Thing.php', "<?php\nnamespace Kiln\\Extra;\n",
             ['Extra/Thing.php: src/Extra is no known layer (add it to the layer order)']];
         yield 'a layer below' => ['App/Thing.php', "<?php\nnamespace Kiln\\App;\nuse Kiln\\Http\\Request;\nuse Kiln\\Loop\\Loop;\nuse Kiln\\Kiln;\n", []];

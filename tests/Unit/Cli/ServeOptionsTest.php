@@ -7,6 +7,7 @@ namespace Kiln\Tests\Unit\Cli;
 use Kiln\Cli\Options;
 use Kiln\Cli\ServeOptions;
 use Kiln\Cli\UsageException;
+use Kiln\Redis\RedisMode;
 use Kiln\Server\ListenerMode;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
@@ -68,6 +69,43 @@ final class ServeOptionsTest extends TestCase
         $this->expectException(UsageException::class);
         $this->expectExceptionMessage('scheme://host[:port]');
         ServeOptions::parse([self::APP, '--ws-origins=example.com/path'], [], '/srv');
+    }
+
+    public function testRedisIsReadFromEachOfItsThreeFormsAndFromTheEnvironment(): void
+    {
+        self::assertNull(ServeOptions::parse([self::APP], [], '/srv')->redis);
+        $single = ServeOptions::parse([self::APP, '--redis=redis://:secret@10.0.0.5:6380/2'], [], '/srv')->redis;
+        self::assertNotNull($single);
+        self::assertSame(RedisMode::Single, $single->mode);
+        self::assertSame('10.0.0.5', $single->endpoints[0]->host);
+        self::assertSame(6380, $single->endpoints[0]->port);
+        self::assertSame(2, $single->database);
+        self::assertSame('secret', $single->password);
+        $sentinel = ServeOptions::parse([self::APP, '--redis-sentinel=s1:26379,s2:26380/main'], [], '/srv')->redis;
+        self::assertNotNull($sentinel);
+        self::assertSame(RedisMode::Sentinel, $sentinel->mode);
+        self::assertSame('main', $sentinel->masterName);
+        self::assertCount(2, $sentinel->endpoints);
+        // A cluster's hosts hold commas: in env, options of the redis family are split on `;` only.
+        $cluster = ServeOptions::parse([self::APP], ['KILN_REDIS' => 'redis+cluster://c1:7000,c2:7001,c3:7002'], '/srv')->redis;
+        self::assertNotNull($cluster);
+        self::assertSame(RedisMode::Cluster, $cluster->mode);
+        self::assertCount(3, $cluster->endpoints);
+    }
+
+    public function testABadRedisSettingIsAUsageErrorThatNamesTheOption(): void
+    {
+        foreach ([
+            [['--redis=http://example.com'], '--redis: Not a Redis URI'],
+            [['--redis=redis://a', '--redis-cluster=b:7000'], 'Give one of --redis, --redis-sentinel and --redis-cluster'],
+        ] as [$args, $message]) {
+            try {
+                ServeOptions::parse([self::APP, ...$args], [], '/srv');
+                self::fail('accepted ' . implode(' ', $args));
+            } catch (UsageException $e) {
+                self::assertStringContainsString($message, $e->getMessage());
+            }
+        }
     }
 
     public function testEnvironmentFillsWhatTheCommandLineLeavesOut(): void

@@ -1,0 +1,202 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Redis\Internal;
+
+use Kiln\Loop\CancelledException;
+use Kiln\Loop\Deferred;
+use Kiln\Loop\Loop;
+use Kiln\Loop\TimeoutCancellation;
+use Kiln\Redis\CommandTimeoutException;
+use Kiln\Redis\ConnectException;
+use Kiln\Redis\Endpoint;
+use Kiln\Redis\RedisConfig;
+use Kiln\Redis\RedisException;
+use Kiln\Redis\Resp\Push;
+use Kiln\Redis\SubscriptionKind;
+
+/**
+ * One subscribe-mode connection to one server and what it is subscribed to. When the connection
+ * drops it reconnects (backoff with jitter) and subscribes to every channel and pattern again, then
+ * calls $onResubscribed: messages published meanwhile are lost (pub/sub is at most once).
+ *
+ * @internal
+ */
+final class SubscriptionLink
+{
+    private ?Connection $connection = null;
+    /** @var array<string, array<string, \Closure(string, string, string): void>> kind value => name => handler(message, channel, pattern-or-channel) */
+    private array $subscriptions = ['subscribe' => [], 'psubscribe' => [], 'ssubscribe' => []];
+    /** @var array<string, Deferred<null>> "kind name" => confirmation awaited */
+    private array $confirmations = [];
+    private int $failures = 0;
+    private bool $closed = false;
+    private ?string $retryTimer = null;
+    private readonly Backoff $backoff;
+
+    /**
+     * @param \Closure(): Endpoint $locate
+     * @param \Closure(): void $onResubscribed
+     * @param \Closure(SubscriptionKind, string): void $onServerUnsubscribe a shard channel the server dropped (its slot moved)
+     */
+    public function __construct(
+        private readonly RedisConfig $config,
+        private readonly \Closure $locate,
+        private readonly \Closure $onResubscribed,
+        private readonly \Closure $onServerUnsubscribe,
+    ) {
+        $this->backoff = new Backoff($config->backoffInitial, $config->backoffMax);
+    }
+
+    /**
+     * Subscribes and waits for the server's confirmation. On failure (no connection, no confirmation in
+     * time) the subscription is forgotten and the exception thrown: the caller may try again.
+     *
+     * @param \Closure(string, string, string): void $handler
+     */
+    public function add(SubscriptionKind $kind, string $name, \Closure $handler): void
+    {
+        $this->subscriptions[$kind->value][$name] = $handler;
+        try {
+            $connection = $this->connection ?? $this->connect();
+            /** @var Deferred<null> $deferred */
+            $deferred = $this->confirmations["$kind->value $name"] ?? new Deferred();
+            $this->confirmations["$kind->value $name"] = $deferred;
+            $connection->write([strtoupper($kind->value), $name]);
+            $deferred->getFuture()->await(new TimeoutCancellation($this->config->commandTimeout, "Redis did not confirm $kind->value $name within {$this->config->commandTimeout} s"));
+        } catch (RedisException | CancelledException $e) {
+            unset($this->subscriptions[$kind->value][$name], $this->confirmations["$kind->value $name"]);
+            throw $e instanceof CancelledException ? new CommandTimeoutException($e->getMessage(), 0, $e) : $e;
+        }
+    }
+
+    public function remove(SubscriptionKind $kind, string $name): void
+    {
+        unset($this->subscriptions[$kind->value][$name]);
+        if ($this->connection?->isOpen() === true) {
+            $this->connection->write([$kind->unsubscribeCommand(), $name]);
+        }
+    }
+
+    public function isEmpty(): bool
+    {
+        return $this->subscriptions['subscribe'] === [] && $this->subscriptions['psubscribe'] === [] && $this->subscriptions['ssubscribe'] === [];
+    }
+
+    public function close(): void
+    {
+        $this->closed = true;
+        if ($this->retryTimer !== null) {
+            Loop::cancel($this->retryTimer);
+        }
+        $this->connection?->close(new ConnectException('The subscriber was closed'));
+        $this->connection = null;
+    }
+
+    private function connect(): Connection
+    {
+        if ($this->closed) {
+            throw new \Error('This subscriber was closed; make a new one');
+        }
+        $connection = Connector::connect($this->config, ($this->locate)(), $this->receive(...), $this->lost(...));
+        $this->connection = $connection;
+
+        return $connection;
+    }
+
+    private function lost(Connection $connection): void
+    {
+        if ($this->connection !== $connection) {
+            return;
+        }
+        $this->connection = null;
+        foreach ($this->confirmations as $deferred) {
+            $deferred->error(new ConnectException('The subscribe connection to Redis was lost'));
+        }
+        $this->confirmations = [];
+        if (!$this->closed) {
+            $this->scheduleReconnect();
+        }
+    }
+
+    private function scheduleReconnect(): void
+    {
+        $this->retryTimer = Loop::delay($this->backoff->delay($this->failures), function (): void {
+            $this->retryTimer = null;
+            Loop::async($this->reconnect(...));
+        });
+    }
+
+    private function reconnect(): void
+    {
+        if ($this->closed || $this->connection !== null) {
+            return;
+        }
+        try {
+            $connection = $this->connect();
+        } catch (RedisException) {
+            $this->failures++;
+            $this->scheduleReconnect();
+
+            return;
+        }
+        $this->failures = 0;
+        foreach ($this->subscriptions as $kind => $names) {
+            if ($kind === 'ssubscribe') {
+                foreach (array_keys($names) as $name) {
+                    $connection->write(['SSUBSCRIBE', (string) $name]);
+                }
+            } elseif ($names !== []) {
+                $connection->write([strtoupper($kind), ...array_map('strval', array_keys($names))]);
+            }
+        }
+        ($this->onResubscribed)();
+    }
+
+    private function receive(mixed $value): void
+    {
+        try {
+            $this->dispatch($value);
+        } catch (\Throwable $e) {
+            Loop::reportError($e);
+        }
+    }
+
+    private function dispatch(mixed $value): void
+    {
+        $items = $value instanceof Push ? $value->items : $value;
+        if (!\is_array($items) || !isset($items[0]) || !\is_string($items[0])) {
+            return;
+        }
+        $kind = strtolower($items[0]);
+        $first = \is_string($items[1] ?? null) ? $items[1] : '';
+        switch ($kind) {
+            case 'message':
+            case 'smessage':
+                $handler = $this->subscriptions[$kind === 'message' ? 'subscribe' : 'ssubscribe'][$first] ?? null;
+                if ($handler !== null && \is_string($items[2] ?? null)) {
+                    $handler($items[2], $first, $first);
+                }
+                break;
+            case 'pmessage':
+                $handler = $this->subscriptions['psubscribe'][$first] ?? null;
+                if ($handler !== null && \is_string($items[2] ?? null) && \is_string($items[3] ?? null)) {
+                    $handler($items[3], $items[2], $first);
+                }
+                break;
+            case 'subscribe':
+            case 'psubscribe':
+            case 'ssubscribe':
+                $deferred = $this->confirmations["$kind $first"] ?? null;
+                unset($this->confirmations["$kind $first"]);
+                $deferred?->complete(null);
+                break;
+            case 'sunsubscribe':
+                if (isset($this->subscriptions['ssubscribe'][$first])) {
+                    ($this->onServerUnsubscribe)(SubscriptionKind::Shard, $first);
+                }
+                break;
+        }
+    }
+}

@@ -1,0 +1,146 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Redis;
+
+use Kiln\Redis\Internal\ClusterRouter;
+use Kiln\Redis\Internal\SentinelLocator;
+use Kiln\Redis\Internal\SubscriptionLink;
+
+/**
+ * Pub/sub on connections of its own (a subscribed connection can do nothing else). Each subscribe
+ * waits for the server's confirmation, so a message published after it returns is received.
+ *
+ * Handlers run on the loop, in the order messages arrive; they MUST NOT suspend (start a Fiber with
+ * Loop::async() for work that waits) and an exception they throw goes to the loop's error handler.
+ * After a lost connection the subscriber reconnects by itself, subscribes to every channel, pattern
+ * and shard channel again and then calls the onResubscribed callbacks: what was published while it
+ * was away is lost (pub/sub delivers at most once; use Streams for at least once).
+ *
+ * In Cluster mode, channels and patterns use one node (the Cluster forwards every PUBLISH to all),
+ * and shard channels (SSUBSCRIBE) the master that owns the channel's slot; a shard channel whose
+ * slot moves is followed to its new owner.
+ */
+final class Subscriber
+{
+    private readonly SubscriptionLink $main;
+    private readonly ?ClusterRouter $cluster;
+    /** @var array<string, SubscriptionLink> node => link, for shard channels */
+    private array $shards = [];
+    /** @var array<string, string> shard channel => node */
+    private array $shardNodes = [];
+    /** @var array<string, \Closure(string, string): void> */
+    private array $shardHandlers = [];
+    /** @var list<\Closure(): void> */
+    private array $onResubscribed = [];
+
+    public function __construct(private readonly RedisConfig $config)
+    {
+        $locate = match ($config->mode) {
+            RedisMode::Sentinel => (new SentinelLocator($config))->master(...),
+            default => static fn(): Endpoint => $config->endpoints[0],
+        };
+        $this->cluster = $config->mode === RedisMode::Cluster ? new ClusterRouter($config) : null;
+        $single = $config->mode === RedisMode::Cluster ? $config->forEndpoint($config->endpoints[0]) : $config;
+        $this->main = new SubscriptionLink($single, $locate, $this->resubscribed(...), $this->movedShard(...));
+    }
+
+    public static function fromUri(string $uri): self
+    {
+        return new self(RedisConfig::fromUri($uri));
+    }
+
+    /** @param \Closure(string $message, string $channel): void $handler */
+    public function subscribe(string $channel, \Closure $handler): void
+    {
+        $this->main->add(SubscriptionKind::Channel, $channel, $handler);
+    }
+
+    /** @param \Closure(string $message, string $channel, string $pattern): void $handler */
+    public function psubscribe(string $pattern, \Closure $handler): void
+    {
+        $this->main->add(SubscriptionKind::Pattern, $pattern, $handler);
+    }
+
+    /**
+     * Sharded pub/sub (Redis 7): SSUBSCRIBE on the node that owns the channel's slot (any server
+     * outside a Cluster). Publish with SPUBLISH.
+     *
+     * @param \Closure(string $message, string $channel): void $handler
+     */
+    public function ssubscribe(string $channel, \Closure $handler): void
+    {
+        $this->shardHandlers[$channel] = $handler;
+        $this->shardLink($channel)->add(SubscriptionKind::Shard, $channel, $handler);
+    }
+
+    public function unsubscribe(string $channel): void
+    {
+        $this->main->remove(SubscriptionKind::Channel, $channel);
+    }
+
+    public function punsubscribe(string $pattern): void
+    {
+        $this->main->remove(SubscriptionKind::Pattern, $pattern);
+    }
+
+    public function sunsubscribe(string $channel): void
+    {
+        unset($this->shardHandlers[$channel]);
+        $this->shardLink($channel)->remove(SubscriptionKind::Shard, $channel);
+        unset($this->shardNodes[$channel]);
+    }
+
+    /** @param \Closure(): void $callback called after every resubscription that followed a lost connection */
+    public function onResubscribed(\Closure $callback): void
+    {
+        $this->onResubscribed[] = $callback;
+    }
+
+    public function close(): void
+    {
+        $this->main->close();
+        foreach ($this->shards as $link) {
+            $link->close();
+        }
+        $this->shards = [];
+        $this->cluster?->close();
+    }
+
+    private function shardLink(string $channel): SubscriptionLink
+    {
+        if ($this->cluster === null) {
+            return $this->main;
+        }
+        $node = $this->shardNodes[$channel] ??= (string) $this->cluster->ownerOf(ClusterSlot::of($channel));
+        $endpoint = Endpoint::parse($node);
+
+        return $this->shards[$node] ??= new SubscriptionLink($this->config->forEndpoint($endpoint), static fn(): Endpoint => $endpoint, $this->resubscribed(...), $this->movedShard(...));
+    }
+
+    private function resubscribed(): void
+    {
+        foreach ($this->onResubscribed as $callback) {
+            $callback();
+        }
+    }
+
+    /** The server dropped a shard channel (its slot moved): subscribe again where it lives now. */
+    private function movedShard(SubscriptionKind $kind, string $channel): void
+    {
+        $handler = $this->shardHandlers[$channel] ?? null;
+        if ($handler === null || $this->cluster === null) {
+            return;
+        }
+        $old = $this->shardNodes[$channel] ?? null;
+        unset($this->shardNodes[$channel]);
+        if ($old !== null && isset($this->shards[$old])) {
+            $this->shards[$old]->remove($kind, $channel);
+        }
+        \Kiln\Loop\Loop::async(function () use ($channel, $handler): void {
+            $this->cluster?->forgetSlots();
+            $this->ssubscribe($channel, $handler);
+        });
+    }
+}

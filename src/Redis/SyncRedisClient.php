@@ -1,0 +1,156 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Redis;
+
+use Kiln\Redis\Internal\Greeting;
+use Kiln\Redis\Resp\Attributed;
+use Kiln\Redis\Resp\ErrorReply;
+use Kiln\Redis\Resp\RespEncoder;
+use Kiln\Redis\Resp\RespParser;
+
+/**
+ * Redis for code that may block (the sequential tier, task workers, CLI scripts): the same codec,
+ * greeting and failures as RedisClient, on a blocking socket, one command at a time, no loop needed.
+ * Single-server configs only. A lost connection fails the command in flight (ConnectionLostException,
+ * never re-sent); the next command connects again.
+ */
+final class SyncRedisClient implements Commands
+{
+    /** @var resource|null */
+    private mixed $stream = null;
+    private RespParser $parser;
+
+    public function __construct(private readonly RedisConfig $config)
+    {
+        if ($config->mode !== RedisMode::Single) {
+            throw new \ValueError('SyncRedisClient talks to one server: use a redis:// or rediss:// config');
+        }
+        $this->parser = new RespParser();
+    }
+
+    public static function fromUri(string $uri): self
+    {
+        return new self(RedisConfig::fromUri($uri));
+    }
+
+    /** @throws RedisException */
+    public function command(string|int|float ...$args): mixed
+    {
+        $reply = $this->pipeline([array_values($args)])[0];
+        if ($reply instanceof ErrorReply) {
+            throw new ErrorReplyException($reply);
+        }
+
+        return $reply;
+    }
+
+    /**
+     * @param list<list<string|int|float>> $commands
+     *
+     * @return list<mixed> error replies as ErrorReply in their place
+     */
+    public function pipeline(array $commands): array
+    {
+        if ($commands === []) {
+            return [];
+        }
+        $stream = $this->stream ?? $this->connect();
+
+        return $this->exchange($stream, $commands);
+    }
+
+    public function close(): void
+    {
+        if ($this->stream !== null) {
+            fclose($this->stream);
+            $this->stream = null;
+        }
+    }
+
+    /**
+     * @param resource $stream
+     * @param non-empty-list<list<string|int|float>> $commands
+     *
+     * @return list<mixed>
+     */
+    private function exchange(mixed $stream, array $commands): array
+    {
+        $out = '';
+        foreach ($commands as $args) {
+            $out .= RespEncoder::command($args);
+        }
+        $endpoint = (string) $this->config->endpoints[0];
+        while ($out !== '') {
+            $written = @fwrite($stream, $out);
+            if ($written === false || $written === 0) {
+                $this->lose("Writing to Redis at $endpoint failed");
+            }
+            $out = substr($out, $written);
+        }
+        $replies = [];
+        while (\count($replies) < \count($commands)) {
+            $data = @fread($stream, 262144);
+            if ($data === false || $data === '') {
+                $timedOut = stream_get_meta_data($stream)['timed_out'];
+                $this->close();
+                $this->parser = new RespParser();
+                throw $timedOut
+                    ? new CommandTimeoutException("Redis at $endpoint did not reply within {$this->config->commandTimeout} s")
+                    : new ConnectionLostException("Redis at $endpoint closed the connection");
+            }
+            try {
+                foreach ($this->parser->feed($data) as $value) {
+                    $replies[] = $value instanceof Attributed ? $value->value : $value;
+                }
+            } catch (ProtocolException $e) {
+                $this->lose("Redis at $endpoint sent malformed data: {$e->getMessage()}");
+            }
+        }
+
+        return $replies;
+    }
+
+    private function lose(string $why): never
+    {
+        $this->close();
+        $this->parser = new RespParser();
+        throw new ConnectionLostException($why);
+    }
+
+    /** @return resource */
+    private function connect(): mixed
+    {
+        $endpoint = $this->config->endpoints[0];
+        $context = stream_context_create(['socket' => ['tcp_nodelay' => true], 'ssl' => [
+            'peer_name' => $endpoint->host,
+            'verify_peer' => $this->config->verifyPeer,
+            'verify_peer_name' => $this->config->verifyPeer,
+        ] + ($this->config->cafile === null ? [] : ['cafile' => $this->config->cafile])]);
+        $stream = @stream_socket_client($endpoint->uri(), $errno, $error, $this->config->connectTimeout, \STREAM_CLIENT_CONNECT, $context);
+        if ($stream === false) {
+            throw new ConnectException("Connecting to Redis at $endpoint failed: $error ($errno)");
+        }
+        stream_set_timeout($stream, (int) $this->config->commandTimeout, (int) (fmod($this->config->commandTimeout, 1.0) * 1e6));
+        if ($this->config->tls && @stream_socket_enable_crypto($stream, true, \STREAM_CRYPTO_METHOD_TLS_CLIENT) !== true) {
+            fclose($stream);
+            throw new ConnectException("TLS handshake with Redis at $endpoint failed: " . (error_get_last()['message'] ?? 'unknown error'));
+        }
+        $this->parser = new RespParser();
+        $greeting = Greeting::commands($this->config);
+        if ($greeting !== []) {
+            try {
+                $problem = Greeting::problem($this->exchange($stream, $greeting));
+            } catch (RedisException $e) {
+                throw new ConnectException("Greeting Redis at $endpoint failed: {$e->getMessage()}", 0, $e);
+            }
+            if ($problem !== null) {
+                fclose($stream);
+                throw new ConnectException("Redis at $endpoint refused the connection: $problem");
+            }
+        }
+
+        return $this->stream = $stream;
+    }
+}

@@ -1,0 +1,228 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Store;
+
+use Kiln\Loop\Loop;
+use Kiln\Redis\RedisClient;
+use Kiln\Redis\RedisConfig;
+use Kiln\Redis\RedisException;
+use Kiln\Redis\RedisMode;
+use Kiln\Redis\Resp\ErrorReply;
+use Kiln\Redis\Subscriber;
+use Kiln\Store\Internal\Subscribers;
+
+/**
+ * The bus of a worker when the server is given `--redis`: Redis pub/sub, so a message reaches the
+ * subscribers of its channel in every worker of every node attached to the same Redis, this one included.
+ *
+ * Each process SUBSCRIBEs to a channel (prefixed `kiln:bus:`) while it has a listener there, and only then:
+ * the real-time layer follows a room or topic only while a worker has members in it, so Redis, which keeps the
+ * subscribers of each channel, sends a room's messages only to the workers (and so the nodes) that have members
+ * there. What a process publishes goes out in order on one connection, pipelined, from a Fiber of the bus's own;
+ * publish() itself never waits.
+ *
+ * Redis unreachable: publish() throws BusException (the message is lost, and said to be) until Redis answers
+ * again, which the bus checks once a second; messages queued when the connection broke are reported to the
+ * loop's error handler as lost, with their count (a PUBLISH whose reply never came is never sent twice). The
+ * subscriptions come back by themselves (the Subscriber resubscribes); what was published meanwhile is lost.
+ * A subscribe() returns at once; Redis confirms it shortly after, and a message published before that is not
+ * delivered to it (the Bus contract allows this for a listener added while messages flow).
+ */
+final class RedisBus implements Bus
+{
+    public const PREFIX = 'kiln:bus:';
+
+    /** Messages published and not yet handed to Redis, past which publish() refuses (a burst Redis cannot take). */
+    private const QUEUE = 100_000;
+
+    /** Messages sent to Redis in one pipelined write. */
+    private const BATCH = 512;
+
+    private readonly Subscribers $subscribers;
+
+    private readonly RedisClient $client;
+
+    private readonly Subscriber $subscriber;
+
+    /** @var list<array{string, string}> channel and payload, waiting for the sender */
+    private array $queue = [];
+
+    private bool $sending = false;
+
+    private bool $closed = false;
+
+    /** Why Redis is not reachable now (null: it is, as far as the bus knows). */
+    private ?string $down = null;
+
+    private ?string $probe = null;
+
+    /** @var array<string, true> channels subscribed at Redis (or on their way) */
+    private array $following = [];
+
+    public function __construct(private readonly RedisConfig $config)
+    {
+        $this->subscribers = new Subscribers();
+        $this->client = new RedisClient($config);
+        $this->subscriber = new Subscriber($config);
+    }
+
+    public function publish(string $channel, string $payload): void
+    {
+        if ($this->closed) {
+            throw new BusException("The bus is closed: the message to '$channel' was not published");
+        }
+        if ($this->down !== null) {
+            throw new BusException("Redis is unreachable ({$this->down}): the message to '$channel' was not published");
+        }
+        if (\count($this->queue) >= self::QUEUE) {
+            throw new BusException('The bus holds ' . self::QUEUE . " messages Redis has not taken yet: the message to '$channel' was not published");
+        }
+        $this->queue[] = [$channel, $payload];
+        if (!$this->sending) {
+            $this->sending = true;
+            Loop::async($this->send(...));
+        }
+    }
+
+    public function subscribe(string $channel, \Closure $listener): int
+    {
+        $id = $this->subscribers->add($channel, $listener);
+        if (!$this->closed && !isset($this->following[$channel])) {
+            $this->following[$channel] = true;
+            Loop::async(fn() => $this->follow($channel));
+        }
+        return $id;
+    }
+
+    public function unsubscribe(int $id): void
+    {
+        $channel = $this->subscribers->channelOf($id);
+        $this->subscribers->remove($id);
+        if ($channel === null || $this->closed || $this->subscribers->has($channel) || !isset($this->following[$channel])) {
+            return;
+        }
+        unset($this->following[$channel]);
+        Loop::async(function () use ($channel): void {
+            try {
+                $this->subscriber->unsubscribe(self::PREFIX . $channel);
+            } catch (RedisException) {
+                // Gone with the connection: a resubscription after it only covers channels still followed.
+            }
+        });
+    }
+
+    public function close(): void
+    {
+        if ($this->closed) {
+            return;
+        }
+        $this->closed = true;
+        if ($this->probe !== null) {
+            Loop::cancel($this->probe);
+            $this->probe = null;
+        }
+        $this->following = [];
+        $this->subscriber->close();
+        if (!$this->sending) {
+            $this->client->close();
+        }
+    }
+
+    /** Whether Redis answered the last time the bus used it. */
+    public function reachable(): bool
+    {
+        return $this->down === null;
+    }
+
+    /**
+     * SUBSCRIBEs at Redis; when Redis cannot be reached now, tries again every second for as long as the
+     * channel has listeners here (once subscribed, the Subscriber itself resubscribes after a lost connection).
+     */
+    private function follow(string $channel): void
+    {
+        if ($this->closed || !isset($this->following[$channel])) {
+            return;
+        }
+        try {
+            $this->subscriber->subscribe(self::PREFIX . $channel, $this->received(...));
+        } catch (RedisException $e) {
+            Loop::reportError(new BusException("node bus (Redis): the subscription to '$channel' failed, trying again in 1 s: " . $e->getMessage(), 0, $e));
+            Loop::delay(1.0, fn() => Loop::async(fn() => $this->follow($channel)));
+        }
+    }
+
+    private function received(string $payload, string $channel): void
+    {
+        $this->subscribers->deliver(substr($channel, \strlen(self::PREFIX)), $payload);
+    }
+
+    /** The bus's sender Fiber: hands the queue to Redis in order, a batch per write, until it is empty. */
+    private function send(): void
+    {
+        try {
+            while ($this->queue !== [] && $this->down === null) {
+                $batch = \array_slice($this->queue, 0, self::BATCH);
+                try {
+                    $this->deliver($batch);
+                } catch (RedisException $e) {
+                    $lost = \count($this->queue);
+                    $this->queue = [];
+                    $this->wentDown($e->getMessage());
+                    Loop::reportError(new BusException("node bus (Redis): $lost message(s) lost, Redis is unreachable: " . $e->getMessage(), 0, $e));
+                    return;
+                }
+                $this->queue = \array_slice($this->queue, \count($batch));
+            }
+        } finally {
+            $this->sending = false;
+            if ($this->closed) {
+                $this->client->close();
+            }
+        }
+    }
+
+    /**
+     * @param list<array{string, string}> $batch
+     * @throws RedisException
+     */
+    private function deliver(array $batch): void
+    {
+        if ($this->config->mode === RedisMode::Cluster) {
+            // A Cluster forwards every PUBLISH to all its nodes; a pipeline there must stay on one slot.
+            foreach ($batch as [$channel, $payload]) {
+                $this->client->command('PUBLISH', self::PREFIX . $channel, $payload);
+            }
+            return;
+        }
+        $commands = [];
+        foreach ($batch as [$channel, $payload]) {
+            $commands[] = ['PUBLISH', self::PREFIX . $channel, $payload];
+        }
+        foreach ($this->client->pipeline($commands) as $reply) {
+            if ($reply instanceof ErrorReply) {
+                Loop::reportError(new BusException('node bus (Redis): a PUBLISH was refused: ' . $reply->message));
+            }
+        }
+    }
+
+    private function wentDown(string $why): void
+    {
+        $this->down = $why;
+        $this->probe ??= Loop::repeat(1.0, function (): void {
+            Loop::async(function (): void {
+                try {
+                    $this->client->command('PING');
+                } catch (RedisException) {
+                    return;
+                }
+                if ($this->probe !== null) {
+                    Loop::cancel($this->probe);
+                    $this->probe = null;
+                }
+                $this->down = null;
+            });
+        });
+    }
+}

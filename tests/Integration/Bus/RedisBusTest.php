@@ -1,0 +1,141 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Integration\Bus;
+
+use Kiln\Loop\Loop;
+use Kiln\Redis\RedisClient;
+use Kiln\Redis\RedisConfig;
+use Kiln\Store\BusException;
+use Kiln\Store\RedisBus;
+use Kiln\Tests\Integration\Redis\RedisTestCase;
+use Kiln\Tests\Support\RedisServer;
+
+/**
+ * RedisBus against a real redis-server: two buses stand for two processes (workers of two nodes).
+ */
+final class RedisBusTest extends RedisTestCase
+{
+    public function testAMessageReachesEverySubscriberOfItsChannelOnEveryBusOnceAndInOrder(): void
+    {
+        $server = RedisServer::start();
+        $a = new RedisBus(RedisConfig::fromUri($server->uri()));
+        $b = new RedisBus(RedisConfig::fromUri($server->uri()));
+        $client = RedisClient::fromUri($server->uri());
+        $got = ['a' => [], 'b' => [], 'other' => []];
+        self::inLoop(static function () use ($a, $b, $client, &$got): void {
+            $a->subscribe('room:lobby', static function (string $channel, string $payload) use (&$got): void {
+                $got['a'][] = "$channel $payload";
+            });
+            $b->subscribe('room:lobby', static function (string $channel, string $payload) use (&$got): void {
+                $got['b'][] = "$channel $payload";
+            });
+            $b->subscribe('room:other', static function (string $channel, string $payload) use (&$got): void {
+                $got['other'][] = $payload;
+            });
+            self::until(static fn(): bool => $client->command('PUBSUB', 'NUMSUB', RedisBus::PREFIX . 'room:lobby') === [RedisBus::PREFIX . 'room:lobby', 2], 'both buses subscribed');
+            for ($i = 1; $i <= 300; $i++) {
+                $a->publish('room:lobby', "m$i");
+            }
+            self::assertSame([], $got['a'], 'nothing is delivered inside publish()');
+            self::until(static function () use (&$got): bool {
+                return \count($got['a']) >= 300 && \count($got['b']) >= 300;
+            }, 'all 300 on both buses');
+            $expected = array_map(static fn(int $i): string => "room:lobby m$i", range(1, 300));
+            self::assertSame($expected, $got['a'], 'the publisher\'s own subscriber, in order, once');
+            self::assertSame($expected, $got['b'], 'the other process, in order, once');
+            self::assertSame([], $got['other']);
+            $a->close();
+            $b->close();
+        });
+    }
+
+    public function testAChannelIsFollowedAtRedisOnlyWhileThisProcessHasAListenerThere(): void
+    {
+        $server = RedisServer::start();
+        $bus = new RedisBus(RedisConfig::fromUri($server->uri()));
+        $client = RedisClient::fromUri($server->uri());
+        self::inLoop(static function () use ($bus, $client): void {
+            $channel = RedisBus::PREFIX . 'room:7';
+            $first = $bus->subscribe('room:7', static function (): void {});
+            $second = $bus->subscribe('room:7', static function (): void {});
+            self::until(static fn(): bool => $client->command('PUBSUB', 'NUMSUB', $channel) === [$channel, 1], 'one subscription at Redis for two listeners');
+            $bus->unsubscribe($first);
+            \Kiln\Loop\delay(0.2);
+            self::assertSame([$channel, 1], $client->command('PUBSUB', 'NUMSUB', $channel), 'still followed: a listener is left');
+            $bus->unsubscribe($second);
+            self::until(static fn(): bool => $client->command('PUBSUB', 'NUMSUB', $channel) === [$channel, 0], 'no longer followed');
+            self::assertSame(0, $client->publish($channel, 'x'), 'a message there goes to nobody');
+            $bus->close();
+        });
+    }
+
+    public function testWhileRedisIsDownPublishingFailsAsLostAndEverythingRecoversWhenItReturns(): void
+    {
+        $server = RedisServer::start();
+        $bus = new RedisBus(RedisConfig::fromUri($server->uri() . '?connect_timeout=0.5&timeout=1'));
+        $errors = [];
+        Loop::setErrorHandler(static function (\Throwable $e) use (&$errors): void {
+            $errors[] = $e;
+        });
+        $got = [];
+        self::inLoop(static function () use ($bus, $server, &$errors, &$got): void {
+            $bus->subscribe('t', static function (string $channel, string $payload) use (&$got): void {
+                $got[] = $payload;
+            });
+            self::until(static function () use ($bus, &$got): bool {
+                $bus->publish('t', 'before');
+                \Kiln\Loop\delay(0.05);
+                return \in_array('before', $got, true);
+            }, 'the subscription works');
+
+            $server->kill();
+            // The bus learns that Redis is gone from a publish that fails; from then on publish() says so.
+            $thrown = self::until(static function () use ($bus): ?BusException {
+                try {
+                    $bus->publish('t', 'during');
+                } catch (BusException $e) {
+                    return $e;
+                }
+                \Kiln\Loop\delay(0.05);
+                return null;
+            }, 'publish() refuses while Redis is down');
+            self::assertInstanceOf(BusException::class, $thrown);
+            self::assertStringContainsString('Redis is unreachable', $thrown->getMessage());
+            self::assertFalse($bus->reachable());
+            $lost = array_filter($errors, static fn(\Throwable $e): bool => $e instanceof BusException && str_contains($e->getMessage(), 'lost'));
+            self::assertNotEmpty($lost, 'the messages queued when the connection broke are reported lost');
+
+            $server->restart();
+            self::until(static fn(): bool => $bus->reachable(), 'the bus finds Redis again by itself', 15.0);
+            $got = [];
+            self::until(static function () use ($bus, &$got): bool {
+                $bus->publish('t', 'after');
+                \Kiln\Loop\delay(0.1);
+                return \in_array('after', $got, true);
+            }, 'the subscription came back and messages flow again', 15.0);
+            $bus->close();
+        }, 60.0);
+    }
+
+    /**
+     * Polls $check on the loop until it returns something other than false or null.
+     *
+     * @param \Closure(): mixed $check
+     */
+    private static function until(\Closure $check, string $what, float $timeout = 10.0): mixed
+    {
+        $deadline = microtime(true) + $timeout;
+        while (true) {
+            $result = $check();
+            if ($result !== false && $result !== null) {
+                return $result;
+            }
+            if (microtime(true) > $deadline) {
+                self::fail("Timed out after $timeout s waiting for: $what");
+            }
+            \Kiln\Loop\delay(0.05);
+        }
+    }
+}

@@ -1,0 +1,113 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Integration\Redis;
+
+use Kiln\Loop\TimeoutCancellation;
+use Kiln\Redis\ConnectException;
+use Kiln\Redis\RedisClient;
+use Kiln\Redis\Subscriber;
+use Kiln\Tests\Support\RedisServer;
+
+final class SubscriberTest extends RedisTestCase
+{
+    public function testChannelsAndPatternsReceiveAndAreResubscribedAfterClientKillTypePubsub(): void
+    {
+        $server = RedisServer::start();
+        $client = RedisClient::fromUri($server->uri());
+        $subscriber = Subscriber::fromUri($server->uri());
+        $received = [];
+        $resubscribed = 0;
+        self::inLoop(static function () use ($client, $subscriber, $server, &$received, &$resubscribed): void {
+            $subscriber->subscribe('news', static function (string $message, string $channel) use (&$received): void {
+                $received[] = "$channel: $message";
+            });
+            $subscriber->psubscribe('room.*', static function (string $message, string $channel, string $pattern) use (&$received): void {
+                $received[] = "$pattern $channel: $message";
+            });
+            $subscriber->onResubscribed(static function () use (&$resubscribed): void {
+                $resubscribed++;
+            });
+            self::assertSame(1, $client->publish('news', 'first'));
+            self::assertSame(1, $client->publish('room.7', 'hello'));
+            self::waitFor(static function () use (&$received): bool {
+                return \count($received) === 2;
+            }, 'both messages received');
+            self::assertSame(['news: first', 'room.* room.7: hello'], $received);
+
+            self::assertSame('1', $server->cli('CLIENT', 'KILL', 'TYPE', 'pubsub'));
+            self::waitFor(static function () use (&$resubscribed): bool {
+                return $resubscribed === 1;
+            }, 'resubscribed once');
+            self::waitFor(static fn(): bool => $client->command('PUBSUB', 'NUMSUB', 'news') === ['news', 1] && $client->command('PUBSUB', 'NUMPAT') === 1, 'the server counts the subscriptions again');
+            self::assertSame(1, $client->publish('news', 'second'));
+            self::assertSame(1, $client->publish('room.9', 'again'));
+            self::waitFor(static function () use (&$received): bool {
+                return \count($received) === 4;
+            }, 'both messages received after the resubscription');
+            self::assertSame(['news: second', 'room.* room.9: again'], \array_slice($received, 2));
+
+            $subscriber->unsubscribe('news');
+            self::waitFor(static fn(): bool => $client->publish('news', 'gone') === 0, 'nobody subscribed to news');
+            $subscriber->close();
+        });
+    }
+
+    public function testASubscribeWithoutRedisFailsClearlyAndWorksOnceRedisIsThere(): void
+    {
+        $port = RedisServer::freePort();
+        $subscriber = Subscriber::fromUri("redis://127.0.0.1:$port");
+        $received = [];
+        self::inLoop(static function () use ($subscriber, $port, &$received): void {
+            try {
+                $subscriber->subscribe('a', static function (string $message) use (&$received): void {
+                    $received[] = "a:$message";
+                });
+                self::fail('subscribed to nothing');
+            } catch (ConnectException $e) {
+                self::assertStringContainsString("127.0.0.1:$port", $e->getMessage());
+            }
+            $server = RedisServer::start(port: $port);
+            $subscriber->subscribe('b', static function (string $message) use (&$received): void {
+                $received[] = "b:$message";
+            });
+            $client = RedisClient::fromUri($server->uri());
+            self::assertSame(0, $client->publish('a', 'x'), 'the failed subscription was not kept');
+            self::assertSame(1, $client->publish('b', 'y'));
+            self::waitFor(static function () use (&$received): bool {
+                return $received === ['b:y'];
+            }, 'the message on b');
+            $subscriber->close();
+            $server->stop();
+        });
+    }
+
+    public function testShardChannelsWorkOnASingleServer(): void
+    {
+        $server = RedisServer::start();
+        $client = RedisClient::fromUri($server->uri());
+        $subscriber = Subscriber::fromUri($server->uri('?protocol=3'));
+        $received = [];
+        self::inLoop(static function () use ($client, $subscriber, &$received): void {
+            $subscriber->ssubscribe('orders', static function (string $message) use (&$received): void {
+                $received[] = $message;
+            });
+            self::assertSame(1, $client->command('SPUBLISH', 'orders', 'o-1'));
+            self::waitFor(static function () use (&$received): bool {
+                return $received === ['o-1'];
+            }, 'the shard message received');
+            $subscriber->close();
+        });
+    }
+
+    /** @param \Closure(): bool $condition */
+    private static function waitFor(\Closure $condition, string $what, float $timeout = 10.0): void
+    {
+        $cancellation = new TimeoutCancellation($timeout, "Waited in vain: $what");
+        while (!$condition()) {
+            $cancellation->throwIfRequested();
+            \Kiln\Loop\delay(0.01);
+        }
+    }
+}
