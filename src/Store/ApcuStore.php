@@ -93,6 +93,11 @@ final class ApcuStore implements Store
         }
         $value = $ttl === 0 ? apcu_inc($this->prefix . $key, $by) : apcu_inc($this->prefix . $key, $by, $done, $ttl);
         if (\is_int($value)) {
+            // APCu wraps around past the 64-bit range: a sum on the wrong side of $by wrapped.
+            if ($by > 0 ? $value < \PHP_INT_MIN + $by : $value > \PHP_INT_MAX + $by) {
+                apcu_inc($this->prefix . $key, -$by);
+                throw new \ValueError("Incrementing '$key' by $by would overflow a 64-bit integer");
+            }
             return $value;
         }
         $current = apcu_fetch($this->prefix . $key, $found);

@@ -41,7 +41,8 @@ interface Store
     /**
      * Adds $by to the integer under $key (an absent key counts as 0 and gets $ttl) and returns the result.
      *
-     * @throws \ValueError when the key holds something other than an integer
+     * @throws \ValueError when the key holds something other than an integer, or the sum would leave the
+     *                     64-bit range (the value is then left as it was)
      */
     public function increment(string $key, int $by = 1, int $ttl = 0): int;
 

@@ -69,6 +69,18 @@ abstract class StoreTestCase extends TestCase
         self::assertSame(-4, $store->increment('n', -15));
         self::assertSame(-4, $store->get('n'));
         self::assertSame(\PHP_INT_MAX - 1, $store->increment('big', \PHP_INT_MAX - 1));
+        self::assertSame(\PHP_INT_MIN + 1, $store->increment('small', \PHP_INT_MIN + 1));
+        foreach ([['big', 2], ['small', -2]] as [$key, $by]) {
+            try {
+                $store->increment($key, $by);
+                self::fail("$key + $by left the 64-bit range unnoticed");
+            } catch (\ValueError) {
+                self::assertTrue(true);
+            }
+        }
+        self::assertSame(\PHP_INT_MAX - 1, $store->get('big'), 'a refused increment leaves the value');
+        self::assertSame(\PHP_INT_MIN + 1, $store->get('small'));
+        self::assertSame(\PHP_INT_MAX, $store->increment('big'));
         $store->set('text', 'seven');
         try {
             $store->increment('text');
