@@ -37,10 +37,10 @@ final class Connection
     private readonly string $readWatcher;
     private readonly string $watchdog;
     /**
-     * What waits for each reply, in order: the Suspension of a single command (resumed with the reply,
-     * an ErrorReply included) or a pipeline's settle callback; and its deadline.
+     * What waits for each reply, in order: the Fiber of a single command (or the Suspension of {main}),
+     * resumed with the reply, an ErrorReply included; or a pipeline's settle callback. And its deadline.
      *
-     * @var \SplQueue<array{Suspension|\Closure(mixed, ?\Throwable): void, float}>
+     * @var \SplQueue<array{\Fiber<mixed, mixed, mixed, mixed>|Suspension|\Closure(mixed, ?\Throwable): void, float}>
      */
     private readonly \SplQueue $pending;
     private ?RedisException $closedBy = null;
@@ -101,17 +101,20 @@ final class Connection
         if ($this->closedBy !== null) {
             $this->ensureOpen();
         }
-        $suspension = Loop::getSuspension();
+        // The hot path: a Fiber waits on itself (resumed from the read callback, on the loop's stack);
+        // only {main} needs a Suspension, which runs the loop while it waits.
+        $fiber = \Fiber::getCurrent();
+        $waiter = $fiber ?? Loop::getSuspension();
         if ($this->pending->isEmpty()) {
             Loop::reference($this->readWatcher);
         }
         $this->outgoing .= RespEncoder::command($args);
-        $this->pending->enqueue([$suspension, Loop::now() + $this->commandTimeout + $extraTime]);
+        $this->pending->enqueue([$waiter, Loop::now() + $this->commandTimeout + $extraTime]);
         if (!$this->flushQueued && $this->writeWatcher === null) {
             $this->flushQueued = true;
             Loop::defer($this->flush);
         }
-        $reply = $suspension->suspend();
+        $reply = $waiter instanceof Suspension ? $waiter->suspend() : \Fiber::suspend();
         if ($reply instanceof ErrorReply) {
             throw new ErrorReplyException($reply);
         }
@@ -190,7 +193,7 @@ final class Connection
         $this->outgoing = '';
         while (!$this->pending->isEmpty()) {
             [$waiter] = $this->pending->dequeue();
-            $waiter instanceof Suspension ? $waiter->throw($first ?? $reason) : $waiter(null, $first ?? $reason);
+            self::fail($waiter, $first ?? $reason);
             $first = null;
         }
         $onClose = $this->onClose;
@@ -295,10 +298,37 @@ final class Connection
             if ($this->pending->isEmpty()) {
                 Loop::unreference($this->readWatcher);
             }
-            $waiter instanceof Suspension ? $waiter->resume($value) : $waiter($value, null);
+            if ($waiter instanceof \Fiber) {
+                $waiter->resume($value);
+            } elseif ($waiter instanceof Suspension) {
+                $waiter->resume($value);
+            } else {
+                $waiter($value, null);
+            }
             if ($this->closedBy !== null) {
                 return;
             }
+        }
+    }
+
+    /**
+     * Throws $error into whoever waits. A Fiber is resumed at once from the loop's stack, and from a
+     * deferred callback when close() runs inside another Fiber (never nested in the caller).
+     *
+     * @param \Fiber<mixed, mixed, mixed, mixed>|Suspension|\Closure(mixed, ?\Throwable): void $waiter
+     */
+    private static function fail(\Fiber|Suspension|\Closure $waiter, \Throwable $error): void
+    {
+        if ($waiter instanceof \Closure) {
+            $waiter(null, $error);
+        } elseif ($waiter instanceof Suspension) {
+            $waiter->throw($error);
+        } elseif (\Fiber::getCurrent() === null) {
+            $waiter->throw($error);
+        } else {
+            Loop::defer(static function () use ($waiter, $error): void {
+                $waiter->throw($error);
+            });
         }
     }
 
