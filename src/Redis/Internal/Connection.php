@@ -7,6 +7,7 @@ namespace Kiln\Redis\Internal;
 use Kiln\Loop\Loop;
 use Kiln\Loop\Suspension;
 use Kiln\Redis\CommandTimeoutException;
+use Kiln\Redis\ConnectException;
 use Kiln\Redis\ConnectionLostException;
 use Kiln\Redis\ErrorReplyException;
 use Kiln\Redis\ProtocolException;
@@ -36,13 +37,7 @@ final class Connection
     private ?string $writeWatcher = null;
     private readonly string $readWatcher;
     private readonly string $watchdog;
-    /**
-     * What waits for each reply, in order: the Fiber of a single command (or the Suspension of {main}),
-     * resumed with the reply, an ErrorReply included; or a pipeline's settle callback. And its deadline.
-     *
-     * @var \SplQueue<array{\Fiber<mixed, mixed, mixed, mixed>|Suspension|\Closure(mixed, ?\Throwable): void, float}>
-     */
-    private readonly \SplQueue $pending;
+    private readonly ReplyWaiters $pending;
     private ?RedisException $closedBy = null;
     private readonly \Closure $flush;
 
@@ -59,7 +54,7 @@ final class Connection
         private ?\Closure $onOutOfBand = null,
         private ?\Closure $onClose = null,
     ) {
-        $this->pending = new \SplQueue();
+        $this->pending = new ReplyWaiters();
         $this->flush = $this->flush(...);
         $this->readWatcher = Loop::onReadable($stream, $this->read(...));
         Loop::unreference($this->readWatcher);
@@ -109,7 +104,7 @@ final class Connection
             Loop::reference($this->readWatcher);
         }
         $this->outgoing .= RespEncoder::command($args);
-        $this->pending->enqueue([$waiter, Loop::now() + $this->commandTimeout + $extraTime]);
+        $this->pending->add($waiter, Loop::now() + $this->commandTimeout + $extraTime);
         if (!$this->flushQueued && $this->writeWatcher === null) {
             $this->flushQueued = true;
             Loop::defer($this->flush);
@@ -127,7 +122,6 @@ final class Connection
      * returned as ErrorReply values, in their place.
      *
      * @param list<array<array-key, string|int|float>> $commands
-     *
      * @param float|null $timeout instead of the command timeout (the greeting takes the connect timeout)
      *
      * @return list<mixed>
@@ -191,11 +185,7 @@ final class Connection
             fclose($this->stream);
         }
         $this->outgoing = '';
-        while (!$this->pending->isEmpty()) {
-            [$waiter] = $this->pending->dequeue();
-            self::fail($waiter, $first ?? $reason);
-            $first = null;
-        }
+        $this->pending->failAll($reason, $first);
         $onClose = $this->onClose;
         $this->onClose = null;
         $this->onOutOfBand = null;
@@ -217,15 +207,16 @@ final class Connection
         }
         foreach ($commands as $args) {
             $this->outgoing .= RespEncoder::command($args);
-            $this->pending->enqueue([$settle, $deadline]);
+            $this->pending->add($settle, $deadline);
         }
         $this->queueFlush();
     }
 
+    /** A closed connection takes no command: it was not sent, so ConnectException. */
     private function ensureOpen(): void
     {
         if ($this->closedBy !== null) {
-            throw new ConnectionLostException("The connection to Redis at {$this->peer} is closed: {$this->closedBy->getMessage()}", 0, $this->closedBy);
+            throw new ConnectException("The connection to Redis at {$this->peer} is closed ({$this->closedBy->getMessage()}); the command was not sent", 0, $this->closedBy);
         }
     }
 
@@ -294,47 +285,20 @@ final class Connection
                 }
                 continue;
             }
-            [$waiter] = $this->pending->dequeue();
-            if ($this->pending->isEmpty()) {
+            if ($this->pending->count() === 1) {
                 Loop::unreference($this->readWatcher);
             }
-            if ($waiter instanceof \Fiber) {
-                $waiter->resume($value);
-            } elseif ($waiter instanceof Suspension) {
-                $waiter->resume($value);
-            } else {
-                $waiter($value, null);
-            }
+            $this->pending->resolveOldest($value);
             if ($this->closedBy !== null) {
                 return;
             }
         }
     }
 
-    /**
-     * Throws $error into whoever waits. A Fiber is resumed at once from the loop's stack, and from a
-     * deferred callback when close() runs inside another Fiber (never nested in the caller).
-     *
-     * @param \Fiber<mixed, mixed, mixed, mixed>|Suspension|\Closure(mixed, ?\Throwable): void $waiter
-     */
-    private static function fail(\Fiber|Suspension|\Closure $waiter, \Throwable $error): void
-    {
-        if ($waiter instanceof \Closure) {
-            $waiter(null, $error);
-        } elseif ($waiter instanceof Suspension) {
-            $waiter->throw($error);
-        } elseif (\Fiber::getCurrent() === null) {
-            $waiter->throw($error);
-        } else {
-            Loop::defer(static function () use ($waiter, $error): void {
-                $waiter->throw($error);
-            });
-        }
-    }
-
     private function checkDeadline(): void
     {
-        if ($this->pending->isEmpty() || $this->pending->bottom()[1] > Loop::now()) {
+        $deadline = $this->pending->oldestDeadline();
+        if ($deadline === null || $deadline > Loop::now()) {
             return;
         }
         $this->close(
