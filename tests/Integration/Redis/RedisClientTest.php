@@ -197,6 +197,19 @@ final class RedisClientTest extends RedisTestCase
 
                 return $client->get('t');
             }));
+            $big = random_bytes(3 * 1024 * 1024);
+            $results = self::inLoop(static function () use ($client, $big): array {
+                $client->set('big', $big);
+                $futures = [];
+                for ($i = 0; $i < 50; $i++) {
+                    $futures[] = async(static fn(): ?string => $client->get($i % 10 === 0 ? 'big' : 't'));
+                }
+
+                return all($futures);
+            });
+            foreach ($results as $i => $value) {
+                self::assertTrue($value === ($i % 10 === 0 ? $big : 'over tls'), "reply $i over TLS, large values among small ones");
+            }
             $sync = SyncRedisClient::fromUri("rediss://127.0.0.1:$tlsPort?cafile=" . rawurlencode("$dir/cert.pem"));
             self::assertSame('over tls', $sync->command('GET', 't'), 'the synchronous client speaks TLS too');
             $sync->close();
