@@ -137,6 +137,17 @@ final class ClusterTest extends RedisTestCase
             usleep(50_000);
         }
         $ownerId = $owner->cli('CLUSTER', 'MYID');
+        $subscriber = Subscriber::fromUri("redis+cluster://127.0.0.1:{$this->nodes[0]->port}?timeout=2&connect_timeout=1");
+        $received = [];
+        $resubscribed = 0;
+        $subscriber->onResubscribed(static function () use (&$resubscribed): void {
+            $resubscribed++;
+        });
+        self::inLoop(static function () use ($subscriber, &$received): void {
+            $subscriber->ssubscribe('foo', static function (string $message) use (&$received): void {
+                $received[] = $message;
+            });
+        });
         $owner->kill();
         $value = self::inLoop(static fn(): ?string => self::eventually(static function () use ($client): ?string {
             $client->set('after', 'failover');
@@ -144,6 +155,18 @@ final class ClusterTest extends RedisTestCase
             return $client->get('foo');
         }, 40.0), 60.0);
         self::assertSame('before', $value, 'the replica of the dead master serves its keys now');
+        self::inLoop(static function () use ($client, &$received, &$resubscribed): void {
+            self::eventually(static function () use ($client, &$received, &$resubscribed): void {
+                if ($resubscribed === 0) {
+                    throw new \RuntimeException('the shard subscription has not moved yet');
+                }
+                $client->command('SPUBLISH', 'foo', 'after failover');
+                if (!\in_array('after failover', $received, true)) {
+                    throw new \RuntimeException('no message yet: ' . json_encode($received));
+                }
+            }, 30.0);
+        }, 40.0);
+        $subscriber->close();
         $survivor = $this->nodes[0] === $owner ? $this->nodes[1] : $this->nodes[0];
         self::assertStringContainsString("$ownerId", $survivor->cli('CLUSTER', 'NODES'));
         self::assertMatchesRegularExpression('/' . $ownerId . '[^\n]*master,fail/', $survivor->cli('CLUSTER', 'NODES'), 'the old master is marked failed');
