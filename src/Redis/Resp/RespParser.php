@@ -87,9 +87,9 @@ final class RespParser
             '+' => $line,
             '-' => new ErrorReply($line),
             ':' => $this->integer($line),
-            '$' => $this->bulk($line, $position, static fn(string $data): string => $data),
-            '!' => $this->bulk($line, $position, static fn(string $data): ErrorReply => new ErrorReply($data)),
-            '=' => $this->bulk($line, $position, self::verbatim(...)),
+            '$' => $this->bulk($line, $position),
+            '!' => \is_string($data = $this->bulk($line, $position)) ? new ErrorReply($data) : $data,
+            '=' => \is_string($data = $this->bulk($line, $position)) ? self::verbatim($data) : $data,
             '*' => $this->aggregate($line, $position, $depth, 'array'),
             '~' => $this->aggregate($line, $position, $depth, 'set'),
             '>' => $this->aggregate($line, $position, $depth, 'push'),
@@ -138,8 +138,8 @@ final class RespParser
         return $value;
     }
 
-    /** @param \Closure(string): mixed $make */
-    private function bulk(string $line, int &$position, \Closure $make): mixed
+    /** The bulk's bytes, null for a null bulk, or the incomplete marker. */
+    private function bulk(string $line, int &$position): mixed
     {
         $length = $this->integer($line);
         if ($length === -1) {
@@ -160,7 +160,7 @@ final class RespParser
         $data = substr($this->buffer, $position, $length);
         $position += $length + 2;
 
-        return $make($data);
+        return $data;
     }
 
     private function aggregate(string $line, int &$position, int $depth, string $kind): mixed
