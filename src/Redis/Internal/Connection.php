@@ -254,7 +254,7 @@ final class Connection
 
     private function read(): void
     {
-        $data = @fread($this->stream, 262144);
+        $data = @fread($this->stream, 65536);
         if ($data === false || ($data === '' && feof($this->stream))) {
             $this->close(new ConnectionLostException("Redis at {$this->peer} closed the connection"));
 
