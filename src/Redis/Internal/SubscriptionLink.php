@@ -10,6 +10,7 @@ use Kiln\Loop\Loop;
 use Kiln\Loop\TimeoutCancellation;
 use Kiln\Redis\CommandTimeoutException;
 use Kiln\Redis\ConnectException;
+use Kiln\Redis\ConnectionLostException;
 use Kiln\Redis\Endpoint;
 use Kiln\Redis\RedisConfig;
 use Kiln\Redis\RedisException;
@@ -33,6 +34,9 @@ final class SubscriptionLink
     private int $failures = 0;
     private bool $closed = false;
     private ?string $retryTimer = null;
+    private readonly ?string $healthTimer;
+    /** A PING was written and nothing came back since. */
+    private bool $pingUnanswered = false;
     private readonly Backoff $backoff;
 
     /**
@@ -47,6 +51,10 @@ final class SubscriptionLink
         private readonly \Closure $onServerUnsubscribe,
     ) {
         $this->backoff = new Backoff($config->backoffInitial, $config->backoffMax);
+        $this->healthTimer = $config->healthCheckInterval > 0 ? Loop::repeat($config->healthCheckInterval, $this->checkHealth(...)) : null;
+        if ($this->healthTimer !== null) {
+            Loop::unreference($this->healthTimer);
+        }
     }
 
     /**
@@ -90,6 +98,9 @@ final class SubscriptionLink
         if ($this->retryTimer !== null) {
             Loop::cancel($this->retryTimer);
         }
+        if ($this->healthTimer !== null) {
+            Loop::cancel($this->healthTimer);
+        }
         $this->connection?->close(new ConnectException('The subscriber was closed'));
         $this->connection = null;
     }
@@ -101,6 +112,7 @@ final class SubscriptionLink
         }
         $connection = Connector::connect($this->config, ($this->locate)(), $this->receive(...), $this->lost(...));
         $this->connection = $connection;
+        $this->pingUnanswered = false;
 
         return $connection;
     }
@@ -154,8 +166,29 @@ final class SubscriptionLink
         ($this->onResubscribed)();
     }
 
+    /**
+     * A half-open connection (the peer gone without a FIN: a cut cable, a paused VM) would keep a
+     * subscriber waiting for ever; a PING that nothing answered by the next check closes it, and the
+     * usual reconnect follows.
+     */
+    private function checkHealth(): void
+    {
+        $connection = $this->connection;
+        if ($connection === null || !$connection->isOpen()) {
+            return;
+        }
+        if ($this->pingUnanswered) {
+            $connection->close(new ConnectionLostException("Redis at {$connection->peer()} did not answer a PING within {$this->config->healthCheckInterval} s"));
+
+            return;
+        }
+        $this->pingUnanswered = true;
+        $connection->write(['PING']);
+    }
+
     private function receive(mixed $value): void
     {
+        $this->pingUnanswered = false;
         try {
             $this->dispatch($value);
         } catch (\Throwable $e) {

@@ -83,6 +83,35 @@ final class SubscriberTest extends RedisTestCase
         });
     }
 
+    public function testASubscriberWhosePingGoesUnansweredReconnects(): void
+    {
+        $server = RedisServer::start();
+        $subscriber = Subscriber::fromUri($server->uri('?health_check=0.2'));
+        $client = RedisClient::fromUri($server->uri());
+        $received = [];
+        $resubscribed = 0;
+        self::inLoop(static function () use ($server, $subscriber, $client, &$received, &$resubscribed): void {
+            $subscriber->onResubscribed(static function () use (&$resubscribed): void {
+                $resubscribed++;
+            });
+            $subscriber->subscribe('news', static function (string $message) use (&$received): void {
+                $received[] = $message;
+            });
+            \Kiln\Loop\delay(0.5);
+            self::assertSame(0, $resubscribed, 'answered PINGs keep the connection');
+            self::assertSame('OK', $server->cli('CLIENT', 'PAUSE', '1500', 'ALL'));
+            self::waitFor(static function () use (&$resubscribed): bool {
+                return $resubscribed >= 1;
+            }, 'the subscriber gave up on the silent connection and reconnected');
+            self::waitFor(static function () use ($client, &$received): bool {
+                $client->publish('news', 'after the pause');
+
+                return \in_array('after the pause', $received, true);
+            }, 'a message after the pause');
+            $subscriber->close();
+        });
+    }
+
     public function testShardChannelsWorkOnASingleServer(): void
     {
         $server = RedisServer::start();
