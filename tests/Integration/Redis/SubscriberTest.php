@@ -98,7 +98,7 @@ final class SubscriberTest extends RedisTestCase
                 $received[] = $message;
             });
             \Kiln\Loop\delay(0.5);
-            self::assertSame(0, $resubscribed, 'answered PINGs keep the connection');
+            self::assertSame([0], [$resubscribed], 'answered PINGs keep the connection');
             self::assertSame('OK', $server->cli('CLIENT', 'PAUSE', '1500', 'ALL'));
             self::waitFor(static function () use (&$resubscribed): bool {
                 return $resubscribed >= 1;
