@@ -77,12 +77,6 @@ final class Connection
         return $this->pending->count();
     }
 
-    /** @param (\Closure(mixed): void)|null $onOutOfBand */
-    public function setOutOfBandHandler(?\Closure $onOutOfBand): void
-    {
-        $this->onOutOfBand = $onOutOfBand;
-    }
-
     /**
      * Sends one command and suspends until its reply.
      *
