@@ -5,7 +5,8 @@ declare(strict_types=1);
 /*
  * Kiln's Redis client under load, for `bench/run redis`: FIBERS Fibers share one RedisClient (one
  * pipelined connection by default) and each loops SET then GET of its own key for SECONDS seconds.
- * Prints one line: `<commands/s> <commands> <seconds>`.
+ * Prints one line: `<commands/s> <commands> <seconds> <client CPU µs per command>` (CPU time, user and
+ * system, says what the client costs whatever else the machine runs).
  *
  *   php bench/lib/redis-client.php PORT [FIBERS=64] [SECONDS=10] [POOL=1]
  */
@@ -38,6 +39,7 @@ $run = static function (int $fiber) use ($client, $value, &$count, &$end): void 
     }
 };
 async(static fn() => $client->command('PING'))->await();
+$usage = getrusage();
 $start = hrtime(true);
 $end = $start + (int) ($seconds * 1e9);
 $futures = [];
@@ -46,5 +48,7 @@ for ($i = 0; $i < $fibers; $i++) {
 }
 all($futures);
 $elapsed = (hrtime(true) - $start) / 1e9;
+$cpu = static fn(array $u): float => $u['ru_utime.tv_sec'] + $u['ru_stime.tv_sec'] + ($u['ru_utime.tv_usec'] + $u['ru_stime.tv_usec']) / 1e6;
+$cpuPerCommand = ($cpu(getrusage()) - $cpu($usage)) / max(1, $count) * 1e6;
 $client->close();
-printf("%.0f %d %.3f\n", $count / $elapsed, $count, $elapsed);
+printf("%.0f %d %.3f %.2f\n", $count / $elapsed, $count, $elapsed, $cpuPerCommand);

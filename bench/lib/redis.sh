@@ -32,13 +32,14 @@ mode_redis() {
     jit=$(php -r 'require $argv[1]; foreach (Kiln\Cli\JitLauncher::SETTINGS as $k => $v) echo "-d$k=$v ";' "$ROOT/vendor/autoload.php")
     log "redis-server $(redis-server --version | awk '{print $3}') on port $port; Kiln client: $fibers Fibers, pool $pool, ${DURATION}s; redis-benchmark -P 16, $requests requests"
 
-    local rep kiln_runs=() peer_runs=() out set get rate
+    local rep kiln_runs=() kiln_cpu=() peer_runs=() out set get rate
     for rep in $(seq 1 "$REPS"); do
         # shellcheck disable=SC2086
         out=$(php $jit "$BENCH/lib/redis-client.php" "$port" "$fibers" "$DURATION" "$pool") || { log "Kiln client failed: $out"; exit 1; }
         rate=${out%% *}
         kiln_runs+=("$rate")
-        log "rep $rep kiln-client: $rate commands/s"
+        kiln_cpu+=("$(awk '{ print $4 }' <<<"$out")")
+        log "rep $rep kiln-client: $rate commands/s, $(awk '{ print $4 }' <<<"$out") µs client CPU per command"
         out=$(redis-benchmark -h 127.0.0.1 -p "$port" -P 16 -n "$requests" -t set,get --csv 2>/dev/null)
         set=$(awk -F'","' '/^"SET"/ { print $2 + 0 }' <<<"$out")
         get=$(awk -F'","' '/^"GET"/ { print $2 + 0 }' <<<"$out")
@@ -56,6 +57,7 @@ mode_redis() {
         printf '| client | commands/s (median) | runs | vs redis-benchmark |\n|---|---:|---|---:|\n'
         printf '| Kiln RedisClient, %s Fibers, pool %s (SET+GET) | %s | %s | %s× |\n' "$fibers" "$pool" "$kiln_median" "${kiln_runs[*]}" "$ratio"
         printf '| redis-benchmark -P 16 (SET, GET; harmonic mean) | %s | %s | 1.00× |\n\n' "$peer_median" "${peer_runs[*]}"
+        printf 'Client CPU (user + system) per command, each run: %s µs.\n\n' "${kiln_cpu[*]}"
         printf 'Bar: Kiln client >= 0.5x redis-benchmark -P 16: %s.\n' "$(awk -v r="$ratio" 'BEGIN { print (r >= 0.5 ? "met" : "NOT met") }')"
     } >"$T/redis.md"
     cat "$T/redis.md"

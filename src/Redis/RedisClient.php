@@ -161,7 +161,7 @@ final class RedisClient implements Commands
         return new Streams($this);
     }
 
-    /** Closes every connection; commands in flight fail with ConnectException. Using the client afterwards is an \Error. */
+    /** Closes every connection; commands in flight fail with ConnectionLostException. Using the client afterwards is an \Error. */
     public function close(): void
     {
         $this->pool?->close();

@@ -12,7 +12,8 @@ namespace Kiln\Redis;
  * - `redis+sentinel://[user:password@]host:26379,host2:26379/mastername[/db]` (rediss+sentinel for TLS)
  * - `redis+cluster://[user:password@]host:7000,host2:7001` (rediss+cluster for TLS)
  * Query options: connect_timeout, timeout (seconds), pool (connections per worker), protocol (2 or 3),
- * name (CLIENT SETNAME), verify_peer (0/1), cafile, sentinel_password.
+ * name (CLIENT SETNAME), verify_peer (0/1), cafile, sentinel_password, health_check (seconds between a
+ * Subscriber's PINGs, 0 = none).
  */
 final class RedisConfig
 {
@@ -35,6 +36,8 @@ final class RedisConfig
         public readonly ?string $sentinelPassword = null,
         public readonly float $backoffInitial = 0.05,
         public readonly float $backoffMax = 5.0,
+        /** A Subscriber PINGs this often and reconnects when a PING went unanswered until the next (0: never). */
+        public readonly float $healthCheckInterval = 15.0,
     ) {
         if ($endpoints === []) {
             throw new \ValueError('RedisConfig needs at least one endpoint');
@@ -44,6 +47,9 @@ final class RedisConfig
         }
         if ($connectTimeout <= 0 || $commandTimeout <= 0 || $backoffInitial <= 0 || $backoffMax < $backoffInitial) {
             throw new \ValueError('Timeouts must be > 0 and backoffInitial <= backoffMax');
+        }
+        if ($healthCheckInterval < 0) {
+            throw new \ValueError('The health-check interval is >= 0 (0 turns it off)');
         }
         if ($poolSize < 1) {
             throw new \ValueError("The pool size is at least 1, got $poolSize");
@@ -110,13 +116,14 @@ final class RedisConfig
             clientName: self::option($query, 'name', null),
             masterName: $masterName,
             sentinelPassword: self::option($query, 'sentinel_password', null),
+            healthCheckInterval: (float) self::option($query, 'health_check', '15'),
         );
     }
 
     /** A copy that talks to $endpoints alone, in single mode (a master a Sentinel named, a Cluster node). */
     public function forEndpoint(Endpoint $endpoint): self
     {
-        return new self([$endpoint], RedisMode::Single, $this->username, $this->password, $this->mode === RedisMode::Cluster ? 0 : $this->database, $this->tls, $this->verifyPeer, $this->cafile, $this->connectTimeout, $this->commandTimeout, $this->poolSize, $this->protocol, $this->clientName, null, null, $this->backoffInitial, $this->backoffMax);
+        return new self([$endpoint], RedisMode::Single, $this->username, $this->password, $this->mode === RedisMode::Cluster ? 0 : $this->database, $this->tls, $this->verifyPeer, $this->cafile, $this->connectTimeout, $this->commandTimeout, $this->poolSize, $this->protocol, $this->clientName, null, null, $this->backoffInitial, $this->backoffMax, $this->healthCheckInterval);
     }
 
     /** @return array{?string, ?string} */

@@ -20,7 +20,7 @@ use Kiln\Redis\Internal\SubscriptionLink;
  *
  * In Cluster mode, channels and patterns use one node (the Cluster forwards every PUBLISH to all),
  * and shard channels (SSUBSCRIBE) the master that owns the channel's slot; a shard channel whose
- * slot moves is followed to its new owner.
+ * slot moves is followed to its new owner, and one whose master fails to the replica promoted in its place.
  */
 final class Subscriber
 {
@@ -113,10 +113,27 @@ final class Subscriber
         if ($this->cluster === null) {
             return $this->main;
         }
-        $node = $this->shardNodes[$channel] ??= (string) $this->cluster->ownerOf(ClusterSlot::of($channel));
+        $slot = ClusterSlot::of($channel);
+        $node = $this->shardNodes[$channel] ??= (string) $this->cluster->ownerOf($slot);
+        if (isset($this->shards[$node])) {
+            return $this->shards[$node];
+        }
+        // The first connect goes to the owner just looked up; a reconnect asks the Cluster again, so a
+        // link whose master died follows its slots to the promoted replica (all of a master's slots
+        // move to the same one).
+        $cluster = $this->cluster;
         $endpoint = Endpoint::parse($node);
+        $connects = 0;
+        $locate = static function () use ($cluster, $slot, $endpoint, &$connects): Endpoint {
+            if ($connects++ === 0) {
+                return $endpoint;
+            }
+            $cluster->forgetSlots();
 
-        return $this->shards[$node] ??= new SubscriptionLink($this->config->forEndpoint($endpoint), static fn(): Endpoint => $endpoint, $this->resubscribed(...), $this->movedShard(...));
+            return $cluster->ownerOf($slot);
+        };
+
+        return $this->shards[$node] = new SubscriptionLink($this->config->forEndpoint($endpoint), $locate, $this->resubscribed(...), $this->movedShard(...));
     }
 
     private function resubscribed(): void

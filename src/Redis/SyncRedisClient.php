@@ -13,20 +13,24 @@ use Kiln\Redis\Resp\RespParser;
 /**
  * Redis for code that may block (the sequential tier, task workers, CLI scripts): the same codec,
  * greeting and failures as RedisClient, on a blocking socket, one command at a time, no loop needed.
- * Single-server configs only. A lost connection fails the command in flight (ConnectionLostException,
- * never re-sent); the next command connects again.
+ * One server, or the master named by Sentinels (asked again at each connect); not a Cluster. A lost
+ * connection fails the command in flight (ConnectionLostException, never re-sent); the next command
+ * connects again, at once (a blocking caller decides itself how long to wait between tries).
  */
 final class SyncRedisClient implements Commands
 {
     /** @var resource|null */
     private mixed $stream = null;
     private RespParser $parser;
+    /** The server talked to: the configured one, or the master the Sentinels named at the last connect. */
+    private Endpoint $endpoint;
 
     public function __construct(private readonly RedisConfig $config)
     {
-        if ($config->mode !== RedisMode::Single) {
-            throw new \ValueError('SyncRedisClient talks to one server: use a redis:// or rediss:// config');
+        if ($config->mode === RedisMode::Cluster) {
+            throw new \ValueError('SyncRedisClient does not route a Cluster: use a redis://, rediss:// or redis+sentinel:// config');
         }
+        $this->endpoint = $config->endpoints[0];
         $this->parser = new RespParser();
     }
 
@@ -40,6 +44,9 @@ final class SyncRedisClient implements Commands
     {
         $reply = $this->pipeline([array_values($args)])[0];
         if ($reply instanceof ErrorReply) {
+            if ($reply->code() === 'READONLY' && $this->config->mode === RedisMode::Sentinel) {
+                $this->close(); // a demoted master: ask the Sentinels again at the next command
+            }
             throw new ErrorReplyException($reply);
         }
 
@@ -81,7 +88,7 @@ final class SyncRedisClient implements Commands
         foreach ($commands as $args) {
             $out .= RespEncoder::command($args);
         }
-        $endpoint = (string) $this->config->endpoints[0];
+        $endpoint = (string) $this->endpoint;
         while ($out !== '') {
             $written = @fwrite($stream, $out);
             if ($written === false || $written === 0) {
@@ -112,6 +119,29 @@ final class SyncRedisClient implements Commands
         return $replies;
     }
 
+    /** Asks the Sentinels, in turn, where the master is. */
+    private function master(): Endpoint
+    {
+        $problems = [];
+        foreach ($this->config->endpoints as $sentinel) {
+            $client = new self(new RedisConfig([$sentinel], password: $this->config->sentinelPassword, tls: $this->config->tls, verifyPeer: $this->config->verifyPeer, cafile: $this->config->cafile, connectTimeout: $this->config->connectTimeout, commandTimeout: $this->config->connectTimeout));
+            try {
+                $reply = $client->command('SENTINEL', 'get-master-addr-by-name', (string) $this->config->masterName);
+            } catch (RedisException $e) {
+                $problems[] = "$sentinel: {$e->getMessage()}";
+                continue;
+            } finally {
+                $client->close();
+            }
+            if (\is_array($reply) && \is_string($reply[0] ?? null) && \is_string($reply[1] ?? null)) {
+                return new Endpoint($reply[0], (int) $reply[1]);
+            }
+            $problems[] = "$sentinel: does not know master \"{$this->config->masterName}\"";
+        }
+
+        throw new ConnectException("No Sentinel named the master \"{$this->config->masterName}\": " . implode('; ', $problems));
+    }
+
     private function lose(string $why): never
     {
         $this->close();
@@ -122,7 +152,7 @@ final class SyncRedisClient implements Commands
     /** @return resource */
     private function connect(): mixed
     {
-        $endpoint = $this->config->endpoints[0];
+        $endpoint = $this->endpoint = $this->config->mode === RedisMode::Sentinel ? $this->master() : $this->config->endpoints[0];
         $context = stream_context_create(['socket' => ['tcp_nodelay' => true], 'ssl' => [
             'peer_name' => $endpoint->host,
             'verify_peer' => $this->config->verifyPeer,

@@ -78,8 +78,10 @@ final class RedisServer
     {
         $this->stop();
         if (is_dir($this->dir)) {
-            foreach (glob("$this->dir/*") ?: [] as $file) {
-                @unlink($file);
+            $entries = new \RecursiveIteratorIterator(new \RecursiveDirectoryIterator($this->dir, \FilesystemIterator::SKIP_DOTS), \RecursiveIteratorIterator::CHILD_FIRST);
+            foreach ($entries as $entry) {
+                \assert($entry instanceof \SplFileInfo);
+                $entry->isDir() ? @rmdir($entry->getPathname()) : @unlink($entry->getPathname());
             }
             @rmdir($this->dir);
         }

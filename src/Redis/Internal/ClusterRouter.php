@@ -88,6 +88,9 @@ final class ClusterRouter
     }
 
     /**
+     * A pipeline for one slot. When every command came back MOVED (or ASK), none ran: the pipeline
+     * is sent again to the node named (after ASK with ASKING before each command).
+     *
      * @param list<list<string|int|float>> $commands all for one slot
      *
      * @return list<mixed>
@@ -98,8 +101,54 @@ final class ClusterRouter
             return [];
         }
         $key = CommandKeys::routingKey($commands[0]);
+        $node = $key === null ? $this->anyNode() : $this->owner(ClusterSlot::of($key));
+        $asking = false;
+        for ($redirects = 0; ; $redirects++) {
+            $sent = $commands;
+            if ($asking) {
+                $sent = [];
+                foreach ($commands as $command) {
+                    array_push($sent, ['ASKING'], $command);
+                }
+            }
+            $replies = $this->pool($node)->connection()->pipeline($sent);
+            if ($asking) {
+                $replies = array_values(array_filter($replies, static fn(int $i): bool => $i % 2 === 1, \ARRAY_FILTER_USE_KEY));
+            }
+            $redirect = self::commonRedirect($replies);
+            if ($redirect === null || $redirects >= self::MAX_REDIRECTS) {
+                return $replies;
+            }
+            [$code, $slot, $target] = $redirect;
+            $node = (string) $target;
+            $this->nodes[$node] = $target;
+            $asking = $code === 'ASK';
+            if (!$asking) {
+                $this->slots[$slot] = $node;
+                $this->refreshedAt = -\INF;
+            }
+        }
+    }
 
-        return $this->pool($key === null ? $this->anyNode() : $this->owner(ClusterSlot::of($key)))->connection()->pipeline($commands);
+    /**
+     * @param list<mixed> $replies
+     *
+     * @return array{string, int, Endpoint}|null the redirect every reply is, if they all are the same one
+     */
+    private static function commonRedirect(array $replies): ?array
+    {
+        $first = $replies[0] ?? null;
+        if (!$first instanceof ErrorReply || !\in_array($first->code(), ['MOVED', 'ASK'], true)) {
+            return null;
+        }
+        foreach ($replies as $reply) {
+            if (!$reply instanceof ErrorReply || $reply->message !== $first->message) {
+                return null;
+            }
+        }
+        [$code, $slot, $target] = explode(' ', $first->message) + ['', '0', ''];
+
+        return [$code, (int) $slot, Endpoint::parse($target)];
     }
 
     /** The master that owns $slot now, as far as this client knows. */

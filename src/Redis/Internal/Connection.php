@@ -7,6 +7,7 @@ namespace Kiln\Redis\Internal;
 use Kiln\Loop\Loop;
 use Kiln\Loop\Suspension;
 use Kiln\Redis\CommandTimeoutException;
+use Kiln\Redis\ConnectException;
 use Kiln\Redis\ConnectionLostException;
 use Kiln\Redis\ErrorReplyException;
 use Kiln\Redis\ProtocolException;
@@ -36,13 +37,7 @@ final class Connection
     private ?string $writeWatcher = null;
     private readonly string $readWatcher;
     private readonly string $watchdog;
-    /**
-     * What waits for each reply, in order: the Suspension of a single command (resumed with the reply,
-     * an ErrorReply included) or a pipeline's settle callback; and its deadline.
-     *
-     * @var \SplQueue<array{Suspension|\Closure(mixed, ?\Throwable): void, float}>
-     */
-    private readonly \SplQueue $pending;
+    private readonly ReplyWaiters $pending;
     private ?RedisException $closedBy = null;
     private readonly \Closure $flush;
 
@@ -59,7 +54,7 @@ final class Connection
         private ?\Closure $onOutOfBand = null,
         private ?\Closure $onClose = null,
     ) {
-        $this->pending = new \SplQueue();
+        $this->pending = new ReplyWaiters();
         $this->flush = $this->flush(...);
         $this->readWatcher = Loop::onReadable($stream, $this->read(...));
         Loop::unreference($this->readWatcher);
@@ -82,12 +77,6 @@ final class Connection
         return $this->pending->count();
     }
 
-    /** @param (\Closure(mixed): void)|null $onOutOfBand */
-    public function setOutOfBandHandler(?\Closure $onOutOfBand): void
-    {
-        $this->onOutOfBand = $onOutOfBand;
-    }
-
     /**
      * Sends one command and suspends until its reply.
      *
@@ -101,17 +90,20 @@ final class Connection
         if ($this->closedBy !== null) {
             $this->ensureOpen();
         }
-        $suspension = Loop::getSuspension();
+        // The hot path: a Fiber waits on itself (resumed from the read callback, on the loop's stack);
+        // only {main} needs a Suspension, which runs the loop while it waits.
+        $fiber = \Fiber::getCurrent();
+        $waiter = $fiber ?? Loop::getSuspension();
         if ($this->pending->isEmpty()) {
             Loop::reference($this->readWatcher);
         }
         $this->outgoing .= RespEncoder::command($args);
-        $this->pending->enqueue([$suspension, Loop::now() + $this->commandTimeout + $extraTime]);
+        $this->pending->add($waiter, Loop::now() + $this->commandTimeout + $extraTime);
         if (!$this->flushQueued && $this->writeWatcher === null) {
             $this->flushQueued = true;
             Loop::defer($this->flush);
         }
-        $reply = $suspension->suspend();
+        $reply = $waiter instanceof Suspension ? $waiter->suspend() : \Fiber::suspend();
         if ($reply instanceof ErrorReply) {
             throw new ErrorReplyException($reply);
         }
@@ -124,7 +116,6 @@ final class Connection
      * returned as ErrorReply values, in their place.
      *
      * @param list<array<array-key, string|int|float>> $commands
-     *
      * @param float|null $timeout instead of the command timeout (the greeting takes the connect timeout)
      *
      * @return list<mixed>
@@ -188,11 +179,7 @@ final class Connection
             fclose($this->stream);
         }
         $this->outgoing = '';
-        while (!$this->pending->isEmpty()) {
-            [$waiter] = $this->pending->dequeue();
-            $waiter instanceof Suspension ? $waiter->throw($first ?? $reason) : $waiter(null, $first ?? $reason);
-            $first = null;
-        }
+        $this->pending->failAll($reason, $first);
         $onClose = $this->onClose;
         $this->onClose = null;
         $this->onOutOfBand = null;
@@ -214,15 +201,16 @@ final class Connection
         }
         foreach ($commands as $args) {
             $this->outgoing .= RespEncoder::command($args);
-            $this->pending->enqueue([$settle, $deadline]);
+            $this->pending->add($settle, $deadline);
         }
         $this->queueFlush();
     }
 
+    /** A closed connection takes no command: it was not sent, so ConnectException. */
     private function ensureOpen(): void
     {
         if ($this->closedBy !== null) {
-            throw new ConnectionLostException("The connection to Redis at {$this->peer} is closed: {$this->closedBy->getMessage()}", 0, $this->closedBy);
+            throw new ConnectException("The connection to Redis at {$this->peer} is closed ({$this->closedBy->getMessage()}); the command was not sent", 0, $this->closedBy);
         }
     }
 
@@ -260,7 +248,7 @@ final class Connection
 
     private function read(): void
     {
-        $data = @fread($this->stream, 262144);
+        $data = @fread($this->stream, 65536);
         if ($data === false || ($data === '' && feof($this->stream))) {
             $this->close(new ConnectionLostException("Redis at {$this->peer} closed the connection"));
 
@@ -291,11 +279,10 @@ final class Connection
                 }
                 continue;
             }
-            [$waiter] = $this->pending->dequeue();
-            if ($this->pending->isEmpty()) {
+            if ($this->pending->count() === 1) {
                 Loop::unreference($this->readWatcher);
             }
-            $waiter instanceof Suspension ? $waiter->resume($value) : $waiter($value, null);
+            $this->pending->resolveOldest($value);
             if ($this->closedBy !== null) {
                 return;
             }
@@ -304,7 +291,8 @@ final class Connection
 
     private function checkDeadline(): void
     {
-        if ($this->pending->isEmpty() || $this->pending->bottom()[1] > Loop::now()) {
+        $deadline = $this->pending->oldestDeadline();
+        if ($deadline === null || $deadline > Loop::now()) {
             return;
         }
         $this->close(

@@ -8,6 +8,7 @@ use Kiln\Loop\Deferred;
 use Kiln\Loop\Future;
 use Kiln\Loop\Loop;
 use Kiln\Redis\ConnectException;
+use Kiln\Redis\ConnectionLostException;
 use Kiln\Redis\Endpoint;
 use Kiln\Redis\RedisConfig;
 use Kiln\Redis\RedisException;
@@ -81,7 +82,7 @@ final class NodePool
 
     public function close(): void
     {
-        $this->closeAll(new ConnectException('The Redis client was closed'));
+        $this->closeAll(new ConnectionLostException('The Redis client was closed'));
         $this->closed = true;
     }
 

@@ -6,10 +6,12 @@ namespace Kiln\Redis\Internal;
 
 use Kiln\Loop\CancelledException;
 use Kiln\Loop\Deferred;
+use Kiln\Loop\Future;
 use Kiln\Loop\Loop;
 use Kiln\Loop\TimeoutCancellation;
 use Kiln\Redis\CommandTimeoutException;
 use Kiln\Redis\ConnectException;
+use Kiln\Redis\ConnectionLostException;
 use Kiln\Redis\Endpoint;
 use Kiln\Redis\RedisConfig;
 use Kiln\Redis\RedisException;
@@ -33,6 +35,12 @@ final class SubscriptionLink
     private int $failures = 0;
     private bool $closed = false;
     private ?string $retryTimer = null;
+    private readonly ?string $healthTimer;
+    /** A PING was written and nothing came back since. */
+    private bool $pingUnanswered = false;
+    /** @var Future<null>|null */
+    private ?Future $connecting = null;
+    private bool $connectedBefore = false;
     private readonly Backoff $backoff;
 
     /**
@@ -47,6 +55,10 @@ final class SubscriptionLink
         private readonly \Closure $onServerUnsubscribe,
     ) {
         $this->backoff = new Backoff($config->backoffInitial, $config->backoffMax);
+        $this->healthTimer = $config->healthCheckInterval > 0 ? Loop::repeat($config->healthCheckInterval, $this->checkHealth(...)) : null;
+        if ($this->healthTimer !== null) {
+            Loop::unreference($this->healthTimer);
+        }
     }
 
     /**
@@ -58,15 +70,19 @@ final class SubscriptionLink
     public function add(SubscriptionKind $kind, string $name, \Closure $handler): void
     {
         $this->subscriptions[$kind->value][$name] = $handler;
+        $key = "$kind->value $name";
+        /** @var Deferred<null> $deferred */
+        $deferred = $this->confirmations[$key] ?? new Deferred();
+        $this->confirmations[$key] = $deferred;
         try {
-            $connection = $this->connection ?? $this->connect();
-            /** @var Deferred<null> $deferred */
-            $deferred = $this->confirmations["$kind->value $name"] ?? new Deferred();
-            $this->confirmations["$kind->value $name"] = $deferred;
-            $connection->write([strtoupper($kind->value), $name]);
+            if ($this->connection === null) {
+                $this->establish(); // subscribes to everything recorded, this one included
+            } else {
+                $this->connection->write([strtoupper($kind->value), $name]);
+            }
             $deferred->getFuture()->await(new TimeoutCancellation($this->config->commandTimeout, "Redis did not confirm $kind->value $name within {$this->config->commandTimeout} s"));
         } catch (RedisException | CancelledException $e) {
-            unset($this->subscriptions[$kind->value][$name], $this->confirmations["$kind->value $name"]);
+            unset($this->subscriptions[$kind->value][$name], $this->confirmations[$key]);
             throw $e instanceof CancelledException ? new CommandTimeoutException($e->getMessage(), 0, $e) : $e;
         }
     }
@@ -90,19 +106,59 @@ final class SubscriptionLink
         if ($this->retryTimer !== null) {
             Loop::cancel($this->retryTimer);
         }
+        if ($this->healthTimer !== null) {
+            Loop::cancel($this->healthTimer);
+        }
         $this->connection?->close(new ConnectException('The subscriber was closed'));
         $this->connection = null;
     }
 
-    private function connect(): Connection
+    /**
+     * Connects (or waits for the connect already under way) and subscribes to every channel, pattern
+     * and shard channel recorded. After a first connection, says so through $onResubscribed.
+     */
+    private function establish(): void
     {
         if ($this->closed) {
             throw new \Error('This subscriber was closed; make a new one');
         }
-        $connection = Connector::connect($this->config, ($this->locate)(), $this->receive(...), $this->lost(...));
-        $this->connection = $connection;
+        if ($this->connecting !== null) {
+            $this->connecting->await();
 
-        return $connection;
+            return;
+        }
+        /** @var Deferred<null> $done */
+        $done = new Deferred();
+        $this->connecting = $done->getFuture();
+        try {
+            $connection = Connector::connect($this->config, ($this->locate)(), $this->receive(...), $this->lost(...));
+        } catch (RedisException $e) {
+            $done->error($e);
+            throw $e;
+        } finally {
+            $this->connecting = null;
+        }
+        $this->connection = $connection;
+        $this->pingUnanswered = false;
+        $this->failures = 0;
+        if ($this->retryTimer !== null) {
+            Loop::cancel($this->retryTimer);
+            $this->retryTimer = null;
+        }
+        foreach ($this->subscriptions as $kind => $names) {
+            if ($kind === 'ssubscribe') {
+                foreach (array_keys($names) as $name) {
+                    $connection->write(['SSUBSCRIBE', (string) $name]);
+                }
+            } elseif ($names !== []) {
+                $connection->write([strtoupper($kind), ...array_map('strval', array_keys($names))]);
+            }
+        }
+        $done->complete(null);
+        if ($this->connectedBefore) {
+            ($this->onResubscribed)();
+        }
+        $this->connectedBefore = true;
     }
 
     private function lost(Connection $connection): void
@@ -134,28 +190,36 @@ final class SubscriptionLink
             return;
         }
         try {
-            $connection = $this->connect();
+            $this->establish();
         } catch (RedisException) {
             $this->failures++;
             $this->scheduleReconnect();
+        }
+    }
+
+    /**
+     * A half-open connection (the peer gone without a FIN: a cut cable, a paused VM) would keep a
+     * subscriber waiting for ever; a PING that nothing answered by the next check closes it, and the
+     * usual reconnect follows.
+     */
+    private function checkHealth(): void
+    {
+        $connection = $this->connection;
+        if ($connection === null || !$connection->isOpen()) {
+            return;
+        }
+        if ($this->pingUnanswered) {
+            $connection->close(new ConnectionLostException("Redis at {$connection->peer()} did not answer a PING within {$this->config->healthCheckInterval} s"));
 
             return;
         }
-        $this->failures = 0;
-        foreach ($this->subscriptions as $kind => $names) {
-            if ($kind === 'ssubscribe') {
-                foreach (array_keys($names) as $name) {
-                    $connection->write(['SSUBSCRIBE', (string) $name]);
-                }
-            } elseif ($names !== []) {
-                $connection->write([strtoupper($kind), ...array_map('strval', array_keys($names))]);
-            }
-        }
-        ($this->onResubscribed)();
+        $this->pingUnanswered = true;
+        $connection->write(['PING']);
     }
 
     private function receive(mixed $value): void
     {
+        $this->pingUnanswered = false;
         try {
             $this->dispatch($value);
         } catch (\Throwable $e) {

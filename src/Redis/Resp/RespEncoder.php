@@ -17,9 +17,10 @@ final class RespEncoder
         }
         $out = '*' . \count($args) . "\r\n";
         foreach ($args as $arg) {
-            if (!\is_string($arg)) {
-                $arg = \is_int($arg) ? (string) $arg : self::float($arg);
+            if (\is_float($arg)) {
+                $arg = self::float($arg);
             }
+            $arg = (string) $arg;
             $out .= '$' . \strlen($arg) . "\r\n" . $arg . "\r\n";
         }
 

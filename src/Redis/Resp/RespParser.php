@@ -12,9 +12,10 @@ use Kiln\Redis\ProtocolException;
  * Replies map to PHP values: simple string and bulk to string, integer to int, null bulk, null array
  * and RESP3 null to null, array and set to list, map to an array keyed by its (scalar) keys, double to
  * float, boolean to bool; errors, big numbers, verbatim strings, pushes and attributes to the small
- * value classes of this namespace. An incomplete reply is parsed again from its first byte when more
- * bytes come; a reply is never returned twice. After a ProtocolException the parser stays failed: the
- * stream is out of step and the connection has to go.
+ * value classes of this namespace. Aggregates are built on a stack of open frames, so a reply of a
+ * million elements that arrives in pieces is read once; only an element cut in two (a line, a bulk) is
+ * read again from its first byte when the rest comes. A reply is never returned twice. After a
+ * ProtocolException the parser stays failed: the stream is out of step and the connection has to go.
  */
 final class RespParser
 {
@@ -22,10 +23,19 @@ final class RespParser
     private int $offset = 0;
     private ?string $failure = null;
     private readonly object $incomplete;
+    private readonly object $opened;
+    /**
+     * Aggregates still being read, innermost last: kind ('*' '~' '>' '%' '|' or 'a' for the value after
+     * an attribute), elements still to come, elements so far, the attributes (for 'a').
+     *
+     * @var list<array{string, int, list<mixed>, array<int|string, mixed>}>
+     */
+    private array $frames = [];
 
     public function __construct(private readonly RespLimits $limits = new RespLimits())
     {
         $this->incomplete = new \stdClass();
+        $this->opened = new \stdClass();
     }
 
     /**
@@ -44,12 +54,24 @@ final class RespParser
         try {
             while ($this->offset < $length) {
                 $position = $this->offset;
-                $value = $this->value($position, 0);
+                $value = $this->element($position);
                 if ($value === $this->incomplete) {
                     break;
                 }
-                $values[] = $value;
                 $this->offset = $position;
+                if ($value === $this->opened) {
+                    continue;
+                }
+                while (true) {
+                    if ($this->frames === []) {
+                        $values[] = $value;
+                        break;
+                    }
+                    $value = $this->append($value);
+                    if ($value === $this->incomplete) {
+                        break;
+                    }
+                }
             }
         } catch (ProtocolException $e) {
             $this->failure = $e->getMessage();
@@ -66,17 +88,15 @@ final class RespParser
         return $values;
     }
 
-    /** Bytes received but not yet part of a whole reply. */
+    /** Bytes received but not yet part of a whole reply (elements already read into open aggregates excluded). */
     public function buffered(): int
     {
         return \strlen($this->buffer) - $this->offset;
     }
 
-    private function value(int &$position, int $depth): mixed
+    /** One element at $position: a whole scalar, the marker of an aggregate just opened, or incomplete. */
+    private function element(int &$position): mixed
     {
-        if ($position >= \strlen($this->buffer)) {
-            return $this->incomplete;
-        }
         $type = $this->buffer[$position];
         $line = $this->line($position);
         if ($line === null) {
@@ -87,14 +107,10 @@ final class RespParser
             '+' => $line,
             '-' => new ErrorReply($line),
             ':' => $this->integer($line),
-            '$' => $this->bulk($line, $position, static fn(string $data): string => $data),
-            '!' => $this->bulk($line, $position, static fn(string $data): ErrorReply => new ErrorReply($data)),
-            '=' => $this->bulk($line, $position, self::verbatim(...)),
-            '*' => $this->aggregate($line, $position, $depth, 'array'),
-            '~' => $this->aggregate($line, $position, $depth, 'set'),
-            '>' => $this->aggregate($line, $position, $depth, 'push'),
-            '%' => $this->aggregate($line, $position, $depth, 'map'),
-            '|' => $this->attributed($line, $position, $depth),
+            '$' => $this->bulk($line, $position),
+            '!' => \is_string($data = $this->bulk($line, $position)) ? new ErrorReply($data) : $data,
+            '=' => \is_string($data = $this->bulk($line, $position)) ? self::verbatim($data) : $data,
+            '*', '~', '>', '%', '|' => $this->open($type, $line),
             '_' => $line === '' ? null : throw new ProtocolException('A RESP3 null carries no data, got "' . self::show($line) . '"'),
             '#' => match ($line) {
                 't' => true,
@@ -105,6 +121,92 @@ final class RespParser
             '(' => preg_match('/\A[-+]?[0-9]+\z/', $line) === 1 ? new BigNumber($line) : throw new ProtocolException('Malformed big number "' . self::show($line) . '"'),
             default => throw new ProtocolException(\sprintf('Unknown RESP type byte 0x%02x', \ord($type))),
         };
+    }
+
+    /** An aggregate header: pushes a frame (the opened marker), or is the whole value when empty or null. */
+    private function open(string $type, string $line): mixed
+    {
+        $kind = match ($type) {
+            '*' => 'array',
+            '~' => 'set',
+            '>' => 'push',
+            default => 'map',
+        };
+        $count = $this->integer($line);
+        if ($count === -1 && $type === '*') {
+            return null;
+        }
+        if ($count < 0) {
+            throw new ProtocolException("Negative $kind length $count");
+        }
+        if ($count > $this->limits->maxElements) {
+            throw new ProtocolException("A $kind of $count elements is over the limit of {$this->limits->maxElements}");
+        }
+        if (\count($this->frames) + 1 > $this->limits->maxDepth) {
+            throw new ProtocolException("Replies nested deeper than {$this->limits->maxDepth} levels");
+        }
+        if ($count === 0 && $type !== '|') {
+            return $type === '>' ? new Push([]) : [];
+        }
+        $this->frames[] = [$type, $type === '%' || $type === '|' ? 2 * $count : $count, [], []];
+        if ($count === 0) {
+            $this->frames[\count($this->frames) - 1] = ['a', 1, [], []];
+        }
+
+        return $this->opened;
+    }
+
+    /** Adds a finished element to the innermost frame; returns the frame's value if that finished it too. */
+    private function append(mixed $value): mixed
+    {
+        $top = \count($this->frames) - 1;
+        $frame = &$this->frames[$top];
+        $frame[2][] = $value;
+        if (--$frame[1] > 0) {
+            return $this->incomplete;
+        }
+        [$type, , $items, $attributes] = $frame;
+        unset($frame);
+        array_pop($this->frames);
+
+        return match ($type) {
+            '*', '~' => $items,
+            '>' => new Push($items),
+            '%' => self::pairs($items),
+            '|' => $this->awaitAttributed(self::pairs($items)),
+            default => new Attributed($attributes, $items[0]),
+        };
+    }
+
+    /**
+     * After an attribute's map, the value it belongs to is read in a frame of its own.
+     *
+     * @param array<int|string, mixed> $attributes
+     */
+    private function awaitAttributed(array $attributes): object
+    {
+        $this->frames[] = ['a', 1, [], $attributes];
+
+        return $this->incomplete;
+    }
+
+    /**
+     * @param list<mixed> $items key, value, key, value...
+     *
+     * @return array<int|string, mixed>
+     */
+    private static function pairs(array $items): array
+    {
+        $map = [];
+        for ($i = 0, $n = \count($items); $i < $n; $i += 2) {
+            $key = $items[$i];
+            if (!\is_string($key) && !\is_int($key)) {
+                throw new ProtocolException('A map key of type ' . get_debug_type($key) . ' is not supported (string and integer keys are)');
+            }
+            $map[$key] = $items[$i + 1];
+        }
+
+        return $map;
     }
 
     /** The rest of the line after the type byte, moving $position past its CRLF; null if incomplete. */
@@ -138,8 +240,8 @@ final class RespParser
         return $value;
     }
 
-    /** @param \Closure(string): mixed $make */
-    private function bulk(string $line, int &$position, \Closure $make): mixed
+    /** The bulk's bytes, null for a null bulk, or the incomplete marker. */
+    private function bulk(string $line, int &$position): mixed
     {
         $length = $this->integer($line);
         if ($length === -1) {
@@ -160,73 +262,7 @@ final class RespParser
         $data = substr($this->buffer, $position, $length);
         $position += $length + 2;
 
-        return $make($data);
-    }
-
-    private function aggregate(string $line, int &$position, int $depth, string $kind): mixed
-    {
-        $count = $this->integer($line);
-        if ($count === -1 && $kind === 'array') {
-            return null;
-        }
-        if ($count < 0) {
-            throw new ProtocolException("Negative $kind length $count");
-        }
-        if ($count > $this->limits->maxElements) {
-            throw new ProtocolException("A $kind of $count elements is over the limit of {$this->limits->maxElements}");
-        }
-        if ($depth + 1 > $this->limits->maxDepth) {
-            throw new ProtocolException("Replies nested deeper than {$this->limits->maxDepth} levels");
-        }
-        if ($kind === 'map') {
-            return $this->map($count, $position, $depth);
-        }
-        $items = [];
-        for ($i = 0; $i < $count; $i++) {
-            $item = $this->value($position, $depth + 1);
-            if ($item === $this->incomplete) {
-                return $this->incomplete;
-            }
-            $items[] = $item;
-        }
-
-        return $kind === 'push' ? new Push($items) : $items;
-    }
-
-    private function map(int $pairs, int &$position, int $depth): mixed
-    {
-        $map = [];
-        for ($i = 0; $i < $pairs; $i++) {
-            $key = $this->value($position, $depth + 1);
-            if ($key === $this->incomplete) {
-                return $this->incomplete;
-            }
-            $value = $this->value($position, $depth + 1);
-            if ($value === $this->incomplete) {
-                return $this->incomplete;
-            }
-            if (!\is_string($key) && !\is_int($key)) {
-                throw new ProtocolException('A map key of type ' . get_debug_type($key) . ' is not supported (string and integer keys are)');
-            }
-            $map[$key] = $value;
-        }
-
-        return $map;
-    }
-
-    private function attributed(string $line, int &$position, int $depth): mixed
-    {
-        $attributes = $this->aggregate($line, $position, $depth, 'map');
-        if ($attributes === $this->incomplete) {
-            return $this->incomplete;
-        }
-        $value = $this->value($position, $depth);
-        if ($value === $this->incomplete) {
-            return $this->incomplete;
-        }
-        \assert(\is_array($attributes));
-
-        return new Attributed($attributes, $value);
+        return $data;
     }
 
     private static function verbatim(string $data): VerbatimString

@@ -67,6 +67,12 @@ final class ClusterTest extends RedisTestCase
             self::assertGreaterThan(0, (int) $node->cli('DBSIZE'), 'every master holds some keys');
         }
 
+        $askingPipeline = RedisClient::fromUri("redis+cluster://127.0.0.1:{$this->nodes[1]->port}");
+        $movedPipeline = RedisClient::fromUri("redis+cluster://127.0.0.1:{$this->nodes[2]->port}");
+        self::inLoop(static function () use ($askingPipeline, $movedPipeline): void {
+            self::assertSame('bar', $askingPipeline->get('foo'), 'it knows the slot map before the move');
+            self::assertSame('bar', $movedPipeline->get('foo'));
+        });
         $slot = ClusterSlot::of('foo');
         self::assertSame((string) $slot, $this->nodes[0]->cli('CLUSTER', 'KEYSLOT', 'foo'));
         [$source, $target] = $this->ownerAndAnother($slot);
@@ -78,6 +84,7 @@ final class ClusterTest extends RedisTestCase
 
         self::assertSame('bar', self::inLoop(static fn(): ?string => $client->get('foo')), 'ASK: the key is on the importing node');
         self::assertMatchesRegularExpression('/cmdstat_asking:calls=[1-9]/', $target->cli('INFO', 'commandstats'));
+        self::assertSame(['bar', 3], self::inLoop(static fn(): array => $askingPipeline->pipeline([['GET', 'foo'], ['STRLEN', 'foo']])), 'a pipeline follows ASK');
 
         foreach ($this->nodes as $node) {
             self::assertSame('OK', $node->cli('CLUSTER', 'SETSLOT', (string) $slot, 'NODE', $targetId));
@@ -87,7 +94,11 @@ final class ClusterTest extends RedisTestCase
         self::assertSame($rejectedBefore + 1, self::rejectedGets($source), 'the old owner answered MOVED once');
         self::assertSame('bar', self::inLoop(static fn(): ?string => $client->get('foo')));
         self::assertSame($rejectedBefore + 1, self::rejectedGets($source), 'the client learned the new owner');
+        self::assertSame(['bar', 3], self::inLoop(static fn(): array => $movedPipeline->pipeline([['GET', 'foo'], ['STRLEN', 'foo']])), 'a pipeline follows MOVED');
+        self::assertSame($rejectedBefore + 2, self::rejectedGets($source), 'the pipeline went to the old owner first');
         $client->close();
+        $askingPipeline->close();
+        $movedPipeline->close();
     }
 
     public function testShardedPubSubReachesASubscriberOnTheChannelsOwner(): void
@@ -137,6 +148,17 @@ final class ClusterTest extends RedisTestCase
             usleep(50_000);
         }
         $ownerId = $owner->cli('CLUSTER', 'MYID');
+        $subscriber = Subscriber::fromUri("redis+cluster://127.0.0.1:{$this->nodes[0]->port}?timeout=2&connect_timeout=1");
+        $received = [];
+        $resubscribed = 0;
+        $subscriber->onResubscribed(static function () use (&$resubscribed): void {
+            $resubscribed++;
+        });
+        self::inLoop(static function () use ($subscriber, &$received): void {
+            $subscriber->ssubscribe('foo', static function (string $message) use (&$received): void {
+                $received[] = $message;
+            });
+        });
         $owner->kill();
         $value = self::inLoop(static fn(): ?string => self::eventually(static function () use ($client): ?string {
             $client->set('after', 'failover');
@@ -144,6 +166,18 @@ final class ClusterTest extends RedisTestCase
             return $client->get('foo');
         }, 40.0), 60.0);
         self::assertSame('before', $value, 'the replica of the dead master serves its keys now');
+        self::inLoop(static function () use ($client, &$received, &$resubscribed): void {
+            self::eventually(static function () use ($client, &$received, &$resubscribed): void {
+                if ($resubscribed === 0) {
+                    throw new \RuntimeException('the shard subscription has not moved yet');
+                }
+                $client->command('SPUBLISH', 'foo', 'after failover');
+                if (!\in_array('after failover', $received, true)) {
+                    throw new \RuntimeException('no message yet: ' . json_encode($received));
+                }
+            }, 30.0);
+        }, 40.0);
+        $subscriber->close();
         $survivor = $this->nodes[0] === $owner ? $this->nodes[1] : $this->nodes[0];
         self::assertStringContainsString("$ownerId", $survivor->cli('CLUSTER', 'NODES'));
         self::assertMatchesRegularExpression('/' . $ownerId . '[^\n]*master,fail/', $survivor->cli('CLUSTER', 'NODES'), 'the old master is marked failed');

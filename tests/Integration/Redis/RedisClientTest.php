@@ -14,6 +14,7 @@ use Kiln\Redis\ErrorReplyException;
 use Kiln\Redis\RedisClient;
 use Kiln\Redis\RedisConfig;
 use Kiln\Redis\Resp\ErrorReply;
+use Kiln\Redis\SyncRedisClient;
 use Kiln\Tests\Support\RedisServer;
 
 /** RedisClient against a real redis-server: pipelining, greeting, timeouts, TLS, loss and recovery. */
@@ -165,6 +166,20 @@ final class RedisClientTest extends RedisTestCase
         });
     }
 
+    public function testAUnixSocketWorksForBothClients(): void
+    {
+        $socket = sys_get_temp_dir() . '/kiln-redis-' . bin2hex(random_bytes(4)) . '.sock';
+        $server = RedisServer::start(['--unixsocket', $socket, '--unixsocketperm', '700']);
+        try {
+            $client = RedisClient::fromUri("redis://$socket?db=1");
+            self::assertSame(1, self::inLoop(static fn(): int => $client->increment('over-unix')));
+            self::assertSame(2, SyncRedisClient::fromUri("redis://$socket?db=1")->command('INCR', 'over-unix'));
+            self::assertSame('2', $server->cli('-n', '1', 'GET', 'over-unix'));
+        } finally {
+            $server->stop();
+        }
+    }
+
     public function testTlsThroughRediss(): void
     {
         $dir = sys_get_temp_dir() . '/kiln-redis-tls-' . bin2hex(random_bytes(4));
@@ -182,6 +197,22 @@ final class RedisClientTest extends RedisTestCase
 
                 return $client->get('t');
             }));
+            $big = random_bytes(3 * 1024 * 1024);
+            $results = self::inLoop(static function () use ($client, $big): array {
+                $client->set('big', $big);
+                $futures = [];
+                for ($i = 0; $i < 50; $i++) {
+                    $futures[] = async(static fn(): ?string => $client->get($i % 10 === 0 ? 'big' : 't'));
+                }
+
+                return all($futures);
+            });
+            foreach ($results as $i => $value) {
+                self::assertTrue($value === ($i % 10 === 0 ? $big : 'over tls'), "reply $i over TLS, large values among small ones");
+            }
+            $sync = SyncRedisClient::fromUri("rediss://127.0.0.1:$tlsPort?cafile=" . rawurlencode("$dir/cert.pem"));
+            self::assertSame('over tls', $sync->command('GET', 't'), 'the synchronous client speaks TLS too');
+            $sync->close();
             $untrusted = RedisClient::fromUri("rediss://127.0.0.1:$tlsPort?connect_timeout=2");
             try {
                 self::inLoop(static fn() => $untrusted->get('t'));

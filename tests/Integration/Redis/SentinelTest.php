@@ -6,6 +6,8 @@ namespace Kiln\Tests\Integration\Redis;
 
 use Kiln\Redis\RedisClient;
 use Kiln\Redis\RedisConfig;
+use Kiln\Redis\RedisException;
+use Kiln\Redis\SyncRedisClient;
 use Kiln\Tests\Support\RedisServer;
 
 /** A master, its replica and a Sentinel started here; the client follows the failover after kill -9 of the master. */
@@ -25,6 +27,8 @@ final class SentinelTest extends RedisTestCase
             $client->set('before', 'failover');
             self::assertSame(1, $client->blockingCommand(2.0, ['WAIT', 1, 2000]), 'the replica has the write');
         });
+        $sync = SyncRedisClient::fromUri("redis+sentinel://127.0.0.1:{$sentinel->port}/kiln?timeout=2&connect_timeout=1");
+        self::assertSame('failover', $sync->command('GET', 'before'), 'the synchronous client finds the master too');
         $master->kill();
         $port = self::inLoop(static fn(): mixed => self::eventually(static function () use ($client): mixed {
             $client->set('after', 'failover');
@@ -34,6 +38,17 @@ final class SentinelTest extends RedisTestCase
         self::assertSame(['port', (string) $replica->port], $port, 'the promoted replica is the master now');
         self::assertSame('failover', self::inLoop(static fn(): ?string => $client->get('before')));
         self::assertStringContainsString('role:master', $replica->cli('INFO', 'replication'));
+        $deadline = microtime(true) + 10.0;
+        while (true) {
+            try {
+                self::assertSame(['port', (string) $replica->port], $sync->command('CONFIG', 'GET', 'port'));
+                break;
+            } catch (RedisException $e) {
+                self::assertLessThan($deadline, microtime(true), 'the synchronous client did not follow: ' . $e->getMessage());
+                usleep(100_000);
+            }
+        }
+        $sync->close();
         $client->close();
     }
 

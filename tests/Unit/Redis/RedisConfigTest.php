@@ -36,6 +36,8 @@ final class RedisConfigTest extends TestCase
         self::assertSame(4, $config->poolSize);
         self::assertSame(3, $config->protocol);
         self::assertSame('kiln', $config->clientName);
+        self::assertSame(15.0, $config->healthCheckInterval, 'the default');
+        self::assertSame(0.0, RedisConfig::fromUri('redis://h?health_check=0')->healthCheckInterval);
         self::assertEquals([new Endpoint('10.0.0.5', 6379)], $config->endpoints);
     }
 

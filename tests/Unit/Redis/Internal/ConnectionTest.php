@@ -10,6 +10,7 @@ use function Kiln\Loop\delay;
 use Kiln\Loop\Driver\SelectDriver;
 use Kiln\Loop\Loop;
 use Kiln\Loop\TimeoutCancellation;
+use Kiln\Redis\ConnectException;
 use Kiln\Redis\ConnectionLostException;
 use Kiln\Redis\ErrorReplyException;
 use Kiln\Redis\Internal\Connection;
@@ -135,8 +136,8 @@ final class ConnectionTest extends TestCase
         });
         self::assertSame(array_fill(0, 3, ConnectionLostException::class . ': Redis at pair closed the connection'), $errors);
         self::assertSame(1, $this->closed);
-        $this->expectException(ConnectionLostException::class);
-        $this->expectExceptionMessage('The connection to Redis at pair is closed');
+        $this->expectException(ConnectException::class);
+        $this->expectExceptionMessage('The connection to Redis at pair is closed (Redis at pair closed the connection); the command was not sent');
         $this->connection->command(['PING']);
     }
 

@@ -79,12 +79,30 @@ final class RespParserTest extends TestCase
         self::assertNan($values[0]);
     }
 
-    public function testAnIncompleteReplyIsHeldUntilTheRestComes(): void
+    public function testAnElementCutInTwoIsHeldUntilTheRestComes(): void
     {
         $parser = new RespParser();
-        self::assertSame([], $parser->feed("*2\r\n\$3\r\nfoo\r\n"));
-        self::assertSame(13, $parser->buffered());
-        self::assertSame([['foo', 'bar']], $parser->feed("\$3\r\nbar\r\n"));
+        self::assertSame([], $parser->feed("*2\r\n\$3\r\nfoo\r\n\$3\r\nba"));
+        self::assertSame(6, $parser->buffered(), 'only the cut bulk waits; "foo" is in the open array already');
+        self::assertSame([['foo', 'bar']], $parser->feed("r\r\n"));
+        self::assertSame(0, $parser->buffered());
+    }
+
+    public function testALargeReplyArrivingInPiecesIsReadOnceNotFromItsStartAtEachPiece(): void
+    {
+        $elements = [];
+        $bytes = "*20000\r\n";
+        for ($i = 0; $i < 20000; $i++) {
+            $elements[] = "element-$i";
+            $bytes .= '$' . \strlen("element-$i") . "\r\nelement-$i\r\n";
+        }
+        $parser = new RespParser();
+        $values = [];
+        foreach (str_split($bytes, 1000) as $piece) {
+            array_push($values, ...$parser->feed($piece));
+            self::assertLessThan(1000, $parser->buffered(), 'what was read stays read');
+        }
+        self::assertSame([$elements], $values);
     }
 
     /** @return iterable<string, array{string, string}> */
