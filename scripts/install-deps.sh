@@ -11,6 +11,8 @@ php -r 'exit(extension_loaded("pcntl") && extension_loaded("posix") ? 0 : 1);' 2
 php -r 'exit(extension_loaded("ffi") ? 0 : 1);' 2>/dev/null || need_apt+=(php-ffi)
 # Node-shared state (rate limits) uses APCu when the CLI has it on (apc.enable_cli=1), a /dev/shm file otherwise.
 php -r 'exit(extension_loaded("apcu") ? 0 : 1);' 2>/dev/null || need_apt+=(php-apcu)
+# opcache (php8.2-cli depends on it): the workers' JIT, and code edits seen within revalidate_freq (tests).
+php -r 'exit(extension_loaded("Zend OPcache") ? 0 : 1);' 2>/dev/null || need_apt+=(php8.2-opcache)
 # The isolated tier (the default for a bare document root's *.php) runs a pool of php-cgi children.
 command -v php-cgi >/dev/null || need_apt+=(php-cgi)
 if [ "$mode" = dev ]; then
@@ -26,6 +28,9 @@ if [ "$mode" = dev ]; then
     command -v ab >/dev/null || need_apt+=(apache2-utils)
     command -v python3 >/dev/null || need_apt+=(python3)
     command -v perl >/dev/null || need_apt+=(perl)
+    # The task workers' test runs a blocking PDO query against a throwaway MariaDB (tests/Apps/Support/MariaDb.php).
+    [ -x /usr/sbin/mariadbd ] || need_apt+=(mariadb-server)
+    php -r 'exit(extension_loaded("pdo_mysql") && extension_loaded("mysqli") ? 0 : 1);' 2>/dev/null || need_apt+=(php-mysql)
     # Redis tests start their own redis-server, redis-sentinel and Cluster; redis-cli makes the Cluster, redis-benchmark is the bench peer.
     [ -x /usr/bin/redis-server ] || need_apt+=(redis-server)
     [ -x /usr/bin/redis-sentinel ] || need_apt+=(redis-sentinel)

@@ -43,6 +43,7 @@ struct conn {
     unsigned char *rbuf;
     unsigned char *wbuf; /* unsent bytes */
     size_t wlen, wcap;
+    int want_out; /* registered for EPOLLOUT: wbuf waits for the socket */
 };
 
 static enum mode mode;
@@ -69,26 +70,38 @@ static void die(const char *what)
     exit(1);
 }
 
-static void queue_bytes(struct conn *c, const unsigned char *data, size_t len)
+/* Writes what is queued; what the kernel does not take waits for EPOLLOUT. */
+static void flush_out(struct conn *c)
 {
-    if (c->wlen == 0) {
-        ssize_t n = send(c->fd, data, len, MSG_NOSIGNAL);
-        if (n == (ssize_t)len) {
+    while (c->wlen > 0) {
+        ssize_t n = send(c->fd, c->wbuf, c->wlen, MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EAGAIN) {
+                break;
+            }
+            c->closed = 1;
+            errors_seen++;
             return;
         }
-        if (n < 0) {
-            if (errno != EAGAIN) {
-                c->closed = 1;
-                errors_seen++;
-                return;
-            }
-            n = 0;
-        }
-        data += n;
-        len -= (size_t)n;
-        struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.u32 = (uint32_t)(c - conns)};
+        memmove(c->wbuf, c->wbuf + n, c->wlen - (size_t)n);
+        c->wlen -= (size_t)n;
+    }
+    int want_out = c->wlen > 0;
+    if (want_out != c->want_out) {
+        c->want_out = want_out;
+        struct epoll_event ev = {.events = EPOLLIN | (want_out ? EPOLLOUT : 0), .data.u32 = (uint32_t)(c - conns)};
         epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev);
     }
+}
+
+/*
+ * Frames are queued while a read is parsed and written together after it (one send() per read, as a client
+ * library with a write buffer does), so the generator spends its time on messages, not on system calls.
+ */
+static int batching;
+
+static void queue_bytes(struct conn *c, const unsigned char *data, size_t len)
+{
     if (c->wlen + len > c->wcap) {
         c->wcap = (c->wlen + len) * 2;
         c->wbuf = realloc(c->wbuf, c->wcap);
@@ -98,25 +111,9 @@ static void queue_bytes(struct conn *c, const unsigned char *data, size_t len)
     }
     memcpy(c->wbuf + c->wlen, data, len);
     c->wlen += len;
-}
-
-static void flush_out(struct conn *c)
-{
-    while (c->wlen > 0) {
-        ssize_t n = send(c->fd, c->wbuf, c->wlen, MSG_NOSIGNAL);
-        if (n < 0) {
-            if (errno == EAGAIN) {
-                return;
-            }
-            c->closed = 1;
-            errors_seen++;
-            return;
-        }
-        memmove(c->wbuf, c->wbuf + n, c->wlen - (size_t)n);
-        c->wlen -= (size_t)n;
+    if (!batching && !c->want_out) {
+        flush_out(c);
     }
-    struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)(c - conns)};
-    epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
 /* A masked client frame. */
@@ -287,7 +284,12 @@ static void read_ready(struct conn *c)
         ssize_t r = recv(c->fd, c->rbuf + c->rlen, RBUF - c->rlen, 0);
         if (r > 0) {
             c->rlen += (size_t)r;
+            batching = 1;
             parse(c);
+            batching = 0;
+            if (c->wlen > 0 && !c->want_out) {
+                flush_out(c);
+            }
             if ((size_t)r < 16384) {
                 return;
             }

@@ -11,6 +11,7 @@ declare(strict_types=1);
  *   php bench/micro/instructions.php app:/json workerman:/json.php         another URL path (default /hello, /hello.php)
  *
  * `workerman` is Workerman 5 serving the same client (bench/micro/workerman.php): the target to beat.
+ * `ws` and `workerman-ws` count a WebSocket echo message instead (bench/micro/ws-hotpath.php, ws-workerman.php).
  *
  * Runs bench/micro/hotpath.php for N and 2N requests (opcache on, JIT off: the JIT's output is not stable
  * enough to count) and prints (count(2N) - count(N)) / N, which leaves out start-up. Only the server
@@ -31,9 +32,12 @@ $apps = $apps === [] ? ['bare', 'app'] : $apps;
 /** Instructions of the process valgrind started (the server), for $requests requests. */
 $count = static function (string $app, int $requests): int {
     [$app, $path] = explode(':', $app, 2) + [1 => ''];
-    $arguments = $app === 'workerman'
-        ? [__DIR__ . '/workerman.php', (string) $requests, $path ?: '/hello.php']
-        : [__DIR__ . '/hotpath.php', $app, (string) $requests, $path ?: '/hello'];
+    $arguments = match ($app) {
+        'workerman' => [__DIR__ . '/workerman.php', (string) $requests, $path ?: '/hello.php'],
+        'ws' => [__DIR__ . '/ws-hotpath.php', (string) $requests],
+        'workerman-ws' => [__DIR__ . '/ws-workerman.php', (string) $requests],
+        default => [__DIR__ . '/hotpath.php', $app, (string) $requests, $path ?: '/hello'],
+    };
     $command = 'valgrind --tool=callgrind --callgrind-out-file=/dev/null ' . escapeshellarg(PHP_BINARY)
         . ' -d opcache.enable_cli=1 -d opcache.jit=0 -d opcache.file_update_protection=0 '
         . implode(' ', array_map(escapeshellarg(...), $arguments)) . ' 2>&1';
@@ -49,5 +53,6 @@ $count = static function (string $app, int $requests): int {
 
 foreach ($apps as $app) {
     $perRequest = ($count($app, 2 * $n) - $count($app, $n)) / $n;
-    printf("%-40s %8.0f instructions/request (N = %d)\n", $app, $perRequest, $n);
+    $unit = \in_array($app, ['ws', 'workerman-ws'], true) ? 'message' : 'request';
+    printf("%-40s %8.0f instructions/%s (N = %d)\n", $app, $perRequest, $unit, $n);
 }

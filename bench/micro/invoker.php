@@ -15,7 +15,7 @@ use Kiln\Http\Request;
 use Kiln\Http\Response;
 use Kiln\Http\Wire\RequestHead;
 
-require __DIR__ . '/../../vendor/autoload.php';
+require __DIR__ . '/../lib/autoload.php';
 
 /** @return float nanoseconds per iteration */
 function measure(int $n, Closure $body): float

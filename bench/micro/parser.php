@@ -12,7 +12,7 @@ use Kiln\Http\Limits;
 use Kiln\Http\Wire\RequestParser;
 use Kiln\Http\Wire\ResponseEncoder;
 
-require __DIR__ . '/../../vendor/autoload.php';
+require __DIR__ . '/../lib/autoload.php';
 
 $seconds = (float) ($argv[1] ?? 0.5);
 $rounds = 5;

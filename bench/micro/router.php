@@ -16,7 +16,7 @@ use Kiln\App\Routing\Route;
 use Kiln\App\Routing\RouteCollector;
 use Kiln\App\Routing\Router;
 
-require __DIR__ . '/../../vendor/autoload.php';
+require __DIR__ . '/../lib/autoload.php';
 
 $seconds = (float) ($argv[1] ?? 0.2);
 

@@ -14,7 +14,7 @@ use Kiln\Http\WebSocket\PerMessageDeflate;
 use Kiln\Http\WebSocket\Protocol;
 use Kiln\Http\WebSocket\WebSocketLimits;
 
-require __DIR__ . '/../../vendor/autoload.php';
+require __DIR__ . '/../lib/autoload.php';
 
 $seconds = (float) ($argv[1] ?? 0.5);
 $rounds = 5;

@@ -24,7 +24,7 @@ use Kiln\Tests\Apps\Support\SiteCopy;
 use Kiln\Tests\Apps\Support\WordPress;
 use Kiln\Tests\Support\PeerProcess;
 
-require __DIR__ . '/../../vendor/autoload.php';
+require __DIR__ . '/../lib/autoload.php';
 
 const BENCH_WP_DB = 'wp_bench';
 const BENCH_WP_TITLE = 'Kiln benchmark post';

@@ -6,7 +6,9 @@ namespace Kiln\App;
 
 use Kiln\App\Handler\HandlerInvoker;
 use Kiln\App\Internal\Dispatcher;
+use Kiln\App\Internal\Jobs;
 use Kiln\App\Internal\MiddlewareHandler;
+use Kiln\App\Internal\Schedule;
 use Kiln\App\Internal\SseEndpoint;
 use Kiln\App\Internal\WebSocketCallbacks;
 use Kiln\App\Internal\WebSocketEndpoint;
@@ -27,6 +29,8 @@ use Kiln\Http\WebSocket\Connection;
 use Kiln\Http\WebSocket\Message;
 use Kiln\Http\WebSocket\WebSocketHandler;
 use Kiln\Http\WebSocket\WebSocketServer;
+use Kiln\Server\Background\AppBackground;
+use Kiln\Server\Task\TaskQueueFullException;
 use Kiln\Site\DocumentRoot;
 use Kiln\Site\Htaccess\ConfiguredRules;
 use Kiln\Site\SiteConfig;
@@ -73,6 +77,9 @@ final class App implements RequestHandler
 
     private ?Hub $hub = null;
 
+    private readonly Schedule $schedule;
+
+    private readonly Jobs $jobs;
     private ?Cache $cache = null;
 
     private ?SessionStore $sessions = null;
@@ -88,6 +95,8 @@ final class App implements RequestHandler
         $this->router = new Router($this->routes);
         $this->invoker = new HandlerInvoker();
         $this->errors = new ErrorHandler($debug);
+        $this->schedule = new Schedule();
+        $this->jobs = new Jobs();
         // The dispatcher keeps what it made of each route: a route added later gets a new one.
         $this->routes->watch(function (): void {
             $this->entry = null;
@@ -266,6 +275,75 @@ final class App implements RequestHandler
         NodeBus::set(new NumberingBus(NodeBus::get(), $this->hub(...)));
     }
 
+    /**
+     * Runs $fn every $seconds in each worker, in a Fiber of its own; a run still going when the next is due skips
+     * it. Timers start once the worker serves (after onWorkerStart) and end as it drains or stops; what they
+     * throw is logged (docs/background.md).
+     *
+     * @param \Closure(): mixed $fn
+     */
+    public function every(float $seconds, \Closure $fn): Timer
+    {
+        return $this->schedule->add(new Timer($seconds, true, $fn));
+    }
+
+    /** @param \Closure(): mixed $fn run once, $seconds after the worker serves (or after this call, once it does) */
+    public function after(float $seconds, \Closure $fn): Timer
+    {
+        return $this->schedule->add(new Timer($seconds, false, $fn));
+    }
+
+    /**
+     * Runs $fn every $seconds on one worker of the node, named $name across workers and generations; when that
+     * worker dies, is recycled or reloaded, another takes over (at once after an orderly stop, within ~5 s of a crash).
+     *
+     * @param \Closure(): mixed $fn
+     */
+    public function everyOnNode(string $name, float $seconds, \Closure $fn): Timer
+    {
+        return $this->schedule->add(new Timer($seconds, true, $fn, $name));
+    }
+
+    /** @param \Closure(WorkerInfo): mixed $fn called in each worker (replacements too) once it serves; what it throws is logged */
+    public function onWorkerStart(\Closure $fn): self
+    {
+        $this->schedule->onStart($fn);
+        return $this;
+    }
+
+    /** @param \Closure(WorkerInfo): mixed $fn called as a worker ends in order: drained (recycle, reload, QUIT) or stopped (TERM) */
+    public function onWorkerStop(\Closure $fn): self
+    {
+        $this->schedule->onStop($fn);
+        return $this;
+    }
+
+    /** A task run by name in the task workers: `Kiln\App\task('resize', $path)` (docs/background.md). */
+    public function task(string $name, \Closure $fn): self
+    {
+        $this->jobs->task($name, $fn);
+        return $this;
+    }
+
+    /** @param \Closure(): mixed $fn a process the supervisor starts, starts again when it ends (backoff) and stops with the server */
+    public function process(string $name, \Closure $fn): self
+    {
+        $this->jobs->process($name, $fn);
+        return $this;
+    }
+
+    /** @internal the timers and hooks, run by the worker */
+    public function schedule(): Schedule
+    {
+        return $this->schedule;
+    }
+
+    /** @internal the named tasks and user processes, for the background processes */
+    public function background(): AppBackground
+    {
+        return $this->jobs;
+    }
+
     /** @param list<string> $methods */
     public function route(array $methods, string $path, mixed $handler): Route
     {
@@ -393,6 +471,8 @@ final class App implements RequestHandler
             if ($error instanceof BadRequestBodyException) {
                 // The client's body was wrong (invalid JSON, malformed multipart, over a limit): its fault.
                 $error = new HttpErrorException($error->status(), $error->getMessage(), [], $error);
+            } elseif ($error instanceof TaskQueueFullException) {
+                $error = HttpErrorException::serviceUnavailable(); // too much work queued: the client may retry
             }
             $response = $this->errors->render($error, $request);
             if (!$error instanceof HttpErrorException || $error->status >= 500) {

@@ -4,8 +4,8 @@ declare(strict_types=1);
 
 namespace Kiln\App;
 
-use Kiln\App\Internal\ErrorPage;
-use Kiln\App\Internal\ErrorPageFormat;
+use Kiln\Http\ErrorPage;
+use Kiln\Http\ErrorPageFormat;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 use Kiln\Http\Wire\ResponseEncoder;

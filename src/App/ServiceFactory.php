@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Kiln\App;
 
+use Kiln\App\Internal\Jobs;
+use Kiln\App\Internal\LifecycleService;
 use Kiln\App\Internal\MiddlewareHandler;
 use Kiln\App\Middleware\TrustedProxies;
 use Kiln\Http\AccessLog;
@@ -11,6 +13,7 @@ use Kiln\Http\HttpServer;
 use Kiln\Http\Limits;
 use Kiln\Http\WebSocket\WebSocketConfig;
 use Kiln\Http\WebSocket\WebSocketServer;
+use Kiln\Server\Background\AppBackground;
 use Kiln\Server\LogFile;
 use Kiln\Server\Service;
 use Kiln\Site\DocumentRoot;
@@ -37,11 +40,24 @@ final class ServiceFactory
             $handler->configureWebSockets($webSockets);
             $handler->configureRealtime($limits);
         }
+        $schedule = $handler instanceof App ? $handler->schedule() : null;
         if ($site->trustedProxies !== []) {
             // `--trusted-proxies`: the client, scheme and host a trusted proxy forwards, before anything else runs.
             $handler = new MiddlewareHandler(new TrustedProxies($site->trustedProxies), $handler);
         }
-        return new HttpServer($handler, $limits, $accessLog === null ? null : new AccessLog($accessLog), $webSockets);
+        $server = new HttpServer($handler, $limits, $accessLog === null ? null : new AccessLog($accessLog), $webSockets);
+        // The app's timers and worker hooks (App::every(), onWorkerStart()…) run around the HTTP service.
+        return $schedule === null ? $server : new LifecycleService($server, $schedule);
+    }
+
+    /** What the task workers and user processes find in the target: an app's tasks and processes; a document root has none. */
+    public static function background(string $path, string $kind): AppBackground
+    {
+        if ($kind !== self::KIND_SCRIPT) {
+            return new Jobs();
+        }
+        $handler = App::load($path);
+        return $handler instanceof App ? $handler->background() : new Jobs();
     }
 
     /**

@@ -85,6 +85,9 @@ final class Application
               --max-requests=N          replace a worker after N requests (default 0 = never; --max-memory guards leaks)
               --max-memory=SIZE         replace a worker above SIZE, e.g. 128M (default 256M, 0 = never)
               --drain-timeout=SECONDS   how long a graceful stop waits for in-flight requests (default 30)
+              --task-workers=N          processes for blocking or CPU-heavy task() calls (default 0 = none)
+              --task-queue=N            task calls that may wait for a task worker, node-wide (default 64; past it: 503)
+              --task-timeout=SECONDS    a task call's time limit, queue wait included (default 60)
               --access-log=FILE|-|off   access log in combined format (default off; - = stderr)
               --error-log=FILE|-        error log (default - = stderr)
               --log-level=LEVEL         debug, info, warning or error (default info)
@@ -109,6 +112,8 @@ final class Application
               --time-limit=SECONDS      a script running longer gets 504 (default 30, 0 = none)
               --front-controller=PATH|off  the script for paths no file matches (default /index.php)
               --no-htaccess             ignore .htaccess files (default: read them)
+              --symlinks=inside|owner|follow  symlinks out of the root: never followed (default), when
+                                        link and target have one owner, or always
               --pool-size=N             php-cgi children per worker, isolated tier (default 2)
               --pool-max-requests=N     requests a php-cgi child serves before it is replaced (default 10000)
               --pool-queue=N            requests per worker waiting for a child before 503 (default 512)

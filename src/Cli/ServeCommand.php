@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Cli;
 
 use Kiln\App\ServiceFactory;
+use Kiln\Server\Background\BackgroundProcesses;
 use Kiln\Redis\Endpoint;
 use Kiln\Server\ConnectionPlan;
 use Kiln\Server\Listeners;
@@ -100,22 +101,36 @@ final class ServeCommand
             $where = implode(',', array_map(static fn(Endpoint $endpoint): string => (string) $endpoint, $redis->endpoints));
             $log->info("node bus and Store: Redis ({$redis->mode->name}) at $where, shared with every node given the same Redis");
         }
+        // In each worker, task worker and user process, before the app is built: its boot code, its Hub and the
+        // scripts' gateway use this bus, and its Store, counters, cache and sessions this store.
+        $shareRedis = static function () use ($redis): void {
+            if ($redis !== null) {
+                NodeBus::set(new RedisBus($redis));
+                NodeState::setStore(RedisStore::connect($redis));
+            }
+        };
         $supervisor = new Supervisor(
             $config,
             $listeners,
             $log,
-            static function () use ($target, $limits, $accessLog, $site, $webSocket, $redis) {
-                if ($redis !== null) {
-                    // Before the app is built: its boot code, its Hub and the scripts' gateway use this bus, and its
-                    // Store, counters, cache and sessions this store.
-                    NodeBus::set(new RedisBus($redis));
-                    NodeState::setStore(RedisStore::connect($redis));
-                }
+            static function () use ($target, $limits, $accessLog, $site, $webSocket, $shareRedis) {
+                $shareRedis();
                 return ServiceFactory::create($target->path, $target->kind, $limits, $accessLog, $site, $webSocket);
             },
             $accessLog === null ? [] : [$accessLog],
             StatusFile::besidePidFile($pidFile->path),
             $daemon === null ? null : $daemon->ready(...),
+            new BackgroundProcesses(
+                $log,
+                $options->tasks,
+                static function () use ($target, $shareRedis) {
+                    $shareRedis();
+                    return ServiceFactory::background($target->path, $target->kind);
+                },
+                $target->kind === ServiceFactory::KIND_SCRIPT,
+                $config->maxRequests,
+                $config->maxMemory,
+            ),
         );
         try {
             $pidFile->write();

@@ -6,9 +6,11 @@ namespace Kiln\Cli;
 
 use Kiln\Http\Limits;
 use Kiln\Http\WebSocket\WebSocketConfig;
+use Kiln\Server\Background\TaskSettings;
 use Kiln\Redis\RedisConfig;
 use Kiln\Server\Config;
 use Kiln\Site\SiteConfig;
+use Kiln\Site\SymlinkPolicy;
 
 /**
  * `kiln serve PATH [options]` read into its parts: what to serve, how to run, HTTP limits, and how a
@@ -19,7 +21,8 @@ final class ServeOptions
     public const VALUED = ['listen', 'workers', 'pid-file', 'max-requests', 'max-memory', 'drain-timeout',
         'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener', 'jit',
         'tier', 'time-limit', 'pool-size', 'pool-max-requests', 'pool-queue', 'php-cgi', 'php-ini', 'pass-env',
-        'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins',
+        'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins', 'symlinks',
+        'task-workers', 'task-queue', 'task-timeout',
         'redis', 'redis-sentinel', 'redis-cluster'];
     public const FLAGS = ['daemon', 'no-htaccess', 'ws-deflate'];
     public const LIMIT_PREFIX = 'limit-';
@@ -37,6 +40,8 @@ final class ServeOptions
         public readonly WebSocketConfig $webSocket = new WebSocketConfig(),
         /** The connection cap asked for (--connections, --limit-connections or their env); null: the driver's default. */
         public readonly ?int $connections = null,
+        /** --task-workers, --task-queue, --task-timeout */
+        public readonly TaskSettings $tasks = new TaskSettings(),
         /** --redis (or --redis-sentinel, --redis-cluster): the Redis the nodes share; null: each node on its own. */
         public readonly ?RedisConfig $redis = null,
     ) {}
@@ -84,6 +89,11 @@ final class ServeOptions
                 accessLog: $accessLog === 'off' ? null : $accessLog,
                 logLevel: $options->string('log-level') ?? 'info',
             );
+            $tasks = new TaskSettings(
+                workers: $options->int('task-workers') ?? 0,
+                queue: $options->int('task-queue') ?? 64,
+                timeout: $options->float('task-timeout') ?? 60.0,
+            );
             $webSocket = new WebSocketConfig(
                 deflate: $options->flag('ws-deflate'),
                 origins: array_values(array_filter(
@@ -99,7 +109,7 @@ final class ServeOptions
             throw new UsageException("--jit must be on or off, got '$jit'");
         }
         $requested = isset($limitValues['connections']) ? $limits->connections : null;
-        return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit, $webSocket, $requested, self::redis($options));
+        return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit, $webSocket, $requested, $tasks, self::redis($options));
     }
 
     /**
@@ -162,6 +172,7 @@ final class ServeOptions
                 htaccess: !$options->flag('no-htaccess'),
                 jit: $jit,
                 cacheControl: $options->all('cache-control'),
+                symlinks: SymlinkPolicy::fromOption($options->string('symlinks') ?? 'inside'),
                 trustedProxies: array_values(array_filter(
                     array_map('trim', explode(',', implode(',', $options->all('trusted-proxies')))),
                     static fn(string $entry): bool => $entry !== '',

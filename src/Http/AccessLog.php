@@ -4,12 +4,14 @@ declare(strict_types=1);
 
 namespace Kiln\Http;
 
+use Kiln\Loop\Loop;
 use Kiln\Server\LogFile;
 
 /**
- * Access log in the combined format (as Apache's and nginx's default). Lines are gathered and written
- * in one append per flush — at most every second (the server's housekeeping tick) or every 64 KiB — so
- * logging costs no system call per request.
+ * Access log in the combined format (as Apache's and nginx's default). A line is recorded when its
+ * response ends and written at the end of that turn of the event loop, with every other line of the same
+ * turn, in one append (or at once past 64 KiB): a line is in the file before the worker reads anything
+ * more, and a busy worker, which ends many responses per turn, still makes one write for all of them.
  */
 final class AccessLog
 {
@@ -19,10 +21,17 @@ final class AccessLog
 
     private string $stamp = '';
 
+    /** flush(), for Loop::defer() (made once). */
+    private readonly \Closure $flushLater;
+
     public function __construct(
         private readonly LogFile $file,
         private readonly int $flushBytes = 65536,
-    ) {}
+    ) {
+        $this->flushLater = function (): void {
+            $this->flush();
+        };
+    }
 
     public function record(
         string $remoteAddress,
@@ -36,6 +45,9 @@ final class AccessLog
         if ($now !== $this->stampSecond) {
             $this->stampSecond = $now;
             $this->stamp = date('d/M/Y:H:i:s O', $now);
+        }
+        if ($this->pending === '') {
+            Loop::defer($this->flushLater); // written once this turn's responses are all ended
         }
         $this->pending .= $remoteAddress . ' - - [' . $this->stamp . '] "' . self::escape($requestLine) . '" '
             . $status . ' ' . ($bytes > 0 ? $bytes : '-') . ' "' . self::escape($referer !== '' ? $referer : '-')

@@ -13,8 +13,10 @@ use Kiln\Http\Wire\ResponseEncoder;
  * is the encoder's; bytes that must exist before there is a request to answer (the connection cap's 503, a
  * dying worker's 500) are made once, at start-up, by encoded().
  *
- * An application's own error pages (by `Accept`, custom per status) are App's ErrorHandler; a script's
- * answer is the script's.
+ * forRequest() is the same page in the form the request's `Accept` asks for (HTML for a browser, JSON,
+ * else this text), drawn by ErrorPage as App's ErrorHandler draws an application's: what a document root
+ * answers for a refusal or a backend that failed. An application's own pages (custom per status, debug
+ * traces) are App's ErrorHandler; a script's answer is the script's.
  */
 final class ErrorResponse
 {
@@ -33,6 +35,28 @@ final class ErrorResponse
         $body = ($detail === '' ? $line : "$line: $detail") . "\n";
 
         return new Response($status, ['Content-Type' => self::CONTENT_TYPE, ...$headers], $body);
+    }
+
+    /**
+     * The error page for $request: ErrorPage in the format its `Accept` header picks (ErrorPageFormat).
+     *
+     * @param array<string, string> $headers added to Content-Type (Retry-After, Allow, Location …)
+     * @throws \ValueError for a status outside 400-599, or a header with CR, LF or NUL
+     */
+    public static function forRequest(Request $request, int $status, string $detail = '', array $headers = []): Response
+    {
+        if ($status < 400 || $status > 599) {
+            throw new \ValueError("an error response has a 4xx or 5xx status, not $status");
+        }
+        $format = ErrorPageFormat::fromAccept(implode(', ', $request->headerValues('accept')));
+        if ($format === ErrorPageFormat::Text) {
+            return self::plain($status, $detail, $headers);
+        }
+        $response = ErrorPage::render($format, $status, $detail === '' ? ResponseEncoder::reason($status) : $detail);
+        foreach ($headers as $name => $value) {
+            $response->setHeader($name, $value);
+        }
+        return $response;
     }
 
     /**

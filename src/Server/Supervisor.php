@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Kiln\Server;
 
+use Kiln\Server\Background\BackgroundProcesses;
+
 /**
  * The master process: forks the workers, keeps one serving per slot, reloads and stops them, and relays
  * the node bus between them (BusRelay: each worker's bus socket is read in the same select as its channel).
@@ -41,6 +43,7 @@ final class Supervisor
      * @param \Closure(): Service $factory builds the service inside each worker
      * @param list<LogFile> $logFiles reopened on USR1 (in the supervisor and the workers)
      * @param ?\Closure(): void $onReady called once the first generation serves
+     * @param ?BackgroundProcesses $background task workers and user processes, started before the workers
      */
     public function __construct(
         private readonly Config $config,
@@ -50,6 +53,7 @@ final class Supervisor
         private readonly array $logFiles = [],
         private readonly ?StatusFile $status = null,
         private readonly ?\Closure $onReady = null,
+        private readonly ?BackgroundProcesses $background = null,
     ) {
         $this->signals = new SignalInbox();
         $this->pool = new WorkerPool($this->workerMain(...), new BusRelay($log));
@@ -63,12 +67,20 @@ final class Supervisor
     {
         $this->signals->install();
         @cli_set_process_title('kiln: supervisor');
+        try {
+            $this->background?->start($this->forgetInChild(...));
+        } catch (ServerException $e) {
+            $this->signals->uninstall();
+            $this->listeners->close();
+            throw $e;
+        }
         $this->fleet->startFirstGeneration();
         while ($this->state !== SupervisorState::Stopped) {
             $this->tick();
         }
         $this->signals->uninstall();
         $this->sidecars->close();
+        $this->background?->close();
         $this->listeners->close();
         $this->status?->remove();
         if ($this->startupError !== null) {
@@ -85,7 +97,13 @@ final class Supervisor
         foreach ($this->pool->read($this->timeout()) as [$handle, $message]) {
             $this->onMessage($handle, $message);
         }
-        foreach ($this->pool->reap($this->sidecars->reaped(...)) as [$handle, $how]) {
+        // A signal that cut the wait short is acted on before the exits it may have caused are seen: a TERM sent
+        // to the whole process group (a terminal, systemd) ends the children too, and none must be started again.
+        foreach ($this->signals->take() as $signal) {
+            $this->onSignal($signal);
+        }
+        $others = fn(int $pid, int $status): bool => $this->sidecars->reaped($pid, $status) || ($this->background?->reaped($pid, $status) ?? false);
+        foreach ($this->pool->reap($others) as [$handle, $how]) {
             foreach ($this->pool->flush($handle) as [, $message]) {
                 $this->onMessage($handle, $message);
             }
@@ -98,6 +116,7 @@ final class Supervisor
             $this->fleet->keepSlotsServing($now);
         }
         $this->sidecars->tick($now);
+        $this->background?->tick($now);
         $this->pool->flushOutboxes();
         if ($now >= $this->killAt) {
             foreach ($this->pool->all() as $handle) {
@@ -106,11 +125,15 @@ final class Supervisor
             }
             if ($this->pool->isEmpty()) {
                 $this->sidecars->killAll();
+                $this->background?->killAll();
             }
             $this->killAt = $now + 1.0;
         }
         $stopping = $this->state === SupervisorState::Stopping || $this->state === SupervisorState::Draining;
-        if ($stopping && $this->pool->isEmpty() && $this->sidecars->isEmpty()) {
+        if ($stopping && $this->pool->isEmpty()) {
+            $this->background?->stopping(); // after the workers: a drain's last requests may still run tasks
+        }
+        if ($stopping && $this->pool->isEmpty() && $this->sidecars->isEmpty() && ($this->background?->isEmpty() ?? true)) {
             if ($this->state === SupervisorState::Draining) {
                 $this->become(SupervisorState::Stopping);
             }
@@ -125,7 +148,7 @@ final class Supervisor
 
     private function timeout(): float
     {
-        $next = min(microtime(true) + 0.5, $this->killAt, $this->statusAt + 1.0, $this->fleet->nextSpawnAt(), $this->sidecars->nextWakeAt());
+        $next = min(microtime(true) + 0.5, $this->killAt, $this->statusAt + 1.0, $this->fleet->nextSpawnAt(), $this->sidecars->nextWakeAt(), $this->background?->nextWakeAt() ?? INF);
         return max(0.0, min(0.5, $next - microtime(true)));
     }
 
@@ -236,6 +259,7 @@ final class Supervisor
         $this->become(SupervisorState::Stopping);
         $this->fleet->cancelSpawns();
         $this->sidecars->stopping();
+        $this->background?->freeze();
         foreach ($this->pool->all() as $handle) {
             if ($handle->state !== WorkerState::Stopping) {
                 $this->fleet->terminate($handle);
@@ -252,6 +276,7 @@ final class Supervisor
         $this->log->info("draining (SIGQUIT): finishing in-flight requests, up to {$this->config->drainTimeout} s");
         $this->become(SupervisorState::Draining);
         $this->fleet->cancelSpawns();
+        $this->background?->freeze();
         foreach ($this->pool->all() as $handle) {
             if ($handle->isLive()) {
                 $this->fleet->retire($handle);
@@ -267,6 +292,7 @@ final class Supervisor
             return;
         }
         $this->fleet->reload();
+        $this->background?->reload();
     }
 
     private function reopenLogs(): void
@@ -286,6 +312,20 @@ final class Supervisor
             }
         }
         $this->log->info('log files reopened (SIGUSR1)');
+    }
+
+    /** In a background process forked from the supervisor: it keeps none of the supervisor's signals, listeners or channels. */
+    private function forgetInChild(): void
+    {
+        $this->signals->uninstall();
+        $this->pool->forgetInChild();
+        $this->listeners->close();
+        foreach ([SIGTERM, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD, SIGALRM] as $signal) {
+            pcntl_signal($signal, SIG_DFL);
+        }
+        foreach ([SIGINT, SIGHUP] as $signal) {
+            pcntl_signal($signal, SIG_IGN); // a terminal's ^C and hang-up are for the supervisor to act on
+        }
     }
 
     private function become(SupervisorState $next): void

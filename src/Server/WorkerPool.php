@@ -44,11 +44,7 @@ final class WorkerPool
         if ($pid === 0) {
             fclose($parentEnd);
             $busParent !== null && fclose($busParent);
-            foreach ($this->handles as $handle) {
-                $handle->closeChannel();
-            }
-            $this->handles = [];
-            $this->relay?->forget();
+            $this->forgetInChild();
             exit(($this->childMain)($slot, $childEnd, $busChild));
         }
         fclose($childEnd);
@@ -58,6 +54,16 @@ final class WorkerPool
         }
         stream_set_blocking($parentEnd, false);
         return $this->handles[$pid] = new WorkerHandle($slot, $generation, $pid, $parentEnd, microtime(true));
+    }
+
+    /** In a child forked from the supervisor: closes every worker's channel and bus socket, and forgets the workers. */
+    public function forgetInChild(): void
+    {
+        foreach ($this->handles as $handle) {
+            $handle->closeChannel();
+        }
+        $this->handles = [];
+        $this->relay?->forget();
     }
 
     /** @return array<int, WorkerHandle> */

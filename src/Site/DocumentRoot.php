@@ -40,6 +40,9 @@ final class DocumentRoot implements RequestHandler
     /** @var array<string, true> php.ini names already reported as not applied by their script's tier */
     private array $ignoredIni = [];
 
+    /** @var array<string, true> what was logged once already: refused scripts (`php_flag engine off`) and symlinks */
+    private array $logged = [];
+
     /** The front controller when it is not in the root (whose .htaccess is on every path), else null. */
     private readonly ?string $asideFrontController;
 
@@ -76,7 +79,7 @@ final class DocumentRoot implements RequestHandler
      */
     public static function forSite(string $root, SiteConfig $site, array $prefixes = [], array $rules = [], array $cacheControl = []): self
     {
-        $resolver = new PathResolver($root, $site->frontController, scriptExtensions: $site->scriptExtensions(), cgiBin: $site->cgiBin);
+        $resolver = new PathResolver($root, $site->frontController, scriptExtensions: $site->scriptExtensions(), cgiBin: $site->cgiBin, symlinks: $site->symlinks);
         $redirects = new Internal\LateHandler();
         $htaccess = match (true) {
             $rules !== [] => new HtaccessRules($resolver->root(), new ConfiguredRules($resolver->root(), $rules, $site->htaccess)),
@@ -118,7 +121,8 @@ final class DocumentRoot implements RequestHandler
         if ($outcome instanceof Redirect) {
             return self::redirect($outcome->status, $outcome->location);
         }
-        return ErrorResponse::plain($outcome->status);
+        $this->logRefusal($path, $outcome);
+        return ErrorResponse::forRequest($request, $outcome->status);
     }
 
     private function withHtaccess(Request $request, HtaccessRules $rules): Response
@@ -147,6 +151,10 @@ final class DocumentRoot implements RequestHandler
             }
         }
         $settings = $outcome->settings;
+        if ($resolved instanceof Script && ($why = $settings->scriptRefusal(basename($resolved->scriptName))) !== null) {
+            $this->refusedScript($resolved->scriptName, $why);
+            return $this->error($request, 403, $outcome);
+        }
         if ($resolved instanceof Script) {
             if ($outcome->env !== [] || $settings->phpIni !== [] || $query !== $request->queryString()) {
                 $resolved = $resolved->with($query, $outcome->env, $settings->phpIni);
@@ -166,6 +174,7 @@ final class DocumentRoot implements RequestHandler
             ResponseEditor::apply($settings, $response, true, $outcome->env);
             return $response;
         }
+        $this->logRefusal($outcome->path, $resolved);
         return $this->error($request, $resolved->status, $outcome);
     }
 
@@ -215,7 +224,7 @@ final class DocumentRoot implements RequestHandler
         } elseif ($document !== null) {
             $response = new Response($status, ['Content-Type' => 'text/html; charset=utf-8'], $document);
         }
-        $response ??= ErrorResponse::plain($status);
+        $response ??= ErrorResponse::forRequest($request, $status);
         ResponseEditor::apply($outcome->settings, $response, true, $outcome->env);
         return $response;
     }
@@ -262,6 +271,35 @@ final class DocumentRoot implements RequestHandler
             $response->setStatus($status);
         }
         return $response;
+    }
+
+    /**
+     * A script whose .htaccess turns PHP off is refused, never run and never served as source (Apache
+     * would send its source as a file): logged once per script and worker.
+     */
+    private function refusedScript(string $scriptName, string $why): void
+    {
+        $this->logOnce('engine ' . $scriptName, "$scriptName: 403, not run: PHP is off for it ($why in .htaccess); Apache would send its source, Kiln sends neither");
+    }
+
+    /** A refusal Apache might not make (a symlink out of the root): its reason, once per path and worker. */
+    private function logRefusal(string $path, Refusal $refusal): void
+    {
+        if (!$refusal->logged) {
+            return;
+        }
+        $this->logOnce('refused ' . $path, "$path: {$refusal->status}, not served: {$refusal->reason}");
+    }
+
+    private function logOnce(string $key, string $message): void
+    {
+        if (\count($this->logged) >= 1000) {
+            $this->logged = [];
+        }
+        if (!isset($this->logged[$key])) {
+            $this->logged[$key] = true;
+            ($this->log)('warning', $message);
+        }
     }
 
     private function logWarnings(HtaccessRules $rules): void

@@ -14,7 +14,8 @@ namespace Kiln\Site;
  * script extension is run with the rest of the path as PATH_INFO (`/index.php/a/b`); `/page` reaches
  * `page.php` when no `page` exists; a directory without its slash → 301, with it → its index file (in
  * order), else 403; anything else → the front controller (`/index.php`) when it exists, else 404. Whatever
- * is served must resolve (symlinks followed) under the root, else 404; PHP sources and their backups are
+ * is served must resolve (symlinks followed) under the root, or through links out of it that the SymlinkPolicy
+ * allows, else 404 (a refused link says why, for the log); PHP sources and their backups are
  * never served as files (403).
  *
  * Each call clears PHP's stat cache (a long-running worker must see files come and go) but keeps its
@@ -69,6 +70,7 @@ final class PathResolver
      * @param ?int $scriptTtl seconds a script found on disk is run again without a stat; null: opcache's
      *                        revalidate_freq when opcache is on in this process, else 0
      * @param (\Closure(string): bool)|null $isCached whether opcache holds a script (default opcache_is_script_cached())
+     * @param SymlinkPolicy $symlinks which symlinks out of the root are followed (Inside: none)
      */
     public function __construct(
         string $root,
@@ -78,6 +80,7 @@ final class PathResolver
         ?string $cgiBin = null,
         ?int $scriptTtl = null,
         ?\Closure $isCached = null,
+        private readonly SymlinkPolicy $symlinks = SymlinkPolicy::Inside,
     ) {
         $this->root = self::realDirectory($root, 'Document root');
         $this->cgiBin = $cgiBin === null ? null : self::realDirectory($cgiBin, 'cgi-bin directory');
@@ -115,7 +118,7 @@ final class PathResolver
     public function resolve(string $path, string $query = '', ?array $indexFiles = null): Script|StaticFile|Redirect|Refusal
     {
         $known = $this->files[$path] ?? null;
-        if ($known !== null && $known[2] > time() && $known[0] instanceof Script && $this->isCached !== null && ($this->isCached)($known[0]->filename)) {
+        if ($known !== null && $known[2] > time() && $known[0] instanceof Script && $this->isCached !== null && ($this->isCached)($known[0]->realPath())) {
             return $known[0]; // a script found on disk less than scriptTtl seconds ago (walk()), still in opcache
         }
         $parsed = $this->parsed[$path] ?? $this->parse($path);
@@ -252,7 +255,7 @@ final class PathResolver
      */
     private function trustedUntil(Script|StaticFile|Refusal $outcome, int $now): int
     {
-        return $this->scriptTtl > 0 && $outcome instanceof Script && $this->isCached !== null && ($this->isCached)($outcome->filename)
+        return $this->scriptTtl > 0 && $outcome instanceof Script && $this->isCached !== null && ($this->isCached)($outcome->realPath())
             ? $now + $this->scriptTtl : -1;
     }
 
@@ -263,12 +266,17 @@ final class PathResolver
     private function file(string $file, array $names, array $rest, bool $slash): Script|StaticFile|Refusal
     {
         $real = realpath($file);
-        if ($real === false || !str_starts_with($real, $this->root . '/')) {
+        if ($real === false) {
             return new Refusal(404, 'outside the document root');
+        }
+        $outside = !str_starts_with($real, $this->root . '/');
+        if ($outside && ($why = $this->symlinks->refusal($this->root, $file, $real)) !== null) {
+            return new Refusal(404, $why, true);
         }
         $name = $names[\count($names) - 1];
         if ($this->isScript($name)) {
-            return new Script($real, '/' . implode('/', $names), self::pathInfo($rest, $slash), $this->root);
+            // The path as requested (a link stays a link), as Apache and nginx give SCRIPT_FILENAME.
+            return new Script($file, '/' . implode('/', $names), self::pathInfo($rest, $slash), $this->root, realPath: $file === $real ? null : $real);
         }
         if ($rest !== [] || $slash) {
             return $this->fallback(); // A file is not a directory.
@@ -276,7 +284,7 @@ final class PathResolver
         if (preg_match(self::SOURCE, $name) === 1 || preg_match(self::SOURCE, $real) === 1) {
             return new Refusal(403, 'source file');
         }
-        return new StaticFile($real);
+        return new StaticFile($outside ? $file : $real);
     }
 
     /**
@@ -286,8 +294,11 @@ final class PathResolver
     private function directory(string $dir, array $segments, bool $slash, string $query, array $indexFiles): Script|StaticFile|Redirect|Refusal
     {
         $real = realpath($dir);
-        if ($real === false || ($real !== $this->root && !str_starts_with($real, $this->root . '/'))) {
+        if ($real === false) {
             return new Refusal(404, 'outside the document root');
+        }
+        if ($real !== $this->root && !str_starts_with($real, $this->root . '/') && ($why = $this->symlinks->refusal($this->root, $dir, $real)) !== null) {
+            return new Refusal(404, $why, true);
         }
         if (!$slash && $segments !== []) {
             $location = '/' . implode('/', array_map('rawurlencode', $segments)) . '/';
@@ -306,11 +317,15 @@ final class PathResolver
         if ($this->frontController === null) {
             return new Refusal(404, 'no such file');
         }
-        $real = realpath($this->root . $this->frontController);
-        if ($real === false || !is_file($real) || !str_starts_with($real, $this->root . '/')) {
+        $file = $this->root . $this->frontController;
+        $real = realpath($file);
+        if ($real === false || !is_file($real)) {
             return new Refusal(404, 'no such file, and no front controller');
         }
-        return new Script($real, $this->frontController, '', $this->root);
+        if (!str_starts_with($real, $this->root . '/') && ($why = $this->symlinks->refusal($this->root, $file, $real)) !== null) {
+            return new Refusal(404, "no such file, and the front controller is refused: $why", true);
+        }
+        return new Script($file, $this->frontController, '', $this->root, realPath: $file === $real ? null : $real);
     }
 
     /**

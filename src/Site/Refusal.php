@@ -11,5 +11,7 @@ final class Refusal
         public readonly int $status,
         /** Why, for logs and tests; never sent to the client. */
         public readonly string $reason,
+        /** Whether the reason goes to the error log: a refusal of what Apache may serve (a symlink out of the root). */
+        public readonly bool $logged = false,
     ) {}
 }

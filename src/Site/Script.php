@@ -18,7 +18,11 @@ final class Script
      *                                      them if its tier can
      */
     public function __construct(
-        /** Absolute, symlink-free path of the script file; always under the document root (or the cgi-bin directory). */
+        /**
+         * Absolute path of the script file as requested, under the document root (or the cgi-bin directory):
+         * symlinks on the way are not resolved, as Apache and nginx's `$document_root$fastcgi_script_name`
+         * give it (`SCRIPT_FILENAME`, and the script's working directory).
+         */
         public readonly string $filename,
         /** URL path of the script, decoded: `/blog/index.php` (`SCRIPT_NAME`). */
         public readonly string $scriptName,
@@ -30,7 +34,15 @@ final class Script
         public readonly ?string $queryString = null,
         public readonly array $env = [],
         public readonly array $phpIni = [],
+        /** The symlink-free path of the file, when it differs from $filename (a link on the way); null: the same. */
+        private readonly ?string $realPath = null,
     ) {}
+
+    /** The symlink-free path of the script file (what PHP and opcache know it by). */
+    public function realPath(): string
+    {
+        return $this->realPath ?? $this->filename;
+    }
 
     /**
      * The same script with a query string, variables and php.ini values for this request.
@@ -40,6 +52,6 @@ final class Script
      */
     public function with(?string $queryString, array $env, array $phpIni): self
     {
-        return new self($this->filename, $this->scriptName, $this->pathInfo, $this->documentRoot, $queryString, $env, $phpIni);
+        return new self($this->filename, $this->scriptName, $this->pathInfo, $this->documentRoot, $queryString, $env, $phpIni, $this->realPath);
     }
 }

@@ -60,6 +60,8 @@ final class SiteConfig
         public readonly array $cacheControl = [],
         /** Addresses or CIDRs of the reverse proxies whose forwarded headers are believed (`--trusted-proxies`). */
         public readonly array $trustedProxies = [],
+        /** Which symlinks out of the document root are followed (`--symlinks`). */
+        public readonly SymlinkPolicy $symlinks = SymlinkPolicy::Inside,
         /** Where session_start() in the sequential tier keeps sessions (App::sessions()); null: PHP's own setting. */
         public readonly ?\SessionHandlerInterface $sessionHandler = null,
     ) {}
@@ -94,6 +96,7 @@ final class SiteConfig
         bool $jit = true,
         array $cacheControl = [],
         array $trustedProxies = [],
+        SymlinkPolicy $symlinks = SymlinkPolicy::Inside,
     ): self {
         $cwd = rtrim($cwd, '/');
         $searchPath ??= (string) getenv('PATH');
@@ -173,6 +176,7 @@ final class SiteConfig
             $jit,
             $cacheControl,
             $trustedProxies,
+            $symlinks,
         );
     }
 
@@ -220,6 +224,7 @@ final class SiteConfig
             $this->jit,
             $this->cacheControl,
             $this->trustedProxies,
+            $this->symlinks,
             $sessionHandler,
         );
     }

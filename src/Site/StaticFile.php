@@ -8,7 +8,10 @@ namespace Kiln\Site;
 final class StaticFile
 {
     public function __construct(
-        /** Absolute, symlink-free path, under the document root and not a source file. */
+        /**
+         * Absolute path under the document root, not a source file: symlink-free, but when a symlink out of
+         * the root that --symlinks allows is on the way, the path as requested (the file is opened through it).
+         */
         public readonly string $realPath,
     ) {}
 }

@@ -25,7 +25,7 @@ final class CgiBin implements RequestHandler
     {
         $script = $this->resolver->resolve($request->path());
         if (\is_int($script)) {
-            return ErrorResponse::plain($script);
+            return ErrorResponse::forRequest($request, $script);
         }
 
         return $this->runner->run($request, $script);

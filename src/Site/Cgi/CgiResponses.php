@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Site\Cgi;
 
 use Kiln\Http\ErrorResponse;
+use Kiln\Http\Request;
 use Kiln\Http\Response;
 use Kiln\Isolation\Cgi\CgiHead;
 
@@ -43,13 +44,13 @@ final class CgiResponses
         return self::fromHead($head, []);
     }
 
-    /** 502, 503 (with Retry-After) or 504, as a short plain-text page. */
-    public static function error(int $status, int $retryAfter = 1): Response
+    /** 502, 503 (with Retry-After) or 504, as Kiln's error page in the form the request accepts. */
+    public static function error(Request $request, int $status, int $retryAfter = 1): Response
     {
         if ($status !== 502 && $status !== 503 && $status !== 504) {
             throw new \ValueError("CgiResponses::error() is for 502, 503 and 504, not $status");
         }
 
-        return ErrorResponse::plain($status, '', $status === 503 ? ['Retry-After' => (string) $retryAfter] : []);
+        return ErrorResponse::forRequest($request, $status, '', $status === 503 ? ['Retry-After' => (string) $retryAfter] : []);
     }
 }

@@ -55,7 +55,7 @@ final class CgiRunner implements ScriptRunner
     public function run(Request $request, Script $script): Response
     {
         if (!\is_file($script->filename) || !\is_executable($script->filename)) {
-            return ErrorResponse::plain(403);
+            return ErrorResponse::forRequest($request, 403);
         }
         $env = CgiParams::build($request, $script);
         unset($env['HTTP_PROXY']); // httpoxy: a client's Proxy header must never become a proxy setting
@@ -70,22 +70,22 @@ final class CgiRunner implements ScriptRunner
                 $this->stderrLogger($name),
             );
         } catch (CgiBusyException) {
-            return CgiResponses::error(503, $this->retryAfter);
+            return CgiResponses::error($request, 503, $this->retryAfter);
         } catch (CgiStartException $e) {
             ($this->log)('error', "cgi $name: " . $e->getMessage());
 
-            return CgiResponses::error(502);
+            return CgiResponses::error($request, 502);
         }
         try {
             $head = $process->head();
         } catch (CgiTimeoutException) {
             ($this->log)('error', "cgi $name: no response within {$this->launcher->timeout}s, killed (pid {$process->pid()})");
 
-            return CgiResponses::error(504);
+            return CgiResponses::error($request, 504);
         } catch (CgiResponseException $e) {
             ($this->log)('error', "cgi $name: " . $e->getMessage());
 
-            return CgiResponses::error(502);
+            return CgiResponses::error($request, 502);
         }
         if ($head->redirect === CgiRedirect::Local && $this->redirects !== null) {
             $process->close(); // frees its slot before the redirect target takes one
@@ -114,7 +114,7 @@ final class CgiRunner implements ScriptRunner
         $response = LocalRedirect::follow($request, $location, $this->redirects);
         if ($response === null) {
             ($this->log)('error', "cgi $name: unusable local redirect to " . \json_encode($location) . ' (not a local path, or more than ' . LocalRedirect::MAX . ' deep)');
-            return CgiResponses::error(502);
+            return CgiResponses::error($request, 502);
         }
         return $response;
     }

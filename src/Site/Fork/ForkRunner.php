@@ -73,18 +73,18 @@ final class ForkRunner implements ScriptRunner
         } catch (ForkUnavailableException $e) {
             ($this->log)('error', 'fork: ' . $e->getMessage());
 
-            return CgiResponses::error(502);
+            return CgiResponses::error($request, 502);
         }
         try {
             $head = $response->head();
         } catch (CgiTimeoutException) {
             ($this->log)('error', "fork {$script->scriptName}: no response within {$this->server->timeLimit}s, killed");
 
-            return CgiResponses::error(504);
+            return CgiResponses::error($request, 504);
         } catch (CgiResponseException $e) {
             ($this->log)('error', "fork {$script->scriptName}: the child ended without a valid response: " . $e->getMessage());
 
-            return CgiResponses::error(502);
+            return CgiResponses::error($request, 502);
         }
 
         return CgiResponses::forMethod($request->method(), $head, $this->stream($response, $script->scriptName));

@@ -63,8 +63,8 @@ final class ScriptChild implements ForkChild
             return;
         }
         $this->revalidation ??= CodeRevalidation::forThisProcess() ?? false;
-        if ($this->revalidation !== false && ($params['DOCUMENT_ROOT'] ?? '') !== '') {
-            $this->revalidation->check($params['DOCUMENT_ROOT'], \microtime(true));
+        if ($this->revalidation !== false) {
+            $this->revalidation->check(\microtime(true));
         }
     }
 

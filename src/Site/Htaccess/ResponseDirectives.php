@@ -7,13 +7,14 @@ namespace Kiln\Site\Htaccess;
 /**
  * The directives that change a response or a script's settings rather than the path: mod_headers,
  * mod_expires, mod_mime's AddType, core's AddDefaultCharset / ErrorDocument / Options, mod_dir,
- * mod_env and PHP's php_value family.
+ * mod_env, mod_mime's SetHandler / RemoveHandler (whether PHP runs) and PHP's php_value family.
  */
 final class ResponseDirectives
 {
     public const NAMES = [
         'header', 'expiresactive', 'expiresbytype', 'expiresdefault', 'addtype', 'adddefaultcharset', 'errordocument',
         'options', 'directoryindex', 'setenv', 'unsetenv', 'php_value', 'php_flag', 'php_admin_value', 'php_admin_flag',
+        'sethandler', 'removehandler',
     ];
 
     /** @return list<string> what was not applied, as messages */
@@ -75,11 +76,26 @@ final class ResponseDirectives
                         unset($s->env[$name]);
                     }
                     return [];
+                case 'sethandler':
+                    self::count($args, 1, 1);
+                    $s->handler = strtolower($args[0]) === 'none' ? '' : $args[0];
+                    return [];
+                case 'removehandler':
+                    self::count($args, 1, PHP_INT_MAX);
+                    foreach ($args as $extension) {
+                        $s->removedHandlers[] = strtolower(ltrim($extension, '.'));
+                    }
+                    return [];
                 default: // php_value, php_flag, php_admin_value, php_admin_flag
                     self::count($args, 2, 2);
                     $flag = str_ends_with($d->key(), '_flag');
                     $value = $flag ? (self::onOff([$args[1]]) ? '1' : '0') : (strtolower($args[1]) === 'none' ? '' : $args[1]);
-                    $s->phpIni[$args[0]] = $value;
+                    if (strtolower($args[0]) === 'engine') {
+                        // Not a setting to pass on: it decides whether the script runs at all (DocumentRoot).
+                        $s->phpEngine = $flag ? $value === '1' : self::onOff([$args[1]]);
+                    } else {
+                        $s->phpIni[$args[0]] = $value;
+                    }
                     return str_contains($d->key(), 'admin') ? ['Apache refuses php_admin_* in .htaccess; Kiln applies it as php_value'] : [];
             }
         } catch (\InvalidArgumentException $e) {

@@ -44,6 +44,15 @@ final class Settings
     /** @var array<string, string> php ini name => value */
     public array $phpIni = [];
 
+    /** `php_flag engine`: false turns PHP off for the scripts it applies to. */
+    public ?bool $phpEngine = null;
+
+    /** `SetHandler`: the handler for every file it applies to; '' for `None` (the extension decides again). */
+    public ?string $handler = null;
+
+    /** @var list<string> `RemoveHandler` extensions, lower case without the dot */
+    public array $removedHandlers = [];
+
     /** @var array<string, string> `SetEnv` name => value */
     public array $env = [];
 
@@ -65,6 +74,9 @@ final class Settings
         $merged->directoryIndex = $child->directoryIndex ?? $this->directoryIndex;
         $merged->indexes = $child->indexes ?? $this->indexes;
         $merged->phpIni = array_merge($this->phpIni, $child->phpIni);
+        $merged->phpEngine = $child->phpEngine ?? $this->phpEngine;
+        $merged->handler = $child->handler ?? $this->handler;
+        $merged->removedHandlers = [...$this->removedHandlers, ...$child->removedHandlers];
         $merged->env = array_diff_key(array_merge($this->env, $child->env), array_flip($child->unsetEnv));
         $merged->unsetEnv = [...$this->unsetEnv, ...$child->unsetEnv];
         return $merged;
@@ -77,6 +89,31 @@ final class Settings
             return false;
         }
         return $this->require === null || $this->require->grants($ip, $method, $env);
+    }
+
+    /**
+     * Whether PHP may run this script, or why not: `php_flag engine off`, a `SetHandler` that is not PHP's, or
+     * `RemoveHandler` of its extension take it away, as they do from mod_php.
+     */
+    public function scriptRefusal(string $fileName): ?string
+    {
+        if ($this->phpEngine === false) {
+            return 'php_flag engine off';
+        }
+        if ($this->handler !== null && $this->handler !== '' && !self::isPhpHandler($this->handler)) {
+            return "SetHandler {$this->handler}";
+        }
+        $dot = strrpos($fileName, '.');
+        if ($dot !== false && \in_array(strtolower(substr($fileName, $dot + 1)), $this->removedHandlers, true)) {
+            return 'RemoveHandler ' . substr($fileName, $dot);
+        }
+        return null;
+    }
+
+    /** mod_php's handler names and a FastCGI proxy (php-fpm behind mod_proxy_fcgi). */
+    private static function isPhpHandler(string $handler): bool
+    {
+        return preg_match('~^(application/x-httpd-(ea-)?php|php[0-9.]*-script|proxy:(fcgi|unix):)~i', $handler) === 1;
     }
 
     /** The `ErrorDocument` for a status: a local URL path, an absolute URL (redirect) or text; null: Kiln's own. */

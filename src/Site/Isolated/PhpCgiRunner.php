@@ -105,16 +105,16 @@ final class PhpCgiRunner implements ScriptRunner
             });
         } catch (PoolBusyException $e) {
             $log('warning', "$tag: 503: {$e->getMessage()}");
-            return self::error(503, ['Retry-After' => (string) $this->retryAfter]);
+            return self::error($request, 503, ['Retry-After' => (string) $this->retryAfter]);
         } catch (PoolUnavailableException $e) {
             $log('error', "$tag: 502: {$e->getMessage()}");
-            return self::error(502);
+            return self::error($request, 502);
         } catch (FastCgiTimeoutException $e) {
             $log('error', "$tag: 504: {$e->getMessage()}; the child was killed and is replaced");
-            return self::error(504);
+            return self::error($request, 504);
         } catch (FastCgiException $e) {
             $log('error', "$tag: 502: {$e->getMessage()}");
-            return self::error(502);
+            return self::error($request, 502);
         }
         $parser = new CgiResponseParser($this->maxHeaderBytes, $this->heads);
         try {
@@ -125,11 +125,11 @@ final class PhpCgiRunner implements ScriptRunner
             }
         } catch (FastCgiTimeoutException $e) {
             $log('error', "$tag: 504: {$e->getMessage()}; the child (pid {$exchange->pid()}) was killed and is replaced");
-            return self::error(504);
+            return self::error($request, 504);
         } catch (FastCgiException | CgiResponseException $e) {
             $exchange->abandon();
             $log('error', "$tag: 502: {$e->getMessage()}");
-            return self::error(502);
+            return self::error($request, 502);
         }
         $body = $parser->body();
         if ($request->method() === 'HEAD') {
@@ -146,7 +146,7 @@ final class PhpCgiRunner implements ScriptRunner
                 $body = $this->body($exchange, $body, $tag);
             } catch (FastCgiException $e) {
                 $log('error', "$tag: 502: {$e->getMessage()}");
-                return self::error(502);
+                return self::error($request, 502);
             }
         }
         $response = new Response($head->status, [], $body);
@@ -204,8 +204,8 @@ final class PhpCgiRunner implements ScriptRunner
     }
 
     /** @param array<string, string> $headers */
-    private static function error(int $status, array $headers = []): Response
+    private static function error(Request $request, int $status, array $headers = []): Response
     {
-        return ErrorResponse::plain($status, '', $headers);
+        return ErrorResponse::forRequest($request, $status, '', $headers);
     }
 }

@@ -82,6 +82,9 @@ final class SequentialRunner implements ScriptRunner
      */
     private array $quick = [];
 
+    /** What the running script threw out of its top level: it stopped half-way (null: it ran to its end). */
+    private ?\Throwable $stopped = null;
+
     /** @var array<string, true> .htaccess php_value names already reported as not changeable at run time */
     private array $refusedIni = [];
 
@@ -180,6 +183,7 @@ final class SequentialRunner implements ScriptRunner
             $runtime->scope->run($filename);
         } catch (\Throwable $e) {
             $this->timeLimit->disarm();
+            $this->stopped = $e;
             $this->uncaught($e);
         } finally {
             $this->timeLimit->disarm();
@@ -189,15 +193,16 @@ final class SequentialRunner implements ScriptRunner
     private function execute(Runtime $runtime, Request $request, Script $script): Response
     {
         $time = microtime(true);
-        if (!isset($this->quick[$script->filename])) {
+        $real = $script->realPath();
+        if (!isset($this->quick[$real])) {
             $request->writeBatch()?->flush(); // a script that may be slow does not hold back the responses finished before it
         }
-        $this->revalidation?->check($script->documentRoot, $time);
+        $this->revalidation?->check($time);
         try {
             // The variables passed on, not kept here: install() then adds PHP_SELF and REQUEST_TIME(_FLOAT) in place.
             $uploads = Superglobals::install(($this->params)($request, $script), $request, $time);
         } catch (BadRequestBodyException $e) {
-            return ErrorResponse::plain($e->status(), $e->getMessage()); // nothing was set yet
+            return ErrorResponse::forRequest($request, $e->status(), $e->getMessage()); // nothing was set yet
         }
         $this->environment->apply($_SERVER);
         foreach ($uploads as $path) {
@@ -221,24 +226,33 @@ final class SequentialRunner implements ScriptRunner
             }
         }
         $runtime->output->begin();
-        $runtime->state->begin(\dirname($script->filename));
+        $runtime->state->begin(\dirname($script->filename)); // the folder as requested: a link's, not its target's
         [$this->request, $this->script] = [$request, $script];
         $request->setLastResponse($this->onExit ??= fn(): Response => $this->finish($runtime));
         $mark = $runtime->shutdowns?->mark();
-        $included = $runtime->included?->begin($script->filename) ?? 0;
+        $included = $runtime->included?->begin($real) ?? 0;
         $this->timeLimit->arm($this->onTimeout ??= function (): void {
             $this->timedOut();
         });
-        $this->runScript($runtime, $script->filename);
+        $this->runScript($runtime, $real);
         if ($mark !== null && $runtime->shutdowns?->mark() !== $mark) {
             ($this->log)('info', "$script->scriptName registered a shutdown function: ending its request as exit() does, "
                 . 'so the function runs before the response leaves (this worker is replaced; the isolated tier avoids that)');
             exit();
         }
         $request->clearLastResponse();
-        $this->remember($script->filename, microtime(true) - $time);
+        $this->remember($real, microtime(true) - $time);
         $response = $this->finish($runtime);
-        $runtime->included?->settle($included, $script->filename);
+        $halfDeclared = $this->stopped !== null && $this->mayHaveDeclared($real, $included);
+        $runtime->included?->settle($included, $real);
+        if ($halfDeclared) {
+            ($this->log)('info', "$script->scriptName stopped on an uncaught " . ($this->stopped ?? new \Error())::class . ' after running code that declares '
+                . 'functions, classes or constants: this worker is replaced after the response, so no request meets them half-declared');
+            $this->stopped = null;
+            $request->setLastResponse($response); // the fatal guard sends it
+            exit();
+        }
+        $this->stopped = null;
         if ($runtime->output->leftHeadersSent()) {
             ($this->log)('warning', "$script->scriptName ended Kiln's output buffer and PHP now counts its headers as sent: "
                 . 'this worker is replaced after the response');
@@ -246,6 +260,25 @@ final class SequentialRunner implements ScriptRunner
             exit();
         }
         return $response;
+    }
+
+    /**
+     * Whether the script or a file it included during this request ($before: the included-files count when it
+     * began) declares something: stopped half-way, it may have declared part of it, which the next run would
+     * declare again. Without the included-files table every file the worker holds is looked at.
+     */
+    private function mayHaveDeclared(string $script, int $before): bool
+    {
+        if (Declarations::inFile($script)) {
+            return true;
+        }
+        $kiln = \dirname(__DIR__, 2) . '/'; // Kiln's own classes, autoloaded on the way (ScriptTrace)
+        foreach (\array_slice(get_included_files(), $before) as $file) {
+            if ($file !== $script && !str_starts_with($file, $kiln) && Declarations::inFile($file)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -360,7 +393,7 @@ final class SequentialRunner implements ScriptRunner
      */
     private static function reportUncaught(\Throwable $error): string
     {
-        $message = 'Uncaught ' . $error . "\n  thrown";
+        $message = 'Uncaught ' . ScriptTrace::of($error) . "\n  thrown";
         [$file, $line] = [$error->getFile(), $error->getLine()];
         error_log("PHP Fatal error:  $message in $file on line $line");
         $display = strtolower((string) ini_get('display_errors'));
@@ -382,7 +415,7 @@ final class SequentialRunner implements ScriptRunner
         \assert($request !== null && $script !== null);
         ($this->log)('error', "$script->scriptName ran past the time limit of {$this->timeLimit->seconds} s: "
             . 'answered 504, replacing this worker');
-        $request->setLastResponse(ErrorResponse::plain(504, "the script ran past its time limit of {$this->timeLimit->seconds} s"));
+        $request->setLastResponse(ErrorResponse::forRequest($request, 504, "the script ran past its time limit of {$this->timeLimit->seconds} s"));
         TimeLimit::killAfter(5);
         exit(1);
     }

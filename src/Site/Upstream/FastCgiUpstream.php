@@ -105,7 +105,7 @@ final class FastCgiUpstream implements ScriptRunner
         if ($address === null) {
             ($this->log)('error', "{$label}: no FastCGI responder is mapped to this file's extension");
 
-            return self::error(502);
+            return self::error($request, 502);
         }
         $label .= " ({$address})";
         $limit = new DeferredCancellation();
@@ -132,20 +132,20 @@ final class FastCgiUpstream implements ScriptRunner
             }
             ($this->log)('error', "{$label}: no response head within the time limit of {$this->timeLimit} s, aborted");
 
-            return self::error(504);
+            return self::error($request, 504);
         } catch (FastCgiTimeoutException $e) {
             ($this->log)('error', "{$label}: {$e->getMessage()}");
 
-            return self::error(504);
+            return self::error($request, 504);
         } catch (FastCgiUnavailableException $e) {
             ($this->log)('error', "{$label}: {$e->getMessage()}");
 
-            return $e->overloaded ? self::error(503, ['Retry-After' => (string) $this->retryAfter]) : self::error(502);
+            return $e->overloaded ? self::error($request, 503, ['Retry-After' => (string) $this->retryAfter]) : self::error($request, 502);
         } catch (FastCgiException | CgiResponseException $e) {
             $fcgi?->abort();
             ($this->log)('error', "{$label}: {$e->getMessage()}");
 
-            return self::error(502);
+            return self::error($request, 502);
         } finally {
             if ($timer !== null) {
                 Loop::cancel($timer);
@@ -157,7 +157,7 @@ final class FastCgiUpstream implements ScriptRunner
             return $this->redirect($request, $head, $label);
         }
 
-        return $this->response($head, $fcgi, $first, $label);
+        return $this->response($request, $head, $fcgi, $first, $label);
     }
 
     /**
@@ -183,7 +183,7 @@ final class FastCgiUpstream implements ScriptRunner
         return [$head, $body];
     }
 
-    private function response(CgiHead $head, FastCgiResponse $fcgi, string $first, string $label): Response
+    private function response(Request $request, CgiHead $head, FastCgiResponse $fcgi, string $first, string $label): Response
     {
         $response = new Response($head->status, [], $fcgi->isComplete() ? $first : $this->stream($fcgi, $first, $label));
         try {
@@ -194,7 +194,7 @@ final class FastCgiUpstream implements ScriptRunner
             $fcgi->abort();
             ($this->log)('error', "{$label}: unusable response header: {$e->getMessage()}");
 
-            return self::error(502);
+            return self::error($request, 502);
         }
 
         return $response;
@@ -225,7 +225,7 @@ final class FastCgiUpstream implements ScriptRunner
         $response = LocalRedirect::follow($request, $location, $this->redirects);
         if ($response === null) {
             ($this->log)('error', "{$label}: unusable local redirect to " . \json_encode($location) . ' (not a local path, or more than ' . LocalRedirect::MAX . ' deep)');
-            return self::error(502);
+            return self::error($request, 502);
         }
         return $response;
     }
@@ -269,8 +269,8 @@ final class FastCgiUpstream implements ScriptRunner
     }
 
     /** @param array<string, string> $headers */
-    private static function error(int $status, array $headers = []): Response
+    private static function error(Request $request, int $status, array $headers = []): Response
     {
-        return ErrorResponse::plain($status, '', $headers);
+        return ErrorResponse::forRequest($request, $status, '', $headers);
     }
 }

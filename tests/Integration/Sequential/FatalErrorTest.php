@@ -64,4 +64,30 @@ final class FatalErrorTest extends SequentialTestCase
         $after = self::json($this->get('/handlers.php'));
         self::assertTrue($after['exception'], 'the handler does not outlive its request');
     }
+
+    public function testAnUncaughtErrorAfterPartOfTheDeclarationsReplacesTheWorkerSoTheNextRequestDoesNotRedeclare(): void
+    {
+        $pid = $this->workerPid();
+        self::assertSame(500, $this->get('/half/page.php?fail=1')['status']);
+        $this->waitForReplacement($pid);
+        $next = $this->get('/half/page.php');
+        self::assertSame([200, 'ready'], [$next['status'], $next['body']], $this->server()->log());
+        $log = $this->server()->log();
+        self::assertStringNotContainsString('Cannot redeclare', $log);
+        self::assertStringContainsString('/half/page.php stopped on an uncaught Error', $log);
+    }
+
+    public function testTheLogOfAnUncaughtErrorShowsTheScriptsFramesNotKilnsOwn(): void
+    {
+        self::assertSame(500, $this->get('/half/page.php?fail=1')['status']);
+        $this->server()->waitForLog('~\{main\}~', 5.0);
+        $log = $this->server()->log();
+        $entry = substr($log, (int) strpos($log, 'PHP Fatal error:  Uncaught Error: Call to undefined function kiln_half_no_such_function()'));
+        self::assertMatchesRegularExpression(
+            '~^PHP Fatal error:  Uncaught Error: Call to undefined function kiln_half_no_such_function\(\) in \S+/half/functions\.php:12\n'
+            . 'Stack trace:\n#0 \S+/half/page\.php\(9\): kiln_half_fail\(\)\n#1 \{main\}\n  thrown in \S+/half/functions\.php on line 12~',
+            $entry,
+        );
+        self::assertStringNotContainsString('SequentialRunner', $log, 'no frame of Kiln\'s own');
+    }
 }

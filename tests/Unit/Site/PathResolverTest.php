@@ -9,6 +9,7 @@ use Kiln\Site\Redirect;
 use Kiln\Site\Refusal;
 use Kiln\Site\Script;
 use Kiln\Site\StaticFile;
+use Kiln\Site\SymlinkPolicy;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
@@ -127,7 +128,7 @@ final class PathResolverTest extends TestCase
         yield 'phtml' => ['/view.phtml', 'refuse 403'];
         // Symlinks
         yield 'symlink inside the root' => ['/link-in.txt', 'file style.css'];
-        yield 'symlinked directory inside the root' => ['/link-dir-in/post.php', 'script blog/post.php /link-dir-in/post.php'];
+        yield 'symlinked directory inside the root' => ['/link-dir-in/post.php', 'script link-dir-in/post.php /link-dir-in/post.php'];
         yield 'symlink out of the root' => ['/link-out.txt', 'refuse 404'];
         yield 'absolute symlink out of the root' => ['/abs-link', 'refuse 404'];
         yield 'file under a directory symlinked out' => ['/link-dir-out/file.txt', 'refuse 404'];
@@ -136,6 +137,32 @@ final class PathResolverTest extends TestCase
         yield 'script under a directory symlinked out' => ['/link-dir-out/x.php', 'refuse 404'];
         yield 'script symlinked out' => ['/link-php-out.php', 'refuse 404'];
         yield 'symlink to a source file' => ['/link-src.txt', 'refuse 403'];
+    }
+
+    public function testLinksOutOfTheRootAreFollowedAsTheSymlinkPolicySaysAndARefusalSaysWhy(): void
+    {
+        $inside = (new PathResolver(self::$base . '/root'))->resolve('/link-php-out.php');
+        self::assertInstanceOf(Refusal::class, $inside);
+        self::assertTrue($inside->logged, 'a refused link is logged');
+        self::assertStringContainsString('link-php-out.php leads out of the document root', $inside->reason);
+        foreach ([SymlinkPolicy::OwnerMatch, SymlinkPolicy::Follow] as $policy) {
+            $resolver = new PathResolver(self::$base . '/root', symlinks: $policy);
+            $script = $resolver->resolve('/link-php-out.php');
+            self::assertInstanceOf(Script::class, $script, $policy->value);
+            self::assertSame(self::$base . '/root/link-php-out.php', $script->filename, 'SCRIPT_FILENAME is the path as requested');
+            self::assertSame(self::$base . '/outside.php', $script->realPath());
+            $file = $resolver->resolve('/link-dir-out/file.txt');
+            self::assertInstanceOf(StaticFile::class, $file, $policy->value);
+            self::assertSame(self::$base . '/root/link-dir-out/file.txt', $file->realPath, 'opened through the link');
+        }
+        // abs-link (ours) points to /etc/passwd (root's): the same owner only when the tests run as root.
+        $owner = SymlinkPolicy::OwnerMatch->refusal(self::$base . '/root', self::$base . '/root/abs-link', '/etc/passwd');
+        if (posix_getuid() === fileowner('/etc/passwd')) {
+            self::assertNull($owner);
+        } else {
+            self::assertStringContainsString('--symlinks=owner follows a link out of the document root only when both have the same owner', (string) $owner);
+        }
+        self::assertNull(SymlinkPolicy::Follow->refusal(self::$base . '/root', self::$base . '/root/abs-link', '/etc/passwd'));
     }
 
     #[DataProvider('paths')]

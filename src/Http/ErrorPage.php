@@ -2,16 +2,14 @@
 
 declare(strict_types=1);
 
-namespace Kiln\App\Internal;
+namespace Kiln\Http;
 
-use Kiln\Http\Response;
 use Kiln\Http\Wire\ResponseEncoder;
 
 /**
- * The default error page in one of three forms. Everything that comes from the error is escaped for its
+ * The one renderer of error pages in one of three forms (App's ErrorHandler, and ErrorResponse::forRequest()
+ * for the errors Kiln makes itself). Everything that comes from the error is escaped for its
  * form; the debug details (class, message, file:line, trace, previous errors) appear only when given.
- *
- * @internal
  */
 final class ErrorPage
 {

@@ -2,7 +2,7 @@
 
 declare(strict_types=1);
 
-namespace Kiln\App\Internal;
+namespace Kiln\Http;
 
 /**
  * The representation of an error page, chosen from the request's Accept header (RFC 9110 §12.5.1).
@@ -12,8 +12,6 @@ namespace Kiln\App\Internal;
  * an HTTP library), a browser-like Accept (one that also names text/html, application/xhtml+xml or an
  * image type) gets HTML, anyone else plain text. Any `+json` type counts as JSON. Nothing acceptable
  * (or no Accept at all) gives plain text: an error is never answered with 406.
- *
- * @internal
  */
 enum ErrorPageFormat
 {

@@ -1,0 +1,281 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Integration\Background;
+
+use Kiln\Tests\Apps\Support\MariaDb;
+use Kiln\Tests\Support\HttpClient;
+use Kiln\Tests\Support\KilnProcess;
+use PHPUnit\Framework\TestCase;
+
+/**
+ * `--task-workers` on a real server: concurrency, what cannot be sent, time limits, a task worker killed
+ * mid-call, a full queue, a blocking PDO query, a sequential-tier script, and the app's user process. Bounds
+ * on durations are wide (the machine is shared); the orderings asserted (a request answered while another
+ * still waits) do not depend on speed.
+ */
+final class TaskWorkersTest extends TestCase
+{
+    private const APP = __DIR__ . '/../../Fixtures/tasks/app.php';
+
+    private string $events = '';
+
+    private ?KilnProcess $server = null;
+
+    protected function setUp(): void
+    {
+        $this->events = (string) tempnam(sys_get_temp_dir(), 'kiln-task-events-');
+    }
+
+    protected function tearDown(): void
+    {
+        $this->server?->stop();
+        $this->server = null;
+        @unlink($this->events);
+    }
+
+    public function testTwentyTasksOfOneSecondOnFourTaskWorkersTakeAboutFiveSecondsWhileHelloStaysFast(): void
+    {
+        $server = $this->start(['--workers=1', '--task-workers=4']);
+        $batch = $this->send('/batch?n=20&s=1');
+        $answeredWhileBatchRan = 0;
+        for ($i = 0; $i < 3; $i++) {
+            $hello = HttpClient::get($server->baseUrl() . '/hello', [], 3.0);
+            self::assertSame(200, $hello['status']);
+            self::assertSame('Hello, World!', $hello['body']);
+            $answeredWhileBatchRan += $batch->answered() ? 0 : 1;
+            usleep(100_000);
+        }
+        $response = $batch->receive(30.0);
+        $elapsed = microtime(true) - $batch->sentAt;
+
+        self::assertSame(200, $response['status'], $response['body']);
+        self::assertSame(3, $answeredWhileBatchRan, 'the worker answered /hello while its handler waited for the tasks');
+        self::assertCount(4, self::list(self::json($response['body'])['pids']), 'all four task workers ran tasks');
+        self::assertGreaterThan(4.0, $elapsed, 'five rounds of four one-second tasks');
+        self::assertLessThan(10.0, $elapsed, 'on one task worker this would take 20 s');
+    }
+
+    public function testResultsFailuresAndWhatCannotBeSentAreReportedAtTheCall(): void
+    {
+        $server = $this->start(['--workers=1', '--task-workers=1']);
+
+        self::assertSame(['sum' => 42], self::json(HttpClient::get($server->baseUrl() . '/add')['body']));
+        self::assertSame([
+            'error' => 'ValueError',
+            'message' => 'task(add): argument 1 cannot be sent to a task worker: it holds a Closure',
+        ], self::json(HttpClient::get($server->baseUrl() . '/closure')['body']));
+        $failed = self::json(HttpClient::get($server->baseUrl() . '/fail')['body']);
+        self::assertSame('Kiln\Server\Task\TaskFailedException', $failed['error']);
+        self::assertStringContainsString('task(TaskJobs::fail) failed: DomainException: the task said no', self::text($failed['message']));
+
+        $script = HttpClient::get($server->baseUrl() . '/script', [], 10.0);
+        self::assertSame(200, $script['status']);
+        self::assertMatchesRegularExpression('/^task worker \d+ served script \d+$/', $script['body'], 'a sequential-tier script ran a task');
+    }
+
+    public function testATaskPastItsTimeLimitFailsAndItsTaskWorkerIsReplaced(): void
+    {
+        $server = $this->start(['--workers=1', '--task-workers=1']);
+        // The task worker is up (it loaded the app): the one-second limit is then spent in the task, not in the queue.
+        self::assertSame(['sum' => 42], self::json(HttpClient::get($server->baseUrl() . '/add', [], 20.0)['body']));
+
+        $outcome = self::json(HttpClient::get($server->baseUrl() . '/timeout', [], 15.0)['body']);
+
+        self::assertSame('Kiln\Server\Task\TaskTimeoutException', $outcome['error']);
+        $pid = $this->runningPid();
+        self::assertStringContainsString("did not finish within 1 s; task worker pid $pid was killed", self::text($outcome['message']));
+        $server->waitForLog("/task worker 1 \\(pid $pid\\) killed by signal 9/", 10.0);
+        self::assertSame(['sum' => 42], self::json(HttpClient::get($server->baseUrl() . '/add', [], 10.0)['body']), 'its replacement serves');
+    }
+
+    public function testATaskWorkerKilledMidCallFailsTheCallAndIsReplaced(): void
+    {
+        $server = $this->start(['--workers=1', '--task-workers=1']);
+        $long = $this->send('/long?s=30');
+        $pid = $this->waitForRunning();
+
+        posix_kill($pid, SIGKILL);
+        $outcome = self::json($long->receive(15.0)['body']);
+
+        self::assertSame('Kiln\Server\Task\TaskCrashedException', $outcome['error']);
+        self::assertStringContainsString("task worker pid $pid ended during the call", self::text($outcome['message']));
+        self::assertSame(['sum' => 42], self::json(HttpClient::get($server->baseUrl() . '/add', [], 10.0)['body']), 'its replacement serves');
+    }
+
+    public function testAFullQueueFailsTheCallAtOnceAndARequestGets503(): void
+    {
+        $server = $this->start(['--workers=1', '--task-workers=1', '--task-queue=2']);
+
+        // One call runs, two wait: the other three are refused at once.
+        $burst = self::json(HttpClient::get($server->baseUrl() . '/burst?n=6&s=1', [], 20.0)['body']);
+        $outcomes = self::list($burst['outcomes']);
+        $refused = array_filter($outcomes, static fn(mixed $o): bool => $o === 'Kiln\Server\Task\TaskQueueFullException');
+        self::assertCount(3, $refused, json_encode($burst) ?: '');
+        self::assertSame([0, 1, 2], array_keys(array_filter($outcomes, 'is_int')));
+
+        // While the queue is full (one call runs, two wait), a request whose handler lets the failure escape gets a 503.
+        $filler = $this->send('/burst?n=3&s=4');
+        $deadline = microtime(true) + 10.0;
+        while (self::json(HttpClient::get($server->baseUrl() . '/inflight')['body'])['inflight'] !== 3) {
+            self::assertLessThan($deadline, microtime(true), 'the three calls were not made');
+            usleep(50_000);
+        }
+        $refusal = HttpClient::get($server->baseUrl() . '/sleep?s=0.01', [], 20.0);
+        self::assertSame(503, $refusal['status']);
+        self::assertSame('1', $refusal['headers']['retry-after'] ?? null);
+        $filled = self::json($filler->receive(30.0)['body']);
+        self::assertCount(3, array_filter(self::list($filled['outcomes']), 'is_int'), 'the calls that filled the queue all ran');
+        self::assertSame(200, HttpClient::get($server->baseUrl() . '/sleep?s=0.01', [], 10.0)['status'], 'the queue drained');
+    }
+
+    public function testABlockingPdoQueryInATaskLeavesTheWorkerServing(): void
+    {
+        $db = MariaDb::start();
+        $db->createDatabase('kiln_tasks', 'kiln', 'task-secret');
+        $server = $this->start(['--workers=1', '--task-workers=2'], [
+            'KILN_TEST_DSN' => "mysql:host={$db->host()};port={$db->port()};dbname=kiln_tasks",
+            'KILN_TEST_DB_USER' => 'kiln',
+            'KILN_TEST_DB_PASSWORD' => 'task-secret',
+        ]);
+
+        $query = $this->send('/db?s=3');
+        usleep(300_000);
+        for ($i = 0; $i < 3; $i++) {
+            self::assertSame(200, HttpClient::get($server->baseUrl() . '/hello', [], 3.0)['status']);
+            self::assertFalse($query->answered(), "the query (SLEEP(3)) still runs while /hello #$i is answered");
+        }
+        $response = $query->receive(30.0);
+
+        self::assertSame(200, $response['status'], $response['body']);
+        self::assertSame(['result' => 'slept'], self::json($response['body']));
+    }
+
+    public function testAUserProcessIsStartedAgainAfterItDiesAndStoppedWithTheServer(): void
+    {
+        $server = $this->start(['--workers=1']);
+        $first = $this->waitForTicker();
+        self::assertContains($first, $server->workerPids());
+
+        posix_kill($first, SIGKILL);
+        $second = $this->waitForTicker($first);
+        self::assertContains($second, $server->workerPids());
+        $server->waitForLog("/process ticker \\(pid $first\\) killed by signal 9/", 5.0);
+
+        self::assertSame(0, $server->stop());
+        $this->server = null;
+        self::assertFalse(posix_kill($second, 0), 'the user process ended with the server');
+    }
+
+    public function testATaskWorkerIsRecycledByMaxRequestsAndAReloadReplacesTaskWorkersAndUserProcesses(): void
+    {
+        $server = $this->start(['--workers=1', '--task-workers=1', '--max-requests=2']);
+        $pid = fn(): int => self::number(self::json(HttpClient::get($server->baseUrl() . '/sleep?s=0.01', [], 10.0)['body'])['pid']);
+
+        $first = $pid();
+        self::assertSame($first, $pid());
+        $third = $pid();
+        self::assertNotSame($first, $third, 'replaced after two calls');
+
+        $ticker = $this->waitForTicker();
+        $server->signal(SIGHUP);
+        $server->waitForLog('/reloaded: generation 2 serving/', 20.0);
+        self::assertNotSame($third, $pid(), 'a reload brings fresh task workers');
+        self::assertNotSame($ticker, $this->waitForTicker($ticker), 'and starts the user process again');
+    }
+
+    public function testACallRunningDuringAReloadIsFinishedBeforeItsTaskWorkerIsReplaced(): void
+    {
+        $server = $this->start(['--workers=1', '--task-workers=1']);
+        $long = $this->send('/long?s=4');
+        $pid = $this->waitForRunning();
+
+        $server->signal(SIGHUP);
+        $response = $long->receive(30.0);
+
+        self::assertSame(['result' => $pid], self::json($response['body']), 'the call ran to its end');
+        $server->waitForLog('/reloaded: generation 2 serving/', 20.0);
+        $next = self::number(self::json(HttpClient::get($server->baseUrl() . '/sleep?s=0.01', [], 20.0)['body'])['pid']);
+        self::assertNotSame($pid, $next, 'then a fresh task worker took over');
+    }
+
+    /**
+     * @param list<string> $args
+     * @param array<string, string> $env
+     */
+    private function start(array $args, array $env = []): KilnProcess
+    {
+        return $this->server = KilnProcess::start(self::APP, $args, ['KILN_TEST_EVENTS' => $this->events, ...$env], 20.0);
+    }
+
+    private function send(string $path): PendingRequest
+    {
+        \assert($this->server !== null);
+        return PendingRequest::send($this->server->host(), $this->server->port(), $path);
+    }
+
+    /** The pid of the task worker that announced the last call. */
+    private function runningPid(): int
+    {
+        preg_match_all('/^running (\d+)$/m', (string) file_get_contents($this->events), $m);
+        return (int) end($m[1]);
+    }
+
+    private function waitForRunning(): int
+    {
+        $deadline = microtime(true) + 15.0;
+        while (($pid = $this->runningPid()) === 0) {
+            if (microtime(true) > $deadline) {
+                self::fail("no task started; log:\n" . $this->server?->log());
+            }
+            usleep(50_000);
+        }
+        return $pid;
+    }
+
+    /** Waits until the ticker process writes from a pid other than $not, and returns it. */
+    private function waitForTicker(int $not = 0): int
+    {
+        $deadline = microtime(true) + 20.0;
+        while (true) {
+            preg_match_all('/^ticker (\d+)$/m', (string) file_get_contents($this->events), $m);
+            $pid = (int) end($m[1]);
+            if ($pid !== 0 && $pid !== $not) {
+                return $pid;
+            }
+            if (microtime(true) > $deadline) {
+                self::fail("no ticker from a new process; log:\n" . $this->server?->log());
+            }
+            usleep(50_000);
+        }
+    }
+
+    /** @return array<string, mixed> */
+    private static function json(string $body): array
+    {
+        $data = json_decode($body, true);
+        self::assertIsArray($data, $body);
+        /** @var array<string, mixed> $data */
+        return $data;
+    }
+
+    /** @return array<mixed> */
+    private static function list(mixed $value): array
+    {
+        self::assertIsArray($value);
+        return $value;
+    }
+
+    private static function number(mixed $value): int
+    {
+        self::assertIsInt($value);
+        return $value;
+    }
+
+    private static function text(mixed $value): string
+    {
+        self::assertIsString($value);
+        return $value;
+    }
+}
