@@ -223,7 +223,7 @@ final class App implements RequestHandler
     /** A Cache over the node's Store: TTLs, tags, remember() computed once for the whole node. */
     public function cache(): Cache
     {
-        return $this->cache ??= new Cache($this->store());
+        return $this->cache ??= new Cache($this->store(), near: NodeState::nearCache());
     }
 
     /** This node's id (NodeState::nodeId(): KILN_NODE_ID, else its supervisor's pid and start time). */

@@ -30,6 +30,10 @@ final class NodeState
 
     private static ?Store $store = null;
 
+    private static ?Store $local = null;
+
+    private static ?NearCache $near = null;
+
     public static function get(): SharedState
     {
         return self::$state ??= self::create();
@@ -43,12 +47,26 @@ final class NodeState
     /** The node's Store (Counter, Cache, sessions): APCu when the CLI has it on, else a table in /dev/shm. */
     public static function store(): Store
     {
-        return self::$store ??= self::createStore();
+        return self::$store ??= self::localStore();
     }
 
-    public static function setStore(?Store $store): void
+    /** $store replaces the node's Store; $near, when given, is the first level of caches over it (NearCache). */
+    public static function setStore(?Store $store, ?NearCache $near = null): void
     {
         self::$store = $store;
+        self::$near = $near;
+    }
+
+    /** The node's own memory, whatever store() is: APCu when the CLI has it on, else a table in /dev/shm. */
+    public static function localStore(): Store
+    {
+        return self::$local ??= self::createStore();
+    }
+
+    /** The first level of the node's caches when its Store is remote, else null. */
+    public static function nearCache(): ?NearCache
+    {
+        return self::$near;
     }
 
     /**

@@ -90,7 +90,7 @@ final class SessionCodec
                 return self::through($data, $at, ';');
             case 's': case 'E':
                 [$bytes, $quote] = self::length($data, $at);
-                return self::expect($data, self::expect($data, $quote + $bytes, '"') , ';');
+                return self::expect($data, self::expect($data, $quote + $bytes, '"'), ';');
             case 'a':
                 [$count, $brace] = self::count($data, self::expect($data, $at + 1, ':'));
                 return self::elements($data, $brace, 2 * $count, $depth);
