@@ -258,7 +258,7 @@ final class App implements RequestHandler
         if ($this->hub === null) {
             $limits = $this->limits ?? new Limits();
             // In a worker the node's bus reaches the other workers; elsewhere it is the process's own.
-            $this->hub = new Hub(NodeBus::get(), NodeState::get(), $limits->sseReplay, $limits->sseReplayKeep);
+            $this->hub = new Hub(NodeBus::get(), NodeState::eventState(), $limits->sseReplay, $limits->sseReplayKeep);
         }
         return $this->hub;
     }

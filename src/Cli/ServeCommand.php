@@ -22,6 +22,7 @@ use Kiln\Store\NodeBus;
 use Kiln\Store\NodeState;
 use Kiln\Store\RedisBus;
 use Kiln\Store\RedisStore;
+use Kiln\Store\StoreState;
 
 /**
  * `kiln serve`: binds, checks the pid file, opens the logs (all before daemonizing, so those errors
@@ -112,7 +113,9 @@ final class ServeCommand
                 $secret = $env['KILN_REDIS_SECRET'] ?? getenv('KILN_REDIS_SECRET');
                 $near = new NearCache(NodeState::localStore(), $bus, NodeState::nodeId(), $nearTtl, \is_string($secret) && $secret !== '' ? $secret : null);
                 $near->listen();
-                NodeState::setStore(RedisStore::connect($redis), $near);
+                $store = RedisStore::connect($redis);
+                NodeState::setStore($store, $near);
+                NodeState::setEventState(new StoreState($store, 'kiln:state:'));
             }
         };
         $supervisor = new Supervisor(

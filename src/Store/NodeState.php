@@ -34,6 +34,8 @@ final class NodeState
 
     private static ?NearCache $near = null;
 
+    private static ?SharedState $events = null;
+
     public static function get(): SharedState
     {
         return self::$state ??= self::create();
@@ -61,6 +63,20 @@ final class NodeState
     public static function localStore(): Store
     {
         return self::$local ??= self::createStore();
+    }
+
+    /**
+     * Where the SSE event ids and their replay buffer live: the node's shared state (get()), unless set to state
+     * shared by the nodes (`--redis`), where a client reconnecting to another node finds what it missed.
+     */
+    public static function eventState(): SharedState
+    {
+        return self::$events ?? self::get();
+    }
+
+    public static function setEventState(?SharedState $state): void
+    {
+        self::$events = $state;
     }
 
     /** The first level of the node's caches when its Store is remote, else null. */
