@@ -223,7 +223,7 @@ final class App implements RequestHandler
     /** A Cache over the node's Store: TTLs, tags, remember() computed once for the whole node. */
     public function cache(): Cache
     {
-        return $this->cache ??= new Cache($this->store());
+        return $this->cache ??= new Cache($this->store(), near: NodeState::nearCache());
     }
 
     /** This node's id (NodeState::nodeId(): KILN_NODE_ID, else its supervisor's pid and start time). */
@@ -258,7 +258,7 @@ final class App implements RequestHandler
         if ($this->hub === null) {
             $limits = $this->limits ?? new Limits();
             // In a worker the node's bus reaches the other workers; elsewhere it is the process's own.
-            $this->hub = new Hub(NodeBus::get(), NodeState::get(), $limits->sseReplay, $limits->sseReplayKeep);
+            $this->hub = new Hub(NodeBus::get(), NodeState::eventState(), $limits->sseReplay, $limits->sseReplayKeep);
         }
         return $this->hub;
     }

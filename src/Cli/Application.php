@@ -105,6 +105,8 @@ final class Application
                                         redis://[user:pass@]host:port[/db], rediss:// for TLS (default: node only)
               --redis-sentinel=HOSTS/MASTER  the same through Sentinel (host:26379,host2:26379/mymaster)
               --redis-cluster=HOSTS     the same on a Redis Cluster (host:7000,host2:7001)
+              --redis-cache-ttl=SECONDS  how long a node keeps its copy of a cache entry read from Redis; a change
+                                        made elsewhere drops it at once, this bounds a lost invalidation (default 5)
 
             document root options (PATH without app.php; docs/configuration.md):
               --tier=auto|sequential|isolated|fork|fastcgi  what runs *.php (default auto: isolated when php-cgi

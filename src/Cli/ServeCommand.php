@@ -5,8 +5,8 @@ declare(strict_types=1);
 namespace Kiln\Cli;
 
 use Kiln\App\ServiceFactory;
-use Kiln\Server\Background\BackgroundProcesses;
 use Kiln\Redis\Endpoint;
+use Kiln\Server\Background\BackgroundProcesses;
 use Kiln\Server\ConnectionPlan;
 use Kiln\Server\Listeners;
 use Kiln\Server\Log;
@@ -17,10 +17,12 @@ use Kiln\Server\StatusFile;
 use Kiln\Server\Supervisor;
 use Kiln\Site\Sequential\SequentialRunner;
 use Kiln\Site\Tier;
+use Kiln\Store\NearCache;
 use Kiln\Store\NodeBus;
 use Kiln\Store\NodeState;
 use Kiln\Store\RedisBus;
 use Kiln\Store\RedisStore;
+use Kiln\Store\StoreState;
 
 /**
  * `kiln serve`: binds, checks the pid file, opens the logs (all before daemonizing, so those errors
@@ -103,10 +105,17 @@ final class ServeCommand
         }
         // In each worker, task worker and user process, before the app is built: its boot code, its Hub and the
         // scripts' gateway use this bus, and its Store, counters, cache and sessions this store.
-        $shareRedis = static function () use ($redis): void {
+        $nearTtl = $options->redisCacheTtl;
+        $shareRedis = static function () use ($redis, $env, $nearTtl): void {
             if ($redis !== null) {
-                NodeBus::set(new RedisBus($redis));
-                NodeState::setStore(RedisStore::connect($redis));
+                $bus = new RedisBus($redis);
+                NodeBus::set($bus);
+                $secret = $env['KILN_REDIS_SECRET'] ?? getenv('KILN_REDIS_SECRET');
+                $near = new NearCache(NodeState::localStore(), $bus, NodeState::nodeId(), $nearTtl, \is_string($secret) && $secret !== '' ? $secret : null);
+                $near->listen();
+                $store = RedisStore::connect($redis);
+                NodeState::setStore($store, $near);
+                NodeState::setEventState(new StoreState($store, 'kiln:state:'));
             }
         };
         $supervisor = new Supervisor(

@@ -6,8 +6,8 @@ namespace Kiln\Cli;
 
 use Kiln\Http\Limits;
 use Kiln\Http\WebSocket\WebSocketConfig;
-use Kiln\Server\Background\TaskSettings;
 use Kiln\Redis\RedisConfig;
+use Kiln\Server\Background\TaskSettings;
 use Kiln\Server\Config;
 use Kiln\Site\SiteConfig;
 use Kiln\Site\SymlinkPolicy;
@@ -23,7 +23,7 @@ final class ServeOptions
         'tier', 'time-limit', 'pool-size', 'pool-max-requests', 'pool-queue', 'php-cgi', 'php-ini', 'pass-env',
         'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins', 'symlinks',
         'task-workers', 'task-queue', 'task-timeout',
-        'redis', 'redis-sentinel', 'redis-cluster'];
+        'redis', 'redis-sentinel', 'redis-cluster', 'redis-cache-ttl'];
     public const FLAGS = ['daemon', 'no-htaccess', 'ws-deflate'];
     public const LIMIT_PREFIX = 'limit-';
 
@@ -44,6 +44,8 @@ final class ServeOptions
         public readonly TaskSettings $tasks = new TaskSettings(),
         /** --redis (or --redis-sentinel, --redis-cluster): the Redis the nodes share; null: each node on its own. */
         public readonly ?RedisConfig $redis = null,
+        /** --redis-cache-ttl: how long a node keeps its own copy of a cache entry read from Redis (seconds). */
+        public readonly int $redisCacheTtl = 5,
     ) {}
 
     /**
@@ -109,7 +111,14 @@ final class ServeOptions
             throw new UsageException("--jit must be on or off, got '$jit'");
         }
         $requested = isset($limitValues['connections']) ? $limits->connections : null;
-        return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit, $webSocket, $requested, $tasks, self::redis($options));
+        return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit, $webSocket, $requested, $tasks, self::redis($options), self::positive($options, 'redis-cache-ttl', 5));
+    }
+
+    /** @throws UsageException */
+    private static function positive(Options $options, string $name, int $default): int
+    {
+        $value = $options->int($name) ?? $default;
+        return $value >= 1 ? $value : throw new UsageException("--$name must be 1 or more, got $value");
     }
 
     /**

@@ -13,6 +13,8 @@ namespace Kiln\Store;
  * it costs one write per tag whatever the number of entries; stale entries go when they expire or are
  * evicted. A tag token that is evicted or absent also makes its entries miss (never a stale hit).
  *
+ * Over a remote Store (Redis) a NearCache keeps copies in the node's memory, dropped on every node at a change.
+ *
  * Values are what a Store takes (scalars and arrays of them) plus null; Psr16Cache serializes objects.
  */
 final class Cache
@@ -24,6 +26,8 @@ final class Cache
         private readonly Store $store,
         /** How long remember() lets one worker compute before another may take over (seconds). */
         private readonly int $lockTtl = 30,
+        /** A node-local first level, when $store is remote (Redis): see NearCache for what it may serve. */
+        private readonly ?NearCache $near = null,
     ) {}
 
     public function get(string $key, mixed $default = null): mixed
@@ -48,7 +52,9 @@ final class Cache
 
     public function delete(string $key): bool
     {
-        return $this->store->delete(self::ENTRY . $key);
+        $deleted = $this->store->delete(self::ENTRY . $key);
+        $this->near?->forget($key);
+        return $deleted;
     }
 
     /** Every entry with any of these tags reads as a miss from now on. */
@@ -57,6 +63,7 @@ final class Cache
         foreach ($tags as $tag) {
             $this->store->set(self::TAG . $tag, self::token());
         }
+        $tags === [] || $this->near?->forgetTags(...$tags);
     }
 
     /**
@@ -108,7 +115,10 @@ final class Cache
         do {
             [$cursor, $keys] = $this->store->scan($cursor, 500);
             foreach ($keys as $key) {
-                str_starts_with($key, self::ENTRY) && $this->store->delete($key);
+                if (str_starts_with($key, self::ENTRY)) {
+                    $this->store->delete($key);
+                    $this->near?->forget(substr($key, \strlen(self::ENTRY)));
+                }
             }
         } while ($cursor !== '');
     }
@@ -117,11 +127,18 @@ final class Cache
     private function write(string $key, mixed $value, int $ttl, array $tokens): void
     {
         $this->store->set(self::ENTRY . $key, $tokens === [] ? ['v' => $value] : ['v' => $value, 't' => $tokens], $ttl);
+        $this->near?->forget($key);
     }
 
     /** @return array{bool, mixed} found, value */
     private function lookup(string $key): array
     {
+        if ($this->near !== null) {
+            [$found, $value] = $this->near->get($key);
+            if ($found) {
+                return [true, $value];
+            }
+        }
         $entry = $this->store->get(self::ENTRY . $key);
         if (!\is_array($entry) || !\array_key_exists('v', $entry)) {
             return [false, null];
@@ -131,6 +148,7 @@ final class Cache
                 return [false, null];
             }
         }
+        $this->near?->put($key, $entry['v'], array_map('strval', array_keys(\is_array($entry['t'] ?? null) ? $entry['t'] : [])));
         return [true, $entry['v']];
     }
 

@@ -30,6 +30,12 @@ final class NodeState
 
     private static ?Store $store = null;
 
+    private static ?Store $local = null;
+
+    private static ?NearCache $near = null;
+
+    private static ?SharedState $events = null;
+
     public static function get(): SharedState
     {
         return self::$state ??= self::create();
@@ -43,12 +49,40 @@ final class NodeState
     /** The node's Store (Counter, Cache, sessions): APCu when the CLI has it on, else a table in /dev/shm. */
     public static function store(): Store
     {
-        return self::$store ??= self::createStore();
+        return self::$store ??= self::localStore();
     }
 
-    public static function setStore(?Store $store): void
+    /** $store replaces the node's Store; $near, when given, is the first level of caches over it (NearCache). */
+    public static function setStore(?Store $store, ?NearCache $near = null): void
     {
         self::$store = $store;
+        self::$near = $near;
+    }
+
+    /** The node's own memory, whatever store() is: APCu when the CLI has it on, else a table in /dev/shm. */
+    public static function localStore(): Store
+    {
+        return self::$local ??= self::createStore();
+    }
+
+    /**
+     * Where the SSE event ids and their replay buffer live: the node's shared state (get()), unless set to state
+     * shared by the nodes (`--redis`), where a client reconnecting to another node finds what it missed.
+     */
+    public static function eventState(): SharedState
+    {
+        return self::$events ?? self::get();
+    }
+
+    public static function setEventState(?SharedState $state): void
+    {
+        self::$events = $state;
+    }
+
+    /** The first level of the node's caches when its Store is remote, else null. */
+    public static function nearCache(): ?NearCache
+    {
+        return self::$near;
     }
 
     /**

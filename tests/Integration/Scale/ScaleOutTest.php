@@ -46,7 +46,7 @@ final class ScaleOutTest extends TestCase
         $nodes = [];
         try {
             for ($n = 0; $n < 3; $n++) {
-                $nodes[] = KilnProcess::start(self::APP, ['--workers=2', '--redis=' . $redis->uri() . '?timeout=2&connect_timeout=1']);
+                $nodes[] = KilnProcess::start(self::APP, ['--workers=2', '--redis=' . $redis->uri() . '?timeout=2&connect_timeout=1', '--redis-cache-ttl=30']);
             }
             $front = $this->startNginx(array_map(static fn(KilnProcess $node): int => $node->port(), $nodes));
 
@@ -73,6 +73,18 @@ final class ScaleOutTest extends TestCase
             foreach ([1, 2] as $n) {
                 self::assertSame([200, 'hello from node 0'], \array_slice(self::request('GET', $nodes[$n]->baseUrl() . '/cache/greeting'), 0, 2), "node $n");
             }
+
+            // Each node now holds its own copy (its first level, kept up to --redis-cache-ttl=30 s here); a new write
+            // through node 0 reaches the others through the invalidation sent on the bus, far sooner than that.
+            self::assertSame(204, self::request('PUT', $nodes[0]->baseUrl() . '/cache/greeting', null, 'hello again')[0]);
+            foreach ([1, 2] as $n) {
+                $start = microtime(true);
+                do {
+                    [, $body] = self::request('GET', $nodes[$n]->baseUrl() . '/cache/greeting');
+                } while ($body !== 'hello again' && microtime(true) - $start < 5.0 && usleep(5_000) === null);
+                self::assertSame('hello again', $body, "node $n dropped its copy when told, not when it expired");
+            }
+            self::assertSame(204, self::request('PUT', $nodes[0]->baseUrl() . '/cache/greeting', null, 'hello from node 0')[0]);
 
             // kill -9 one node, workers and all: nginx routes around it and the session carries on.
             foreach ([...$nodes[1]->workerPids(), $nodes[1]->pid()] as $pid) {

@@ -34,13 +34,13 @@ final class RedisStoreTest extends StoreTestCase
 
     protected function createSmallStore(): array
     {
-        // A Redis of its own whose maxmemory leaves room for about a hundred of the test's keys, evicting the
+        // A Redis of its own whose maxmemory leaves room for about two hundred of the test's keys (about 300 bytes each), evicting the
         // soonest to expire first (volatile-ttl), as the node-local stores do.
         $server = $this->small[] = RedisServer::start();
         $store = RedisStore::connect(RedisConfig::fromUri($server->uri()));
         $store->count(); // connected: its client's memory is counted before the limit is set
         preg_match('/^used_memory:(\d+)/m', $server->cli('INFO', 'memory'), $m);
-        $server->cli('CONFIG', 'SET', 'maxmemory', (string) ((int) $m[1] + 24 * 1024));
+        $server->cli('CONFIG', 'SET', 'maxmemory', (string) ((int) $m[1] + 64 * 1024));
         $server->cli('CONFIG', 'SET', 'maxmemory-policy', 'volatile-ttl');
         return [$store, 450];
     }
