@@ -16,7 +16,7 @@ use function Kiln\Loop\async;
 
 use Kiln\Redis\RedisClient;
 
-require __DIR__ . '/../../vendor/autoload.php';
+require __DIR__ . '/autoload.php';
 
 $port = (int) ($argv[1] ?? 0);
 $fibers = (int) ($argv[2] ?? 64);

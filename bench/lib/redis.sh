@@ -29,7 +29,7 @@ mode_redis() {
     for i in $(seq 1 100); do redis-cli -p "$port" PING 2>/dev/null | grep -q PONG && break; alive "$pid" || break; sleep 0.1; done
     redis-cli -p "$port" PING 2>/dev/null | grep -q PONG || { log "redis-server did not start: $(tail -3 "$dir/redis.log")"; exit 1; }
     # The client runs with the PHP settings Kiln's workers get (opcache + tracing JIT).
-    jit=$(php -r 'require $argv[1]; foreach (Kiln\Cli\JitLauncher::SETTINGS as $k => $v) echo "-d$k=$v ";' "$ROOT/vendor/autoload.php")
+    jit=$(php -r 'require $argv[1]; foreach (Kiln\Cli\JitLauncher::SETTINGS as $k => $v) echo "-d$k=$v ";' "$BENCH/lib/autoload.php")
     log "redis-server $(redis-server --version | awk '{print $3}') on port $port; Kiln client: $fibers Fibers, pool $pool, ${DURATION}s; redis-benchmark -P 16, $requests requests"
 
     local rep kiln_runs=() kiln_cpu=() peer_runs=() out set get rate

@@ -15,7 +15,7 @@ use Kiln\Store\MemoryTable;
 use Kiln\Store\Store;
 use Kiln\Store\TableStore;
 
-require __DIR__ . '/../../vendor/autoload.php';
+require __DIR__ . '/autoload.php';
 
 $seconds = (float) ($argv[1] ?? 2);
 $reps = max(1, (int) ($argv[2] ?? 3));
