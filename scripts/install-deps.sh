@@ -36,6 +36,8 @@ if [ "$mode" = dev ]; then
     [ -x /usr/bin/redis-sentinel ] || need_apt+=(redis-sentinel)
     { [ -x /usr/bin/redis-cli ] && [ -x /usr/bin/redis-benchmark ]; } || need_apt+=(redis-tools)
     command -v openssl >/dev/null || need_apt+=(openssl)
+    # The scale-out test puts HAProxy in front of three nodes, as docs/scaling.md shows (nginx is above).
+    [ -x /usr/sbin/haproxy ] || need_apt+=(haproxy)
     # Independent WebSocket clients the integration tests drive: Debian's python3-websockets and npm's ws.
     [ -d /usr/lib/python3/dist-packages/websockets ] || need_apt+=(python3-websockets)
     command -v node >/dev/null || need_apt+=(nodejs)

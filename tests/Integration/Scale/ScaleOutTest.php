@@ -17,7 +17,7 @@ final class ScaleOutTest extends TestCase
 {
     private const APP = __DIR__ . '/../../../examples/realtime/app.php';
 
-    /** @var resource|null */
+    /** @var resource|null nginx or HAProxy */
     private mixed $nginx = null;
 
     private string $nginxDir = '';
@@ -130,6 +130,74 @@ final class ScaleOutTest extends TestCase
         }
     }
 
+    public function testBehindHaproxyASessionAndACounterAreOneAcrossNodes(): void
+    {
+        $redis = RedisServer::start();
+        /** @var list<KilnProcess> $nodes */
+        $nodes = [];
+        try {
+            for ($n = 0; $n < 3; $n++) {
+                $nodes[] = KilnProcess::start(self::APP, ['--workers=1', '--redis=' . $redis->uri()]);
+            }
+            $front = $this->startHaproxy(array_map(static fn(KilnProcess $node): int => $node->port(), $nodes));
+            $cookie = null;
+            $seen = [];
+            for ($i = 1; $i <= 6; $i++) {
+                [$status, $body, $cookie] = self::request('GET', "$front/session/visits", $cookie);
+                self::assertSame(200, $status, $body);
+                $visits = json_decode($body, true);
+                self::assertIsArray($visits);
+                self::assertSame($i, $visits['visits'], "visit $i");
+                $seen[] = $visits['node'];
+            }
+            self::assertCount(3, array_unique($seen), 'round-robin over the three nodes');
+            $values = self::concurrentPosts("$front/counter/through-haproxy", 300, 30);
+            sort($values);
+            self::assertSame(range(1, 300), $values);
+        } finally {
+            foreach ($nodes as $node) {
+                $node->stop();
+            }
+            $redis->stop();
+        }
+    }
+
+    /**
+     * HAProxy round-robin over the nodes, with the backend of docs/scaling.md (no TLS on loopback).
+     *
+     * @param list<int> $ports
+     */
+    private function startHaproxy(array $ports): string
+    {
+        self::assertFileExists('/usr/sbin/haproxy', 'haproxy is missing: scripts/install-deps.sh dev installs it');
+        $dir = sys_get_temp_dir() . '/kiln-scale-haproxy-' . bin2hex(random_bytes(4));
+        mkdir($dir);
+        $port = self::freePort();
+        $servers = implode("\n", array_map(static fn(int $i, int $p): string => "    server n$i 127.0.0.1:$p check", array_keys($ports), $ports));
+        file_put_contents("$dir/haproxy.cfg", <<<CFG
+            global
+                maxconn 1024
+            defaults
+                mode http
+                timeout connect 5s
+                timeout client 30s
+                timeout server 30s
+            frontend www
+                bind 127.0.0.1:$port
+                default_backend kiln
+            backend kiln
+                balance roundrobin
+                option forwardfor
+                timeout tunnel 1h
+            $servers
+
+            CFG);
+        $process = proc_open(['/usr/sbin/haproxy', '-db', '-f', "$dir/haproxy.cfg"], [0 => ['file', '/dev/null', 'r'], 1 => ['file', "$dir/stdout.log", 'w'], 2 => ['file', "$dir/stderr.log", 'w']], $pipes);
+        self::assertIsResource($process);
+        $this->nginx = $process;
+        return $this->waitForFront($process, $port, "$dir/stderr.log");
+    }
+
     /**
      * nginx, one worker, round-robin over the nodes; the same proxy settings as docs/scaling.md.
      *
@@ -140,10 +208,7 @@ final class ScaleOutTest extends TestCase
         self::assertFileExists('/usr/sbin/nginx', 'nginx is missing: scripts/install-deps.sh dev installs it');
         $this->nginxDir = sys_get_temp_dir() . '/kiln-scale-nginx-' . bin2hex(random_bytes(4));
         mkdir($this->nginxDir);
-        $probe = stream_socket_server('tcp://127.0.0.1:0');
-        self::assertNotFalse($probe);
-        $port = (int) substr((string) strrchr((string) stream_socket_get_name($probe, false), ':'), 1);
-        fclose($probe);
+        $port = self::freePort();
         $servers = implode("\n", array_map(static fn(int $p): string => "        server 127.0.0.1:$p max_fails=1 fail_timeout=10s;", $ports));
         file_put_contents("$this->nginxDir/nginx.conf", <<<CONF
             worker_processes 1;
@@ -185,13 +250,28 @@ final class ScaleOutTest extends TestCase
         $process = proc_open(['/usr/sbin/nginx', '-p', $this->nginxDir, '-c', "$this->nginxDir/nginx.conf"], [0 => ['file', '/dev/null', 'r'], 1 => ['file', "$this->nginxDir/stdout.log", 'w'], 2 => ['file', "$this->nginxDir/stderr.log", 'w']], $pipes);
         self::assertIsResource($process);
         $this->nginx = $process;
+        return $this->waitForFront($process, $port, "$this->nginxDir/stderr.log");
+    }
+
+    /** @param resource $process */
+    private function waitForFront(mixed $process, int $port, string $stderr): string
+    {
         $deadline = microtime(true) + 10.0;
         while (@stream_socket_client("tcp://127.0.0.1:$port", $errno, $error, 0.2) === false) {
-            self::assertTrue(proc_get_status($process)['running'], 'nginx exited: ' . @file_get_contents("$this->nginxDir/stderr.log"));
-            self::assertLessThan($deadline, microtime(true), 'nginx did not listen within 10 s');
+            self::assertTrue(proc_get_status($process)['running'], 'the proxy exited: ' . @file_get_contents($stderr));
+            self::assertLessThan($deadline, microtime(true), 'the proxy did not listen within 10 s');
             usleep(50_000);
         }
         return "http://127.0.0.1:$port";
+    }
+
+    private static function freePort(): int
+    {
+        $probe = stream_socket_server('tcp://127.0.0.1:0');
+        self::assertNotFalse($probe);
+        $port = (int) substr((string) strrchr((string) stream_socket_get_name($probe, false), ':'), 1);
+        fclose($probe);
+        return $port;
     }
 
     /** @return array{int, string, ?string, string} status, body, the PHPSESSID cookie (as sent back), headers */
