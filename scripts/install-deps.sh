@@ -32,6 +32,11 @@ if [ "$mode" = dev ]; then
     command -v npm >/dev/null || need_apt+=(npm)
     # The example real-time page is driven in headless Chromium (tests/Integration/Realtime).
     command -v chromium >/dev/null || need_apt+=(chromium)
+    # Kiln\Db's integration tests start their own PostgreSQL 15 and MariaDB; the PostgreSQL client is ext-pgsql.
+    php -r 'exit(extension_loaded("pgsql") ? 0 : 1);' 2>/dev/null || need_apt+=(php-pgsql)
+    [ -x /usr/lib/postgresql/15/bin/postgres ] || need_apt+=(postgresql)
+    [ -x /usr/sbin/mariadbd ] || need_apt+=(mariadb-server)
+    command -v setpriv >/dev/null || need_apt+=(util-linux)
 fi
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "install-deps: installing ${need_apt[*]}" >&2

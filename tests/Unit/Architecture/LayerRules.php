@@ -15,12 +15,16 @@ namespace Kiln\Tests\Unit\Architecture;
  */
 final class LayerRules
 {
-    /** Layer => the layers it may use. Http and Isolation are siblings: neither uses the other. */
+    /**
+     * Layer => the layers it may use. Http and Isolation are siblings: neither uses the other. Db (the database
+     * clients) sits on Loop alone: App, Site and Http may use it; Store, Server and Isolation do not.
+     */
     public const ALLOWED = [
-        'Cli' => ['App', 'Site', 'Http', 'Isolation', 'Store', 'Server', 'Loop'],
-        'App' => ['Site', 'Http', 'Isolation', 'Store', 'Server', 'Loop'],
-        'Site' => ['Http', 'Isolation', 'Store', 'Server', 'Loop'],
-        'Http' => ['Store', 'Server', 'Loop'],
+        'Cli' => ['App', 'Site', 'Http', 'Isolation', 'Store', 'Db', 'Server', 'Loop'],
+        'App' => ['Site', 'Http', 'Isolation', 'Store', 'Db', 'Server', 'Loop'],
+        'Site' => ['Http', 'Isolation', 'Store', 'Db', 'Server', 'Loop'],
+        'Http' => ['Store', 'Db', 'Server', 'Loop'],
+        'Db' => ['Loop'],
         'Isolation' => ['Server', 'Loop'],
         'Store' => ['Server', 'Loop'],
         'Server' => ['Loop'],

@@ -1,0 +1,77 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Db\Postgres;
+
+use Kiln\Db\ConnectionException;
+use Kiln\Db\Notification;
+use Kiln\Loop\Cancellation;
+
+/**
+ * The notifications of a LISTEN, in the order the server sent them, on a connection of their own.
+ * next() suspends until one arrives; iterating yields them until close(). A lost connection ends the
+ * wait with ConnectionException (notifications sent meanwhile are lost: LISTEN again on a new one).
+ *
+ * @implements \IteratorAggregate<int, Notification>
+ */
+final class PgListener implements \IteratorAggregate
+{
+    /** @var list<Notification> */
+    private array $pending = [];
+    private bool $closed = false;
+
+    /** @internal made by PgConnector::listen() */
+    public function __construct(
+        private readonly PgConnection $connection,
+        private readonly \PgSql\Connection $link,
+    ) {}
+
+    /** @throws ConnectionException when the connection is lost or the listener closed */
+    public function next(?Cancellation $cancellation = null): Notification
+    {
+        while ($this->pending === []) {
+            if ($this->closed) {
+                throw new ConnectionException('The listener is closed');
+            }
+            $this->drain();
+            if ($this->pending === []) {
+                $this->connection->waitForInput($cancellation);
+            }
+        }
+
+        return array_shift($this->pending);
+    }
+
+    public function getIterator(): \Generator
+    {
+        while (!$this->closed) {
+            try {
+                yield $this->next();
+            } catch (ConnectionException $e) {
+                if ($this->isClosed()) {
+                    return;
+                }
+                throw $e;
+            }
+        }
+    }
+
+    public function isClosed(): bool
+    {
+        return $this->closed;
+    }
+
+    public function close(): void
+    {
+        $this->closed = true;
+        $this->connection->close();
+    }
+
+    private function drain(): void
+    {
+        while (\is_array($notify = pg_get_notify($this->link, PGSQL_ASSOC))) {
+            $this->pending[] = new Notification((string) $notify['message'], (string) ($notify['payload'] ?? ''), (int) $notify['pid']);
+        }
+    }
+}
