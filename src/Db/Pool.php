@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Db;
 
 use Kiln\Db\Internal\Waiters;
+use Kiln\Db\Mysql\MysqlConnector;
 use Kiln\Db\Postgres\PgConnector;
 use Kiln\Loop\Cancellation;
 use Kiln\Loop\Loop;
@@ -45,7 +46,7 @@ final class Pool implements Executor
         $dsn = Dsn::parse($url);
         $connector = match ($dsn->kind) {
             DbKind::Postgres => new PgConnector($dsn),
-            DbKind::MySql => throw new \Error('mysql:// is not supported yet by Kiln\\Db: use postgres://'),
+            DbKind::MySql => new MysqlConnector($dsn),
         };
 
         return new self(
