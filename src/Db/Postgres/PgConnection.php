@@ -17,7 +17,7 @@ use Kiln\Loop\Cancellation;
 
 /**
  * A PostgreSQL connection on ext-pgsql's asynchronous calls: pg_send_* puts a statement on the wire, then
- * the Fiber sleeps on pg_socket() until pg_consume_input() has the whole answer, so pg_get_result() never
+ * the Fiber sleeps on the socket until pg_consume_input() has the whole answer, so pg_get_result() never
  * blocks. Statements with parameters are prepared once (pg_send_prepare) and run by name (pg_send_execute);
  * at most MAX_STATEMENTS stay prepared, the oldest deallocated first. A streamed query reads through a
  * cursor, $batch rows per FETCH.
@@ -30,19 +30,16 @@ final class PgConnection implements Connection
     /** @var array<string, string> SQL => prepared statement name, oldest first */
     private array $statements = [];
     private int $names = 0;
-    /** @var resource */
-    private readonly mixed $socket;
-
+    /**
+     * @internal made by PgConnector
+     *
+     * @param resource $socket what the loop watches: a dup() of libpq's socket, closed with the connection
+     */
     public function __construct(
         private readonly \PgSql\Connection $link,
+        private readonly mixed $socket,
         private readonly string $describe,
-    ) {
-        $socket = pg_socket($link);
-        if ($socket === false) {
-            throw new ConnectionException("The connection to $describe has no socket");
-        }
-        $this->socket = $socket;
-    }
+    ) {}
 
     public function run(string $sql, array $params = [], ?Cancellation $cancellation = null): Result
     {
@@ -105,6 +102,7 @@ final class PgConnection implements Connection
         if ($this->state !== LinkState::Closed) {
             $this->state = LinkState::Closed;
             pg_close($this->link);
+            @fclose($this->socket);
         }
     }
 
@@ -206,8 +204,7 @@ final class PgConnection implements Connection
     {
         if ($this->state !== LinkState::Closed) {
             $this->state = LinkState::Broken;
-            pg_close($this->link);
-            $this->state = LinkState::Closed;
+            $this->close();
         }
     }
 }

@@ -7,6 +7,7 @@ namespace Kiln\Db\Postgres;
 use Kiln\Db\ConnectionException;
 use Kiln\Db\Connector;
 use Kiln\Db\Dsn;
+use Kiln\Db\Postgres\Internal\SocketFinder;
 
 use function Kiln\Loop\awaitReadable;
 use function Kiln\Loop\awaitWritable;
@@ -18,7 +19,8 @@ use Kiln\Loop\TimeoutCancellation;
 
 /**
  * Opens PostgreSQL connections without blocking the worker: libpq's asynchronous connect
- * (PGSQL_CONNECT_ASYNC), driven by pg_connect_poll() and the loop watching pg_socket().
+ * (PGSQL_CONNECT_ASYNC), driven by pg_connect_poll() and the loop watching a copy of libpq's socket
+ * (SocketFinder says why not pg_socket() itself).
  */
 final class PgConnector implements Connector
 {
@@ -26,7 +28,7 @@ final class PgConnector implements Connector
 
     public function connect(?Cancellation $cancellation = null): PgConnection
     {
-        return new PgConnection($this->open($cancellation), $this->dsn->redacted());
+        return new PgConnection(...$this->open($cancellation), describe: $this->dsn->redacted());
     }
 
     /**
@@ -36,8 +38,8 @@ final class PgConnector implements Connector
      */
     public function listen(string $channel, ?Cancellation $cancellation = null): PgListener
     {
-        $link = $this->open($cancellation);
-        $connection = new PgConnection($link, $this->dsn->redacted());
+        [$link, $socket] = $this->open($cancellation);
+        $connection = new PgConnection($link, $socket, $this->dsn->redacted());
         $connection->run('LISTEN ' . pg_escape_identifier($link, $channel), [], $cancellation);
 
         return new PgListener($connection, $link);
@@ -48,7 +50,8 @@ final class PgConnector implements Connector
         return $this->dsn->redacted();
     }
 
-    private function open(?Cancellation $cancellation): \PgSql\Connection
+    /** @return array{\PgSql\Connection, resource} the link and a watchable copy of its socket */
+    private function open(?Cancellation $cancellation): array
     {
         $timeout = new TimeoutCancellation((float) $this->dsn->option('connect_timeout', '10'), 'connect timeout');
         $until = $cancellation === null ? $timeout : new CompositeCancellation($cancellation, $timeout);
@@ -58,6 +61,7 @@ final class PgConnector implements Connector
 
             return true;
         });
+        $before = SocketFinder::sockets();
         try {
             $link = pg_connect($this->connectionString(), PGSQL_CONNECT_ASYNC | PGSQL_CONNECT_FORCE_NEW);
         } finally {
@@ -66,23 +70,37 @@ final class PgConnector implements Connector
         if ($link === false) {
             throw new ConnectionException($this->failure(preg_replace('/^pg_connect\(\): /', '', (string) $warning) ?? ''));
         }
+        $socket = null;
         try {
+            $after = SocketFinder::sockets();
+            $fd = SocketFinder::newOne($before, $after, $this->dsn->redacted());
+            $target = $after[$fd];
+            $socket = SocketFinder::duplicate($fd, $this->dsn->redacted());
             while (true) {
                 $status = pg_connect_poll($link);
+                $now = SocketFinder::target($fd);
+                if ($now !== $target && $status !== PGSQL_POLLING_FAILED) {
+                    // libpq gave up on one address and opened a socket for the next: the lowest free
+                    // descriptor, which is the one it just closed.
+                    if ($now === null || !str_starts_with($now, 'socket:')) {
+                        throw new ConnectionException($this->failure('the connection moved to a socket Kiln cannot find; give an IP address or a unix socket'));
+                    }
+                    fclose($socket);
+                    [$target, $socket] = [$now, SocketFinder::duplicate($fd, $this->dsn->redacted())];
+                }
                 if ($status === PGSQL_POLLING_OK) {
-                    return $link;
+                    return [$link, $socket];
                 }
                 if ($status === PGSQL_POLLING_FAILED) {
                     throw new ConnectionException($this->failure(pg_last_error($link)));
-                }
-                $socket = pg_socket($link);
-                if ($socket === false) {
-                    throw new ConnectionException($this->failure('no socket'));
                 }
                 $status === PGSQL_POLLING_WRITING ? awaitWritable($socket, $until) : awaitReadable($socket, $until);
             }
         } catch (ConnectionException | CancelledException $e) {
             pg_close($link);
+            if (\is_resource($socket)) {
+                fclose($socket);
+            }
             if ($timeout->isRequested() && !($cancellation?->isRequested() ?? false)) {
                 throw new ConnectionException($this->failure('no answer within connect_timeout'), 0, $e);
             }
