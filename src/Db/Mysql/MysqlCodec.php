@@ -11,9 +11,9 @@ use Kiln\Db\Mysql\Event\ResultSet;
 use Kiln\Db\Mysql\Event\Row;
 use Kiln\Db\Mysql\Event\ServerError;
 use Kiln\Db\Mysql\Internal\CodecState;
+use Kiln\Db\Mysql\Internal\Framing;
 use Kiln\Db\Mysql\Internal\Handshake;
 use Kiln\Db\Mysql\Internal\Reader;
-use Kiln\Db\Mysql\Internal\Wire;
 
 /**
  * The client side of the MySQL/MariaDB protocol, without I/O: feed() the server's bytes, take what to send
@@ -31,12 +31,7 @@ final class MysqlCodec
     public const SERVER_MORE_RESULTS_EXISTS = 0x0008;
 
     private CodecState $state = CodecState::Greeting;
-    private string $input = '';
-    /** How much of $input is consumed */
-    private int $offset = 0;
-    private string $output = '';
-    private string $partial = '';
-    private int $sequence = 0;
+    private readonly Framing $framing;
     private int $status = 0;
     private readonly Handshake $handshake;
     /** @var list<Column> */
@@ -56,19 +51,18 @@ final class MysqlCodec
         bool $secure = false,
     ) {
         $this->handshake = new Handshake($user, $password, $database, $secure);
+        $this->framing = new Framing();
     }
 
     public function feed(string $bytes): void
     {
-        $this->input .= $bytes;
+        $this->framing->feed($bytes);
     }
 
     /** The bytes to send now (taken: a second call returns only what came since). */
     public function output(): string
     {
-        [$out, $this->output] = [$this->output, ''];
-
-        return $out;
+        return $this->framing->output();
     }
 
     /**
@@ -78,7 +72,7 @@ final class MysqlCodec
      */
     public function next(): Ready|ResultSet|Row|Done|Prepared|ServerError|null
     {
-        while (($payload = $this->packet()) !== null) {
+        while (($payload = $this->framing->next()) !== null) {
             $event = $this->handle($payload);
             if ($event !== null) {
                 return $event;
@@ -145,54 +139,11 @@ final class MysqlCodec
         if ($this->state !== CodecState::Ready) {
             throw new \Error('A MySQL command was sent before the previous one finished (state ' . $this->state->name . ')');
         }
-        $this->sequence = 0;
-        $this->send($payload);
+        $this->framing->restart();
+        $this->framing->send($payload);
         $this->state = $next;
         $this->binary = $binary;
         $this->preparing = null;
-    }
-
-    private function send(string $payload): void
-    {
-        [$bytes, $this->sequence] = Wire::packets($payload, $this->sequence);
-        $this->output .= $bytes;
-    }
-
-    /** The next whole payload (parts of a split one joined), or null. */
-    private function packet(): ?string
-    {
-        while (\strlen($this->input) - $this->offset >= 4) {
-            $length = Reader::int('V', substr($this->input, $this->offset, 3) . "\0");
-            if (\strlen($this->input) - $this->offset < 4 + $length) {
-                break;
-            }
-            $sequence = \ord($this->input[$this->offset + 3]);
-            if ($sequence !== $this->sequence) {
-                throw new MysqlProtocolException("Packet out of order: sequence id $sequence, expected {$this->sequence}");
-            }
-            $this->sequence = ($sequence + 1) & 0xFF;
-            $this->partial .= substr($this->input, $this->offset + 4, $length);
-            $this->offset += 4 + $length;
-            if ($length < Wire::MAX_PAYLOAD) {
-                [$payload, $this->partial] = [$this->partial, ''];
-                $this->compact();
-
-                return $payload;
-            }
-        }
-        $this->compact();
-
-        return null;
-    }
-
-    /** Drops consumed input now and then, not after every packet (that would copy the buffer once per row). */
-    private function compact(): void
-    {
-        if ($this->offset === \strlen($this->input)) {
-            [$this->input, $this->offset] = ['', 0];
-        } elseif ($this->offset > 65536) {
-            [$this->input, $this->offset] = [substr($this->input, $this->offset), 0];
-        }
     }
 
     private function handle(string $payload): Ready|ResultSet|Row|Done|Prepared|ServerError|null
@@ -227,7 +178,7 @@ final class MysqlCodec
 
             return self::error($payload, hasState: false); // e.g. "Too many connections", before any handshake
         }
-        $this->send($this->handshake->respond($payload));
+        $this->framing->send($this->handshake->respond($payload));
         $this->state = CodecState::Authenticating;
 
         return null;
@@ -243,7 +194,7 @@ final class MysqlCodec
         }
         $reply = $this->handshake->continue($payload);
         if ($reply !== null) {
-            $this->send($reply);
+            $this->framing->send($reply);
         }
 
         return null;

@@ -7,6 +7,9 @@ namespace Kiln\Db\Postgres;
 use Kiln\Db\ConnectionException;
 use Kiln\Db\Notification;
 use Kiln\Loop\Cancellation;
+use Kiln\Loop\CancelledException;
+use Kiln\Loop\CompositeCancellation;
+use Kiln\Loop\DeferredCancellation;
 
 /**
  * The notifications of a LISTEN, in the order the server sent them, on a connection of their own.
@@ -20,12 +23,15 @@ final class PgListener implements \IteratorAggregate
     /** @var list<Notification> */
     private array $pending = [];
     private bool $closed = false;
+    private readonly DeferredCancellation $closing;
 
     /** @internal made by PgConnector::listen() */
     public function __construct(
         private readonly PgConnection $connection,
         private readonly \PgSql\Connection $link,
-    ) {}
+    ) {
+        $this->closing = new DeferredCancellation();
+    }
 
     /** @throws ConnectionException when the connection is lost or the listener closed */
     public function next(?Cancellation $cancellation = null): Notification
@@ -36,13 +42,22 @@ final class PgListener implements \IteratorAggregate
             }
             $this->drain();
             if ($this->pending === []) {
-                $this->connection->waitForInput($cancellation);
+                $closing = $this->closing->getCancellation();
+                try {
+                    $this->connection->waitForInput($cancellation === null ? $closing : new CompositeCancellation($cancellation, $closing));
+                } catch (CancelledException $e) {
+                    if ($this->isClosed()) {
+                        throw new ConnectionException('The listener is closed', 0, $e);
+                    }
+                    throw $e;
+                }
             }
         }
 
         return array_shift($this->pending);
     }
 
+    /** @return \Generator<int, Notification> */
     public function getIterator(): \Generator
     {
         while (!$this->closed) {
@@ -62,10 +77,14 @@ final class PgListener implements \IteratorAggregate
         return $this->closed;
     }
 
+    /** Ends the listener: a Fiber waiting in next() gets ConnectionException, an iteration ends. */
     public function close(): void
     {
-        $this->closed = true;
-        $this->connection->close();
+        if (!$this->closed) {
+            $this->closed = true;
+            $this->closing->cancel();
+            $this->connection->close();
+        }
     }
 
     private function drain(): void

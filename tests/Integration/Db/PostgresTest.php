@@ -239,6 +239,26 @@ final class PostgresTest extends TestCase
         self::assertSame(['orders:first', 'orders:second'], $received);
     }
 
+    public function testClosingAListenerEndsTheIterationWaitingOnIt(): void
+    {
+        $server = $this->server();
+        $ended = $this->inFiber(static function () use ($server): string {
+            $listener = (new PgConnector(Dsn::parse($server->url())))->listen('quiet');
+            $reader = async(static function () use ($listener): string {
+                foreach ($listener as $notification) {
+                    return "got {$notification->payload}";
+                }
+
+                return 'ended';
+            });
+            delay(0.05);
+            $listener->close();
+
+            return $reader->await();
+        });
+        self::assertSame('ended', $ended);
+    }
+
     private function server(): PostgresServer
     {
         return self::$server ?? throw new \LogicException('no server');
