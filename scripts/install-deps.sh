@@ -34,6 +34,8 @@ if [ "$mode" = dev ]; then
     command -v chromium >/dev/null || need_apt+=(chromium)
     # Kiln\Db's integration tests start their own PostgreSQL 15 and MariaDB; the PostgreSQL client is ext-pgsql.
     php -r 'exit(extension_loaded("pgsql") ? 0 : 1);' 2>/dev/null || need_apt+=(php-pgsql)
+    # The tests set their MariaDB up through mysqli; bench/run db compares against PDO (pdo_pgsql, pdo_mysql).
+    php -r 'exit(extension_loaded("mysqli") && extension_loaded("pdo_mysql") ? 0 : 1);' 2>/dev/null || need_apt+=(php-mysql)
     [ -x /usr/lib/postgresql/15/bin/postgres ] || need_apt+=(postgresql)
     [ -x /usr/sbin/mariadbd ] || need_apt+=(mariadb-server)
     command -v setpriv >/dev/null || need_apt+=(util-linux)
