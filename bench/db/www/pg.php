@@ -1,5 +1,7 @@
 <?php
 
+declare(strict_types=1);
+
 // A point select through PDO with a persistent connection (the fastest way a classic stack has).
 $config = require __DIR__ . '/config.php';
 $url = parse_url($config['pg']);
