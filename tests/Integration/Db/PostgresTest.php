@@ -15,10 +15,14 @@ use Kiln\Db\Transaction;
 use function Kiln\Loop\all;
 use function Kiln\Loop\async;
 use function Kiln\Loop\await;
+
+use Kiln\Loop\CancelledException;
+
 use function Kiln\Loop\delay;
 
 use Kiln\Loop\Driver\SelectDriver;
 use Kiln\Loop\Loop;
+use Kiln\Loop\TimeoutCancellation;
 use Kiln\Tests\Support\PostgresServer;
 use PHPUnit\Framework\TestCase;
 
@@ -178,6 +182,24 @@ final class PostgresTest extends TestCase
         self::assertSame('bystander', $bystander);
         self::assertSame(42, $after);
         self::assertLessThanOrEqual(2, $pool->stats()['open']);
+    }
+
+    public function testAQueryCancelledHalfWayClosesItsConnectionAndTheNextQueryGetsAFreshOne(): void
+    {
+        $pool = $this->pool('max=1');
+        [$error, $after, $stats] = $this->inFiber(static function () use ($pool): array {
+            try {
+                $pool->query('SELECT pg_sleep(5)', [], new TimeoutCancellation(0.2));
+                $error = null;
+            } catch (CancelledException $e) {
+                $error = $e;
+            }
+
+            return [$error, $pool->query('SELECT 5 AS n')->scalar(), $pool->stats()];
+        });
+        self::assertInstanceOf(CancelledException::class, $error);
+        self::assertSame(5, $after, 'the answer of the cancelled sleep is never read as this one');
+        self::assertSame(['open' => 1, 'idle' => 1, 'waiting' => 0], $stats);
     }
 
     public function testAHundredMegabyteResultIsStreamedInBoundedMemory(): void

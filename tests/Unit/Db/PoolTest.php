@@ -79,6 +79,18 @@ final class PoolTest extends LoopTestCase
         self::assertSame(2, $row['connection'] ?? null, 'a new connection was opened');
     }
 
+    public function testAFailedConnectGivesItsPlaceBack(): void
+    {
+        $connector = new FailingConnector();
+        $pool = new Pool($connector, max: 1, waitTimeout: 0.5);
+        $first = async(static fn() => $pool->query('SELECT 1'));
+        $second = async(static fn() => $pool->query('SELECT 1')); // waits: the first holds the only place
+        $this->expectFailure(ConnectionException::class, static fn() => $first->await());
+        $this->expectFailure(ConnectionException::class, static fn() => $second->await());
+        self::assertSame(2, $connector->attempts, 'the waiter tried to connect itself instead of waiting out its timeout');
+        self::assertSame(['open' => 0, 'idle' => 0, 'waiting' => 0], $pool->stats());
+    }
+
     public function testAServerErrorKeepsTheConnection(): void
     {
         $pool = new Pool($this->connector, max: 1);
