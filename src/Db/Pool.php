@@ -78,7 +78,9 @@ final class Pool implements Executor
         try {
             yield from $connection->stream($sql, $params);
         } finally {
-            $this->release($connection);
+            // A stream abandoned early ends here from its generator's destructor, which may run where no Fiber
+            // can be resumed: the connection goes back from the next loop turn.
+            Loop::defer(fn() => $this->release($connection));
         }
     }
 
@@ -147,7 +149,6 @@ final class Pool implements Executor
             return;
         }
         if ($connection->inTransaction()) {
-            // From a deferred callback: release() may run in a generator's destructor, where no Fiber may start.
             Loop::defer(fn() => Loop::async(function () use ($connection): void {
                 try {
                     $connection->run('ROLLBACK');

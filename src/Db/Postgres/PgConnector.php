@@ -73,6 +73,9 @@ final class PgConnector implements Connector
         $socket = null;
         try {
             $after = SocketFinder::sockets();
+            if (\count(array_diff_assoc($after, $before)) !== 1 && pg_connect_poll($link) === PGSQL_POLLING_FAILED) {
+                throw new ConnectionException($this->failure(pg_last_error($link))); // failed before it had a socket
+            }
             $fd = SocketFinder::newOne($before, $after, $this->dsn->redacted());
             $target = $after[$fd];
             $socket = SocketFinder::duplicate($fd, $this->dsn->redacted());
