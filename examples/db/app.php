@@ -3,20 +3,25 @@
 declare(strict_types=1);
 
 // Databases on the coroutine tier: ten queries side by side, a slow query that does not hold up the worker,
-// a transaction. The database comes from DATABASE_URL (postgres://… or mysql://…, see docs/databases.md):
+// a transaction, and (PostgreSQL) NOTIFY relayed to server-sent events. The database comes from DATABASE_URL (postgres://… or mysql://…, see docs/databases.md):
 //   DATABASE_URL='postgres://app:secret@127.0.0.1:5432/app?max=20' bin/kiln serve examples/db/app.php
 // tests/Integration/Db/ExampleAppTest.php drives this file.
 
 use Kiln\App\App;
 use Kiln\App\HttpErrorException;
+use Kiln\Db\DbException;
 use Kiln\Db\DbKind;
 use Kiln\Db\Dsn;
 use Kiln\Db\Pool;
+use Kiln\Db\Postgres\PgConnector;
 use Kiln\Db\Transaction;
 use Kiln\Http\Request;
 
 use function Kiln\Loop\all;
 use function Kiln\Loop\async;
+use function Kiln\Loop\delay;
+
+use Kiln\Loop\Loop;
 
 $url = getenv('DATABASE_URL');
 if (!\is_string($url) || $url === '') {
@@ -68,5 +73,42 @@ $app->post('/db/counter', function () use ($db, $kind): array {
         return ['hits' => $tx->query('SELECT count(*) AS n FROM hits')->scalar()];
     });
 });
+
+// PostgreSQL only: NOTIFY on the channel kiln_events reaches every SSE client of /events/db. One worker relays
+// (publish() already reaches every worker): whichever holds an advisory lock, taken on a connection it keeps.
+// If that worker goes away, so does its session and its lock, and another worker takes over within 5 s.
+if ($kind === DbKind::Postgres) {
+    $app->sse('/events/{topic:db}');
+    $app->post('/db/notify', function (Request $request) use ($db): array {
+        $db->execute('SELECT pg_notify($1, $2)', ['kiln_events', $request->body()]);
+
+        return ['notified' => true];
+    });
+    Loop::defer(static fn() => Loop::async(static function () use ($app, $db, $url): void {
+        do {
+            $lock = null;
+            try {
+                $lock = $db->acquire();
+                if ($lock->run('SELECT pg_try_advisory_lock(4242) AS held')->scalar() === true) {
+                    $listener = (new PgConnector(Dsn::parse($url)))->listen('kiln_events');
+                    foreach ($listener as $notification) {
+                        $app->publish('db', $notification->payload);
+                    }
+                }
+            } catch (DbException $e) {
+                error_log("[examples/db] the NOTIFY relay stopped ({$e->getMessage()}); again in 5 s");
+            } finally {
+                if ($lock !== null) {
+                    try {
+                        $lock->isBroken() || $lock->run('SELECT pg_advisory_unlock_all()'); // back to the pool without it
+                    } finally {
+                        $db->release($lock);
+                    }
+                }
+            }
+            delay(5.0);
+        } while (Loop::isRunning());
+    }));
+}
 
 return $app;

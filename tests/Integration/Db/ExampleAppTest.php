@@ -8,6 +8,8 @@ use Kiln\Tests\Support\HttpClient;
 use Kiln\Tests\Support\KilnProcess;
 use Kiln\Tests\Support\MariaDbServer;
 use Kiln\Tests\Support\PostgresServer;
+use Kiln\Tests\Support\SseClient;
+use Kiln\Tests\Support\SseParser;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
@@ -28,7 +30,7 @@ final class ExampleAppTest extends TestCase
     public function testTwoHundredSlowQueriesRunTogetherAndHelloAnswersMeanwhile(string $database): void
     {
         $server = $database === 'postgres' ? PostgresServer::start() : MariaDbServer::start();
-        $kiln = KilnProcess::start(\dirname(__DIR__, 3) . '/examples/db/app.php', ['--workers=1'], ['DATABASE_URL' => $server->url('max=200&wait=30')]);
+        $kiln = KilnProcess::start(\dirname(__DIR__, 3) . '/examples/db/app.php', ['--workers=1'], ['DATABASE_URL' => $server->url('max=210&wait=30')]);
         try {
             $ten = HttpClient::get($kiln->baseUrl() . '/db/ten', [], 30);
             self::assertSame(200, $ten['status'], $ten['body']);
@@ -39,6 +41,9 @@ final class ExampleAppTest extends TestCase
                 self::assertSame([200, ['hits' => $hits]], [$counter['status'], json_decode($counter['body'], true)], $counter['body']);
             }
 
+            if ($database === 'postgres') {
+                $this->assertNotifyReachesServerSentEvents($kiln);
+            }
             $this->sleepers($kiln, 200, 60.0); // opens the pool's 200 connections
             $started = microtime(true);
             [$answers, $firstSleeperDone, $helloDone] = $this->sleepers($kiln, 200, 30.0, hello: true);
@@ -50,6 +55,26 @@ final class ExampleAppTest extends TestCase
         } finally {
             $kiln->stop();
             $server->stop();
+        }
+    }
+
+    private function assertNotifyReachesServerSentEvents(KilnProcess $kiln): void
+    {
+        $events = new SseClient('127.0.0.1', $kiln->port(), '/events/db');
+        try {
+            self::assertSame(200, $events->status);
+            $delivered = false;
+            // The relay starts with the worker; until it listens, a NOTIFY reaches nobody: send until one arrives.
+            for ($attempt = 0; $attempt < 50 && !$delivered; $attempt++) {
+                $body = "hello $attempt";
+                $answer = HttpClient::parse($this->exchange($kiln, "POST /db/notify HTTP/1.1\r\nHost: test\r\nContent-Length: " . \strlen($body) . "\r\nConnection: close\r\n\r\n$body"));
+                self::assertSame(200, $answer['status'], $answer['body']);
+                $delivered = $events->waitFor(static fn(SseParser $p): bool => $p->events() !== [], 0.2);
+            }
+            self::assertTrue($delivered, 'a NOTIFY reached the SSE client');
+            self::assertMatchesRegularExpression('/^hello \d+$/', $events->parser->events()[0]['data']);
+        } finally {
+            $events->close();
         }
     }
 
