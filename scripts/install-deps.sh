@@ -44,6 +44,13 @@ if [ "$mode" = dev ]; then
     command -v npm >/dev/null || need_apt+=(npm)
     # The example real-time page is driven in headless Chromium (tests/Integration/Realtime).
     command -v chromium >/dev/null || need_apt+=(chromium)
+    # Kiln\Db's integration tests start their own PostgreSQL 15 and MariaDB; the PostgreSQL client is ext-pgsql.
+    php -r 'exit(extension_loaded("pgsql") ? 0 : 1);' 2>/dev/null || need_apt+=(php-pgsql)
+    # The tests set their MariaDB up through mysqli; bench/run db compares against PDO (pdo_pgsql, pdo_mysql).
+    php -r 'exit(extension_loaded("mysqli") && extension_loaded("pdo_mysql") ? 0 : 1);' 2>/dev/null || need_apt+=(php-mysql)
+    [ -x /usr/lib/postgresql/15/bin/postgres ] || need_apt+=(postgresql)
+    [ -x /usr/sbin/mariadbd ] || need_apt+=(mariadb-server)
+    command -v setpriv >/dev/null || need_apt+=(util-linux)
 fi
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "install-deps: installing ${need_apt[*]}" >&2

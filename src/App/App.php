@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\App;
 
 use Kiln\App\Handler\HandlerInvoker;
+use Kiln\App\Internal\BlockingWatch;
 use Kiln\App\Internal\Dispatcher;
 use Kiln\App\Internal\Jobs;
 use Kiln\App\Internal\MiddlewareHandler;
@@ -77,6 +78,9 @@ final class App implements RequestHandler
 
     private ?Hub $hub = null;
 
+    /** How long a handler may run without yielding before debug mode warns that it blocks its worker. */
+    public const BLOCKING_WARNING_SECONDS = 0.1;
+
     private readonly Schedule $schedule;
 
     private readonly Jobs $jobs;
@@ -89,8 +93,13 @@ final class App implements RequestHandler
 
     private static bool $loading = false;
 
+    private ?BlockingWatch $blockingWatch = null;
+
     public function __construct(public readonly bool $debug = false)
     {
+        if ($debug) {
+            $this->warnWhenBlocking(self::BLOCKING_WARNING_SECONDS);
+        }
         $this->routes = new RouteCollector();
         $this->router = new Router($this->routes);
         $this->invoker = new HandlerInvoker();
@@ -461,12 +470,35 @@ final class App implements RequestHandler
         return $this->router->url($name, $params, $query);
     }
 
+    /**
+     * Logs a warning (once per worker) when a handler runs more than $seconds without yielding to the loop,
+     * i.e. blocks every other request of its worker; null turns it off. On by default in debug mode
+     * (BLOCKING_WARNING_SECONDS, to error_log()).
+     *
+     * @param (\Closure(string): void)|null $log default: error_log()
+     */
+    public function warnWhenBlocking(?float $seconds, ?\Closure $log = null): self
+    {
+        $log ??= static function (string $message): void {
+            error_log("[kiln] warning: $message");
+        };
+        $this->blockingWatch = $seconds === null ? null : new BlockingWatch($seconds, $log);
+
+        return $this;
+    }
+
     public function handle(Request $request): Response
     {
+        $watched = $this->blockingWatch?->start($request);
         try {
             $entry = $this->entry ??= $this->buildEntry();
             // The outermost middleware is called directly: a call less than through its link.
-            return $entry instanceof MiddlewareHandler ? $entry->middleware->process($request, $entry->next) : $entry->handle($request);
+            $response = $entry instanceof MiddlewareHandler ? $entry->middleware->process($request, $entry->next) : $entry->handle($request);
+            if ($watched !== null) {
+                $watched();
+            }
+
+            return $response;
         } catch (\Throwable $error) {
             if ($error instanceof BadRequestBodyException) {
                 // The client's body was wrong (invalid JSON, malformed multipart, over a limit): its fault.

@@ -39,6 +39,11 @@ final class ArchitectureTest extends TestCase
             ['Http/Thing.php: Kiln\Isolation\FastCgi\Record (Http may not use Isolation: it is not below Http)']];
         yield 'Store using Http' => ['Store/Thing.php', "<?php\nnamespace Kiln\\Store;\nuse function Kiln\\Http\\helper;\n",
             ['Store/Thing.php: Kiln\Http\helper (Store may not use Http: it is not below Store)']];
+        yield 'Db using Store' => ['Db/Thing.php', "<?php\nnamespace Kiln\\Db;\nuse Kiln\\Store\\Store;\n",
+            ['Db/Thing.php: Kiln\Store\Store (Db may not use Store: it is not below Db)']];
+        yield 'Server using Db' => ['Server/Thing.php', "<?php\nnamespace Kiln\\Server;\nuse Kiln\\Db\\Pool;\n",
+            ['Server/Thing.php: Kiln\Db\Pool (Server may not use Db: it is not below Server)']];
+        yield 'App using Db' => ['App/Thing.php', "<?php\nnamespace Kiln\\App;\nuse Kiln\\Db\\Pool;\n", []];
         yield 'a group use' => ['Server/Thing.php', "<?php\nnamespace Kiln\\Server;\nuse Kiln\\Site\\{Script, Tier};\n",
             ['Server/Thing.php: Kiln\Site (Server may not use Site: it is not below Server)']];
         yield "another layer's Internal" => ['Site/Thing.php', "<?php\nnamespace Kiln\\Site;\nuse Kiln\\Http\\Internal\\HttpCore;\n",

@@ -18,12 +18,15 @@ final class LayerRules
     /**
      * Layer => the layers it may use. Http and Isolation are siblings: neither uses the other. Redis (the
      * client) sits below Store, which puts its backends on it, and uses the Loop alone; Server does not use it.
+     * Db (the database clients) sits on Loop alone: App, Site and Http may use it; Store, Server and Isolation
+     * do not.
      */
     public const ALLOWED = [
-        'Cli' => ['App', 'Site', 'Http', 'Isolation', 'Store', 'Redis', 'Server', 'Loop'],
-        'App' => ['Site', 'Http', 'Isolation', 'Store', 'Redis', 'Server', 'Loop'],
-        'Site' => ['Http', 'Isolation', 'Store', 'Redis', 'Server', 'Loop'],
-        'Http' => ['Store', 'Redis', 'Server', 'Loop'],
+        'Cli' => ['App', 'Site', 'Http', 'Isolation', 'Store', 'Redis', 'Db', 'Server', 'Loop'],
+        'App' => ['Site', 'Http', 'Isolation', 'Store', 'Redis', 'Db', 'Server', 'Loop'],
+        'Site' => ['Http', 'Isolation', 'Store', 'Redis', 'Db', 'Server', 'Loop'],
+        'Http' => ['Store', 'Redis', 'Db', 'Server', 'Loop'],
+        'Db' => ['Loop'],
         'Isolation' => ['Server', 'Loop'],
         'Store' => ['Redis', 'Server', 'Loop'],
         'Redis' => ['Loop'],

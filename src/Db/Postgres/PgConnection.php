@@ -1,0 +1,210 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Db\Postgres;
+
+use Kiln\Db\Connection;
+use Kiln\Db\ConnectionException;
+use Kiln\Db\Internal\LinkState;
+use Kiln\Db\QueryException;
+use Kiln\Db\Result;
+
+use function Kiln\Loop\awaitReadable;
+use function Kiln\Loop\awaitWritable;
+
+use Kiln\Loop\Cancellation;
+
+/**
+ * A PostgreSQL connection on ext-pgsql's asynchronous calls: pg_send_* puts a statement on the wire, then
+ * the Fiber sleeps on the socket until pg_consume_input() has the whole answer, so pg_get_result() never
+ * blocks. Statements with parameters are prepared once (pg_send_prepare) and run by name (pg_send_execute);
+ * at most MAX_STATEMENTS stay prepared, the oldest deallocated first. A streamed query reads through a
+ * cursor, $batch rows per FETCH.
+ */
+final class PgConnection implements Connection
+{
+    public const MAX_STATEMENTS = 256;
+
+    private LinkState $state = LinkState::Ready;
+    /** @var array<string, string> SQL => prepared statement name, oldest first */
+    private array $statements = [];
+    private int $names = 0;
+    /**
+     * @internal made by PgConnector
+     *
+     * @param resource $socket what the loop watches: a dup() of libpq's socket, closed with the connection
+     */
+    public function __construct(
+        private readonly \PgSql\Connection $link,
+        private readonly mixed $socket,
+        private readonly string $describe,
+    ) {}
+
+    public function run(string $sql, array $params = [], ?Cancellation $cancellation = null): Result
+    {
+        $this->enter();
+        try {
+            if ($params === []) {
+                $this->sent(pg_send_query($this->link, $sql), $cancellation);
+            } else {
+                $name = $this->statements[$sql] ?? $this->prepare($sql, $cancellation);
+                $this->sent(pg_send_execute($this->link, $name, array_map(PgTypes::encode(...), $params)), $cancellation);
+            }
+            $result = $this->collect($cancellation);
+        } catch (QueryException $e) {
+            $this->leave();
+            throw $e;
+        } catch (\Throwable $e) {
+            $this->breakDown();
+            throw $e instanceof ConnectionException || $e instanceof \Kiln\Loop\CancelledException || $e instanceof \Error
+                ? $e
+                : new ConnectionException("The connection to {$this->describe} failed: {$e->getMessage()}", 0, $e);
+        }
+        $this->leave();
+
+        return $result;
+    }
+
+    public function stream(string $sql, array $params = [], int $batch = 1000): \Generator
+    {
+        $own = !$this->inTransaction();
+        $cursor = 'kiln_cursor_' . ++$this->names;
+        if ($own) {
+            $this->run('BEGIN');
+        }
+        $this->run("DECLARE $cursor NO SCROLL CURSOR FOR $sql", $params);
+        do {
+            $rows = $this->run("FETCH $batch FROM $cursor")->rows;
+            foreach ($rows as $row) {
+                yield $row;
+            }
+        } while (\count($rows) === $batch);
+        $this->run("CLOSE $cursor");
+        if ($own) {
+            $this->run('COMMIT');
+        }
+    }
+
+    public function inTransaction(): bool
+    {
+        return $this->state !== LinkState::Closed
+            && \in_array(pg_transaction_status($this->link), [PGSQL_TRANSACTION_INTRANS, PGSQL_TRANSACTION_INERROR], true);
+    }
+
+    public function isBroken(): bool
+    {
+        return $this->state === LinkState::Broken || $this->state === LinkState::Closed;
+    }
+
+    public function close(): void
+    {
+        if ($this->state !== LinkState::Closed) {
+            $this->state = LinkState::Closed;
+            pg_close($this->link);
+            @fclose($this->socket);
+        }
+    }
+
+    /** @internal the raw link, for PgListener */
+    public function waitForInput(?Cancellation $cancellation): void
+    {
+        awaitReadable($this->socket, $cancellation);
+        if (!pg_consume_input($this->link)) {
+            throw new ConnectionException("The connection to {$this->describe} was lost: " . pg_last_error($this->link));
+        }
+    }
+
+    private function prepare(string $sql, ?Cancellation $cancellation): string
+    {
+        if (\count($this->statements) >= self::MAX_STATEMENTS) {
+            $oldest = (string) array_shift($this->statements);
+            $this->sent(pg_send_query($this->link, "DEALLOCATE $oldest"), $cancellation);
+            $this->collect($cancellation);
+        }
+        $name = 'kiln_' . ++$this->names;
+        $this->sent(pg_send_prepare($this->link, $name, $sql), $cancellation);
+        $this->collect($cancellation);
+
+        return $this->statements[$sql] = $name;
+    }
+
+    /** @param int|bool $sent what pg_send_* returned: true sent, 0 sent in part (flush the rest), false failed */
+    private function sent(int|bool $sent, ?Cancellation $cancellation): void
+    {
+        if ($sent === false) {
+            throw new ConnectionException("The connection to {$this->describe} cannot send: " . pg_last_error($this->link));
+        }
+        while (($flushed = pg_flush($this->link)) !== true) { // 0: more to send; false: failed
+            if ($flushed === false) {
+                throw new ConnectionException("The connection to {$this->describe} cannot send: " . pg_last_error($this->link));
+            }
+            awaitWritable($this->socket, $cancellation);
+        }
+    }
+
+    /** Every result of the statement sent; the last one with rows (or the last one) is returned. */
+    private function collect(?Cancellation $cancellation): Result
+    {
+        $error = null;
+        $answer = null;
+        while (true) {
+            if (pg_connection_busy($this->link)) {
+                $this->waitForInput($cancellation);
+                continue;
+            }
+            $result = pg_get_result($this->link);
+            if ($result === false) {
+                break;
+            }
+            if (pg_result_status($result) === PGSQL_FATAL_ERROR) {
+                $error ??= $this->error($result);
+            } else {
+                $answer = PgRows::of($result);
+            }
+            pg_free_result($result);
+        }
+        if (pg_connection_status($this->link) !== PGSQL_CONNECTION_OK) {
+            throw new ConnectionException("The connection to {$this->describe} was lost"
+                . ($error === null ? '' : ": {$error->getMessage()}"), 0, $error);
+        }
+        if ($error !== null) {
+            throw $error;
+        }
+
+        return $answer ?? new Result([]);
+    }
+
+    private function error(\PgSql\Result $result): QueryException
+    {
+        $state = pg_result_error_field($result, PGSQL_DIAG_SQLSTATE);
+        $message = pg_result_error_field($result, PGSQL_DIAG_MESSAGE_PRIMARY);
+
+        return new QueryException(\is_string($message) ? $message : trim((string) pg_result_error($result)), \is_string($state) ? $state : 'HY000');
+    }
+
+    private function enter(): void
+    {
+        if ($this->state !== LinkState::Ready) {
+            throw new \Error($this->state === LinkState::Busy
+                ? 'This connection is running another statement: a connection runs one at a time (use the Pool)'
+                : 'This connection is broken or closed; take another from the Pool');
+        }
+        $this->state = LinkState::Busy;
+    }
+
+    private function leave(): void
+    {
+        if ($this->state === LinkState::Busy) {
+            $this->state = LinkState::Ready;
+        }
+    }
+
+    private function breakDown(): void
+    {
+        if ($this->state !== LinkState::Closed) {
+            $this->state = LinkState::Broken;
+            $this->close();
+        }
+    }
+}

@@ -1,0 +1,141 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Db\Postgres;
+
+use Kiln\Db\ConnectionException;
+use Kiln\Db\Connector;
+use Kiln\Db\Dsn;
+use Kiln\Db\Postgres\Internal\SocketFinder;
+
+use function Kiln\Loop\awaitReadable;
+use function Kiln\Loop\awaitWritable;
+
+use Kiln\Loop\Cancellation;
+use Kiln\Loop\CancelledException;
+use Kiln\Loop\CompositeCancellation;
+use Kiln\Loop\TimeoutCancellation;
+
+/**
+ * Opens PostgreSQL connections without blocking the worker: libpq's asynchronous connect
+ * (PGSQL_CONNECT_ASYNC), driven by pg_connect_poll() and the loop watching a copy of libpq's socket
+ * (SocketFinder says why not pg_socket() itself).
+ */
+final class PgConnector implements Connector
+{
+    public function __construct(private readonly Dsn $dsn) {}
+
+    public function connect(?Cancellation $cancellation = null): PgConnection
+    {
+        return new PgConnection(...$this->open($cancellation), describe: $this->dsn->redacted());
+    }
+
+    /**
+     * A connection of its own that LISTENs on $channel; close() the listener when done.
+     *
+     * @throws ConnectionException
+     */
+    public function listen(string $channel, ?Cancellation $cancellation = null): PgListener
+    {
+        [$link, $socket] = $this->open($cancellation);
+        $connection = new PgConnection($link, $socket, $this->dsn->redacted());
+        $connection->run('LISTEN ' . pg_escape_identifier($link, $channel), [], $cancellation);
+
+        return new PgListener($connection, $link);
+    }
+
+    public function describe(): string
+    {
+        return $this->dsn->redacted();
+    }
+
+    /** @return array{\PgSql\Connection, resource} the link and a watchable copy of its socket */
+    private function open(?Cancellation $cancellation): array
+    {
+        $timeout = new TimeoutCancellation((float) $this->dsn->option('connect_timeout', '10'), 'connect timeout');
+        $until = $cancellation === null ? $timeout : new CompositeCancellation($cancellation, $timeout);
+        $warning = null;
+        set_error_handler(static function (int $level, string $message) use (&$warning): bool {
+            $warning = $message;
+
+            return true;
+        });
+        $before = SocketFinder::sockets();
+        try {
+            $link = pg_connect($this->connectionString(), PGSQL_CONNECT_ASYNC | PGSQL_CONNECT_FORCE_NEW);
+        } finally {
+            restore_error_handler();
+        }
+        if ($link === false) {
+            throw new ConnectionException($this->failure(preg_replace('/^pg_connect\(\): /', '', (string) $warning) ?? ''));
+        }
+        $socket = null;
+        try {
+            $after = SocketFinder::sockets();
+            if (\count(array_diff_assoc($after, $before)) !== 1 && pg_connect_poll($link) === PGSQL_POLLING_FAILED) {
+                throw new ConnectionException($this->failure(pg_last_error($link))); // failed before it had a socket
+            }
+            $fd = SocketFinder::newOne($before, $after, $this->dsn->redacted());
+            $target = $after[$fd];
+            $socket = SocketFinder::duplicate($fd, $this->dsn->redacted());
+            while (true) {
+                $status = pg_connect_poll($link);
+                $now = SocketFinder::target($fd);
+                if ($now !== $target && $status !== PGSQL_POLLING_FAILED) {
+                    // libpq gave up on one address and opened a socket for the next: the lowest free
+                    // descriptor, which is the one it just closed.
+                    if ($now === null || !str_starts_with($now, 'socket:')) {
+                        throw new ConnectionException($this->failure('the connection moved to a socket Kiln cannot find; give an IP address or a unix socket'));
+                    }
+                    fclose($socket);
+                    [$target, $socket] = [$now, SocketFinder::duplicate($fd, $this->dsn->redacted())];
+                }
+                if ($status === PGSQL_POLLING_OK) {
+                    return [$link, $socket];
+                }
+                if ($status === PGSQL_POLLING_FAILED) {
+                    throw new ConnectionException($this->failure(pg_last_error($link)));
+                }
+                $status === PGSQL_POLLING_WRITING ? awaitWritable($socket, $until) : awaitReadable($socket, $until);
+            }
+        } catch (ConnectionException | CancelledException $e) {
+            pg_close($link);
+            if (\is_resource($socket)) {
+                fclose($socket);
+            }
+            if ($timeout->isRequested() && !($cancellation?->isRequested() ?? false)) {
+                throw new ConnectionException($this->failure('no answer within connect_timeout'), 0, $e);
+            }
+            throw $e;
+        }
+    }
+
+    private function failure(string $why): string
+    {
+        return "Cannot connect to {$this->dsn->redacted()}: " . trim($why);
+    }
+
+    private function connectionString(): string
+    {
+        $dsn = $this->dsn;
+        $parts = [
+            'host' => $dsn->socket ?? $dsn->host,
+            'port' => (string) $dsn->port,
+            'user' => $dsn->user,
+            'password' => $dsn->password(),
+            'dbname' => $dsn->database,
+            'client_encoding' => 'UTF8',
+            'application_name' => $dsn->option('application_name', 'kiln'),
+            'sslmode' => $dsn->option('sslmode', 'prefer'),
+        ];
+        $string = '';
+        foreach ($parts as $name => $value) {
+            if ($value !== '') {
+                $string .= "$name='" . addcslashes($value, "'\\") . "' ";
+            }
+        }
+
+        return $string;
+    }
+}

@@ -1,0 +1,143 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Support;
+
+/**
+ * A throwaway PostgreSQL 15: initdb in a temp dir, `postgres` on a free 127.0.0.1 port with its unix socket
+ * in that dir, password (SCRAM) authentication over TCP and trust over the socket. PostgreSQL refuses to run
+ * as root, so under root both run as the `postgres` user (setpriv, no intermediate process: the PID is the
+ * server's). Ready when a connection answers SELECT 1; stopped by PID (TERM, then KILL), the dir removed.
+ */
+final class PostgresServer
+{
+    public const BIN = '/usr/lib/postgresql/15/bin';
+    public const USER = 'kiln';
+    public const PASSWORD = 's3cret-pw';
+    public const DATABASE = 'postgres';
+
+    private function __construct(
+        private readonly PeerProcess $process,
+        private readonly string $dir,
+        private readonly int $port,
+    ) {}
+
+    public static function start(float $timeout = 60.0): self
+    {
+        if (!is_executable(self::BIN . '/postgres') || !\extension_loaded('pgsql')) {
+            throw new \RuntimeException('PostgreSQL 15 or php-pgsql is missing: run scripts/install-deps.sh dev');
+        }
+        $dir = PeerProcess::tempDir('kiln-postgres');
+        $as = self::runAs($dir);
+        file_put_contents("$dir/pw", self::PASSWORD . "\n");
+        $init = PeerProcess::launch('initdb', [...$as, self::BIN . '/initdb', '-D', "$dir/data", '-U', self::USER,
+            '--pwfile', "$dir/pw", '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--no-sync',
+            '--locale=C'], "$dir/initdb.log");
+        $deadline = microtime(true) + $timeout;
+        while ($init->isRunning() && microtime(true) < $deadline) {
+            usleep(20_000);
+        }
+        $code = $init->exitCode();
+        $init->stop(1.0);
+        if ($code !== 0) {
+            $log = PeerProcess::tail("$dir/initdb.log");
+            PeerProcess::removeDir($dir);
+            throw new \RuntimeException('initdb failed (exit ' . var_export($code, true) . "):\n$log");
+        }
+        $lastError = null;
+        for ($attempt = 0; $attempt < 3; $attempt++) {
+            $port = PeerProcess::freePort();
+            $process = PeerProcess::launch('postgres', [...$as, self::BIN . '/postgres', '-D', "$dir/data", '-p', (string) $port,
+                '-k', $dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=300',
+                '-c', 'shared_buffers=32MB', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'], "$dir/postgres.log");
+            $server = new self($process, $dir, $port);
+            try {
+                $process->waitUntil($server->answers(...), $timeout, "SELECT 1 answered on port $port", $server->diagnostics(...));
+
+                return $server;
+            } catch (\RuntimeException $e) {
+                $process->stop(5.0);
+                $lastError = $e;
+                if (!str_contains($e->getMessage(), 'already in use')) {
+                    break;
+                }
+            }
+        }
+        PeerProcess::removeDir($dir);
+        throw $lastError;
+    }
+
+    /** postgres://kiln:…@127.0.0.1:port/postgres, with extra query options. */
+    public function url(string $options = ''): string
+    {
+        return 'postgres://' . self::USER . ':' . self::PASSWORD . "@127.0.0.1:{$this->port}/" . self::DATABASE . ($options === '' ? '' : "?$options");
+    }
+
+    /** The same database over the unix socket in the temp dir. */
+    public function socketUrl(): string
+    {
+        return 'postgres://' . self::USER . '@/' . self::DATABASE . '?host=' . rawurlencode($this->dir) . "&port={$this->port}";
+    }
+
+    public function port(): int
+    {
+        return $this->port;
+    }
+
+    /** A blocking connection for test setup and checks (never used by the code under test). */
+    public function admin(): \PgSql\Connection
+    {
+        $link = @pg_connect("host=127.0.0.1 port={$this->port} user=" . self::USER . ' password=' . self::PASSWORD
+            . ' dbname=' . self::DATABASE . ' connect_timeout=2', PGSQL_CONNECT_FORCE_NEW);
+        if ($link === false) {
+            throw new \RuntimeException("cannot connect to the test PostgreSQL on port {$this->port}");
+        }
+
+        return $link;
+    }
+
+    public function diagnostics(): string
+    {
+        return PeerProcess::tail("{$this->dir}/postgres.log");
+    }
+
+    public function stop(): void
+    {
+        $this->process->stop(10.0);
+        PeerProcess::removeDir($this->dir);
+    }
+
+    public function __destruct()
+    {
+        $this->stop();
+    }
+
+    private function answers(): bool
+    {
+        try {
+            pg_close($this->admin());
+
+            return true;
+        } catch (\RuntimeException) {
+            return false;
+        }
+    }
+
+    /** @return list<string> the command prefix that drops root to the postgres user, after giving it $dir */
+    private static function runAs(string $dir): array
+    {
+        if (!PeerProcess::isRoot()) {
+            return [];
+        }
+        $user = posix_getpwnam('postgres');
+        if ($user === false) {
+            throw new \RuntimeException('PostgreSQL refuses to run as root and there is no postgres user: run scripts/install-deps.sh dev');
+        }
+        chown($dir, $user['uid']);
+        chgrp($dir, $user['gid']);
+        chmod($dir, 0o700);
+
+        return ['/usr/bin/setpriv', "--reuid={$user['uid']}", "--regid={$user['gid']}", '--init-groups'];
+    }
+}

@@ -1,0 +1,195 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Unit\Db;
+
+use Kiln\Db\ConnectionException;
+use Kiln\Db\Pool;
+use Kiln\Db\PoolState;
+use Kiln\Db\PoolTimeoutException;
+use Kiln\Db\QueryException;
+use Kiln\Db\Transaction;
+
+use function Kiln\Loop\all;
+use function Kiln\Loop\async;
+use function Kiln\Loop\await;
+
+use Kiln\Loop\CancelledException;
+
+use function Kiln\Loop\delay;
+
+use Kiln\Loop\TimeoutCancellation;
+use Kiln\Tests\Unit\Loop\LoopTestCase;
+
+final class PoolTest extends LoopTestCase
+{
+    private FakeConnector $connector;
+
+    protected function setUp(): void
+    {
+        parent::setUp();
+        $this->connector = new FakeConnector();
+    }
+
+    public function testNoMoreThanMaxConnectionsOpenAndWaitersGetTheOnesGivenBack(): void
+    {
+        $pool = new Pool($this->connector, max: 2);
+        $futures = [];
+        for ($i = 0; $i < 6; $i++) {
+            $futures[] = async(static fn() => $pool->query('SLEEP 0.02')->first()['connection'] ?? null);
+        }
+        $used = await(async(static fn() => all($futures)));
+        self::assertCount(2, $this->connector->opened);
+        self::assertSame([1, 2, 1, 2, 1, 2], $used, 'each connection given back goes to the longest waiter');
+        self::assertSame(['open' => 2, 'idle' => 2, 'waiting' => 0], $pool->stats());
+    }
+
+    public function testWaitingLongerThanTheWaitTimeoutIsAClearError(): void
+    {
+        $pool = new Pool($this->connector, max: 1, waitTimeout: 0.05);
+        $slow = async(static fn() => $pool->query('SLEEP 0.3'));
+        try {
+            await(async(static fn() => $pool->query('SELECT 1')));
+            self::fail('the second query waited forever');
+        } catch (PoolTimeoutException $e) {
+            self::assertStringContainsString('No connection to fake://user@db was free within 0.1 s (all 1 busy)', $e->getMessage());
+        }
+        await($slow);
+        self::assertSame(['open' => 1, 'idle' => 1, 'waiting' => 0], $pool->stats(), 'the waiter left the queue');
+    }
+
+    public function testIdleConnectionsAreClosedAfterTheIdleTimeout(): void
+    {
+        $pool = new Pool($this->connector, max: 3, idleTimeout: 0.05);
+        await(async(static fn() => all([async(static fn() => $pool->query('SLEEP 0.01')), async(static fn() => $pool->query('SLEEP 0.01'))])));
+        self::assertSame(2, $pool->stats()['idle']);
+        await(async(static fn() => delay(0.3)));
+        self::assertSame(['open' => 0, 'idle' => 0, 'waiting' => 0], $pool->stats());
+        self::assertTrue($this->connector->opened[0]->closed && $this->connector->opened[1]->closed);
+        $this->runGuarded(); // the idle timer does not keep the loop alive
+    }
+
+    public function testABrokenConnectionIsDiscardedAndNeverHandedOutAgain(): void
+    {
+        $pool = new Pool($this->connector, max: 1);
+        $this->expectFailure(ConnectionException::class, static fn() => $pool->query('LOSE'));
+        self::assertTrue($this->connector->opened[0]->closed);
+        $row = await(async(static fn() => $pool->query('SELECT 1')->first()));
+        self::assertSame(2, $row['connection'] ?? null, 'a new connection was opened');
+    }
+
+    public function testAFailedConnectGivesItsPlaceBack(): void
+    {
+        $connector = new FailingConnector();
+        $pool = new Pool($connector, max: 1, waitTimeout: 0.5);
+        $first = async(static fn() => $pool->query('SELECT 1'));
+        $second = async(static fn() => $pool->query('SELECT 1')); // waits: the first holds the only place
+        $this->expectFailure(ConnectionException::class, static fn() => $first->await());
+        $this->expectFailure(ConnectionException::class, static fn() => $second->await());
+        self::assertSame(2, $connector->attempts, 'the waiter tried to connect itself instead of waiting out its timeout');
+        self::assertSame(['open' => 0, 'idle' => 0, 'waiting' => 0], $pool->stats());
+    }
+
+    public function testAServerErrorKeepsTheConnection(): void
+    {
+        $pool = new Pool($this->connector, max: 1);
+        $error = $this->expectFailure(QueryException::class, static fn() => $pool->query('FAIL'));
+        self::assertInstanceOf(QueryException::class, $error);
+        self::assertSame('42000', $error->sqlState);
+        self::assertSame(1, await(async(static fn() => $pool->query('SELECT 1')->first()['connection'] ?? null)));
+    }
+
+    public function testAQueryCancelledHalfWayDiscardsItsConnection(): void
+    {
+        $pool = new Pool($this->connector, max: 1);
+        $this->expectFailure(CancelledException::class, static fn() => $pool->query('SLEEP 5', [], new TimeoutCancellation(0.02)));
+        self::assertTrue($this->connector->opened[0]->closed, 'a half-read connection is closed');
+        self::assertSame(2, await(async(static fn() => $pool->query('SELECT 1')->first()['connection'] ?? null)));
+    }
+
+    public function testAConnectionGivenBackInsideATransactionIsRolledBackBeforeReuse(): void
+    {
+        $pool = new Pool($this->connector, max: 1);
+        await(async(static function () use ($pool): void {
+            foreach ($pool->stream('SELECT big') as $row) {
+                break; // abandoned half-way: its BEGIN is still open
+            }
+        }));
+        await(async(static fn() => $pool->query('SELECT 1')));
+        self::assertSame(['#1 BEGIN', '#1 FETCH 1', '#1 ROLLBACK', '#1 SELECT 1'], $this->connector->log);
+    }
+
+    public function testATransactionCommitsWhenItsCallbackReturnsAndRollsBackWhenItThrows(): void
+    {
+        $pool = new Pool($this->connector, max: 1);
+        $value = await(async(static fn() => $pool->transaction(static function (Transaction $tx): string {
+            $tx->execute('INSERT a');
+
+            return 'done';
+        })));
+        self::assertSame('done', $value);
+        $this->expectFailure(\DomainException::class, static fn() => $pool->transaction(static function (Transaction $tx): never {
+            $tx->execute('INSERT b');
+            throw new \DomainException('changed my mind');
+        }));
+        self::assertSame(['#1 BEGIN', '#1 INSERT a', '#1 COMMIT', '#1 BEGIN', '#1 INSERT b', '#1 ROLLBACK'], $this->connector->log);
+    }
+
+    public function testANestedTransactionIsASavepoint(): void
+    {
+        $pool = new Pool($this->connector, max: 1);
+        await(async(static fn() => $pool->transaction(static function (Transaction $tx): void {
+            $tx->transaction(static fn(Transaction $inner) => $inner->execute('INSERT kept'));
+            try {
+                $tx->transaction(static function (Transaction $inner): never {
+                    $inner->execute('INSERT undone');
+                    throw new \DomainException('no');
+                });
+            } catch (\DomainException) {
+            }
+        })));
+        self::assertSame([
+            '#1 BEGIN',
+            '#1 SAVEPOINT kiln_savepoint_0_1', '#1 INSERT kept', '#1 RELEASE SAVEPOINT kiln_savepoint_0_1',
+            '#1 SAVEPOINT kiln_savepoint_0_2', '#1 INSERT undone', '#1 ROLLBACK TO SAVEPOINT kiln_savepoint_0_2',
+            '#1 COMMIT',
+        ], $this->connector->log);
+    }
+
+    public function testATransactionUsedAfterItsCallbackIsAnError(): void
+    {
+        $pool = new Pool($this->connector, max: 1);
+        $kept = await(async(static fn() => $pool->transaction(static fn(Transaction $tx): Transaction => $tx)));
+        $this->expectException(\Error::class);
+        $this->expectExceptionMessage('This transaction has ended');
+        $kept->query('SELECT 1');
+    }
+
+    public function testAClosedPoolClosesItsIdleConnectionsAndRefusesMore(): void
+    {
+        $pool = new Pool($this->connector, max: 2);
+        await(async(static fn() => $pool->query('SELECT 1')));
+        $pool->close();
+        self::assertSame(PoolState::Closed, $pool->state());
+        self::assertTrue($this->connector->opened[0]->closed);
+        $this->expectException(\Error::class);
+        await(async(static fn() => $pool->query('SELECT 1')));
+    }
+
+    /**
+     * @param class-string<\Throwable> $class
+     * @param \Closure(): mixed $fn
+     */
+    private function expectFailure(string $class, \Closure $fn): \Throwable
+    {
+        try {
+            await(async($fn));
+        } catch (\Throwable $e) {
+            self::assertInstanceOf($class, $e, (string) $e);
+
+            return $e;
+        }
+        self::fail("expected $class");
+    }
+}
