@@ -84,7 +84,7 @@ final class FileSegment implements Segment
     private static function openOwned(string $path)
     {
         $old = umask(0o077);
-        $file = @fopen($path, 'c+b');
+        $file = @fopen($path, 'c+be'); // e: close-on-exec, so no program a worker starts (php-cgi) holds the table
         umask($old);
         if ($file === false) {
             throw new StoreException("Cannot open the shared state file $path: " . (error_get_last()['message'] ?? ''));

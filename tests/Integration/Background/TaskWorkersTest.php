@@ -116,7 +116,7 @@ final class TaskWorkersTest extends TestCase
         self::assertSame([0, 1, 2], array_keys(array_filter($outcomes, 'is_int')));
 
         // While the queue is full (one call runs, two wait), a request whose handler lets the failure escape gets a 503.
-        $filler = $this->send('/burst?n=3&s=4');
+        $filler = $this->send('/burst?n=3&s=8'); // long enough to be seen full on a loaded machine
         $deadline = microtime(true) + 10.0;
         while (self::json(HttpClient::get($server->baseUrl() . '/inflight')['body'])['inflight'] !== 3) {
             self::assertLessThan($deadline, microtime(true), 'the three calls were not made');
@@ -125,7 +125,7 @@ final class TaskWorkersTest extends TestCase
         $refusal = HttpClient::get($server->baseUrl() . '/sleep?s=0.01', [], 20.0);
         self::assertSame(503, $refusal['status']);
         self::assertSame('1', $refusal['headers']['retry-after'] ?? null);
-        $filled = self::json($filler->receive(30.0)['body']);
+        $filled = self::json($filler->receive(45.0)['body']);
         self::assertCount(3, array_filter(self::list($filled['outcomes']), 'is_int'), 'the calls that filled the queue all ran');
         self::assertSame(200, HttpClient::get($server->baseUrl() . '/sleep?s=0.01', [], 10.0)['status'], 'the queue drained');
     }
