@@ -89,6 +89,7 @@ final class ServeCommand
         $limits = $options->limits->withConnections($plan->connections);
         $site = $options->site;
         $webSocket = $options->webSocket;
+        $watch = $options->watch ? new SourceWatch(SourceWatch::folderOf($target), $log) : null;
         $supervisor = new Supervisor(
             $config,
             $listeners,
@@ -97,6 +98,7 @@ final class ServeCommand
             $accessLog === null ? [] : [$accessLog],
             StatusFile::besidePidFile($pidFile->path),
             $daemon === null ? null : $daemon->ready(...),
+            $watch === null ? null : $watch->poll(...),
         );
         try {
             $pidFile->write();

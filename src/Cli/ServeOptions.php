@@ -19,7 +19,7 @@ final class ServeOptions
         'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener', 'jit',
         'tier', 'time-limit', 'pool-size', 'pool-max-requests', 'pool-queue', 'php-cgi', 'php-ini', 'pass-env',
         'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins'];
-    public const FLAGS = ['daemon', 'no-htaccess', 'ws-deflate'];
+    public const FLAGS = ['daemon', 'no-htaccess', 'ws-deflate', 'watch'];
     public const LIMIT_PREFIX = 'limit-';
 
     /** Options whose values hold commas: in env, their values are separated by `;` instead. */
@@ -35,6 +35,8 @@ final class ServeOptions
         public readonly WebSocketConfig $webSocket = new WebSocketConfig(),
         /** The connection cap asked for (--connections, --limit-connections or their env); null: the driver's default. */
         public readonly ?int $connections = null,
+        /** --watch: reload the workers when the served folder's PHP files change (SourceWatch) */
+        public readonly bool $watch = false,
     ) {}
 
     /**
@@ -95,7 +97,11 @@ final class ServeOptions
             throw new UsageException("--jit must be on or off, got '$jit'");
         }
         $requested = isset($limitValues['connections']) ? $limits->connections : null;
-        return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit, $webSocket, $requested);
+        $watch = $options->flag('watch');
+        if ($watch && $config->daemon) {
+            throw new UsageException('--watch is for development in a terminal: it cannot be combined with --daemon');
+        }
+        return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit, $webSocket, $requested, $watch);
     }
 
     /**

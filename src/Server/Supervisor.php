@@ -41,6 +41,8 @@ final class Supervisor
      * @param \Closure(): Service $factory builds the service inside each worker
      * @param list<LogFile> $logFiles reopened on USR1 (in the supervisor and the workers)
      * @param ?\Closure(): void $onReady called once the first generation serves
+     * @param ?\Closure(float): bool $reloadWhen asked on every turn of the loop while serving (with the time): true
+     *        reloads the workers as SIGHUP does (`kiln serve --watch`)
      */
     public function __construct(
         private readonly Config $config,
@@ -50,6 +52,7 @@ final class Supervisor
         private readonly array $logFiles = [],
         private readonly ?StatusFile $status = null,
         private readonly ?\Closure $onReady = null,
+        private readonly ?\Closure $reloadWhen = null,
     ) {
         $this->signals = new SignalInbox();
         $this->pool = new WorkerPool($this->workerMain(...), new BusRelay($log));
@@ -96,6 +99,9 @@ final class Supervisor
         $now = microtime(true);
         if ($this->state === SupervisorState::Running) {
             $this->fleet->keepSlotsServing($now);
+            if ($this->reloadWhen !== null && ($this->reloadWhen)($now)) {
+                $this->fleet->reload();
+            }
         }
         $this->sidecars->tick($now);
         $this->pool->flushOutboxes();
