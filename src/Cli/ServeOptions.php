@@ -19,7 +19,7 @@ final class ServeOptions
         'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener', 'jit',
         'tier', 'time-limit', 'pool-size', 'pool-max-requests', 'pool-queue', 'php-cgi', 'php-ini', 'pass-env',
         'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins'];
-    public const FLAGS = ['daemon', 'no-htaccess', 'ws-deflate', 'watch'];
+    public const FLAGS = ['daemon', 'no-htaccess', 'ws-deflate', 'watch', 'dev'];
     public const LIMIT_PREFIX = 'limit-';
 
     /** Options whose values hold commas: in env, their values are separated by `;` instead. */
@@ -135,6 +135,7 @@ final class ServeOptions
                     array_map('trim', explode(',', implode(',', $options->all('trusted-proxies')))),
                     static fn(string $entry): bool => $entry !== '',
                 )),
+                dev: $options->flag('dev'),
             );
         } catch (\ValueError $e) {
             throw new UsageException($e->getMessage(), 0, $e);

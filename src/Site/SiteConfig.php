@@ -60,6 +60,8 @@ final class SiteConfig
         public readonly array $cacheControl = [],
         /** Addresses or CIDRs of the reverse proxies whose forwarded headers are believed (`--trusted-proxies`). */
         public readonly array $trustedProxies = [],
+        /** `--dev`: the sequential tier reports what each script leaves behind for the next request (DevReport). */
+        public readonly bool $dev = false,
     ) {}
 
     /**
@@ -92,6 +94,7 @@ final class SiteConfig
         bool $jit = true,
         array $cacheControl = [],
         array $trustedProxies = [],
+        bool $dev = false,
     ): self {
         $cwd = rtrim($cwd, '/');
         $searchPath ??= (string) getenv('PATH');
@@ -171,6 +174,7 @@ final class SiteConfig
             $jit,
             $cacheControl,
             $trustedProxies,
+            $dev,
         );
     }
 
@@ -207,6 +211,7 @@ final class SiteConfig
             $this->jit,
             $this->cacheControl,
             $this->trustedProxies,
+            $this->dev,
         );
     }
 
