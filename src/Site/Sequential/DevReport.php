@@ -16,10 +16,11 @@ use Kiln\Site\ScriptRunner;
  * and kind. It wraps the runner, so without --dev nothing of it is on the request path.
  *
  * Kinds, and when each counts as left behind:
- * - function, class, constant: declared by a file the next request runs again: the requested script itself, or a
- *   file it included that the tier lets run again (one that declares nothing: that is, a constant given by a
- *   define() call; for constants, the names the script itself declares, by its source). Files that declare and
- *   were included with require_once or by an autoloader stay loaded, as intended: not reported.
+ * - function, class: declared by a file the next request runs again: the requested script itself, or a file the
+ *   tier removed from get_included_files() after the request. Files that declare and were loaded with require_once or
+ *   by an autoloader stay loaded, as intended: not reported.
+ * - constant: one the script's own source declares by name (`const NAME`, `define('NAME', …)`; PHP keeps no file
+ *   for a constant).
  * - static: a static variable of a function or method, or a static property, that existed before the request
  *   and holds another value after it.
  * - putenv: the process environment differs after the request.
@@ -144,7 +145,8 @@ final class DevReport implements ScriptRunner
             $found['autoloader'] = 'autoloader ' . self::list($loaders) . ' registered: the next request registers it once more';
         }
         $grew = $after->memory - $before->memory;
-        if (isset($this->ran[$script]) && $grew > self::MEMORY && $functions === [] && array_diff_key($after->classes, $before->classes) === []) {
+        if (isset($this->ran[$script]) && $grew > self::MEMORY
+            && array_diff_key($after->functions, $before->functions) === [] && array_diff_key($after->classes, $before->classes) === []) {
             $found['memory'] = round($grew / 1024) . ' KiB more memory in use after it than before: each request adds to the worker\'s memory';
         }
         return $found;
