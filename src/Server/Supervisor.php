@@ -34,6 +34,9 @@ final class Supervisor
 
     private string $driver = '';
 
+    /** reloadWhen asked for a reload not made yet. */
+    private bool $reloadAsked = false;
+
     /** Connections per worker, shared with the workers so one listening socket's connections spread evenly. */
     private readonly ?AcceptBalance $balance;
 
@@ -99,7 +102,12 @@ final class Supervisor
         $now = microtime(true);
         if ($this->state === SupervisorState::Running) {
             $this->fleet->keepSlotsServing($now);
+            // A change seen while a reload is under way waits for it: the generation starting may have read the old file.
             if ($this->reloadWhen !== null && ($this->reloadWhen)($now)) {
+                $this->reloadAsked = true;
+            }
+            if ($this->reloadAsked && !$this->fleet->reloading()) {
+                $this->reloadAsked = false;
                 $this->fleet->reload();
             }
         }
