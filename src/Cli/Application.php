@@ -81,6 +81,8 @@ final class Application
               --listen=HOST:PORT        address to listen on, repeatable (default 127.0.0.1:8080; port 0 = any free port)
               --workers=N               worker processes (default: CPU count)
               --daemon                  run in the background (error log defaults to kiln.log beside the pid file)
+              --dev                     development: report what each sequential-tier script leaves for the next request
+              --watch                   development: reload the workers when the app's PHP files change (docs/development.md)
               --pid-file=FILE           default: kiln-HOST-PORT.pid in the system temp dir
               --max-requests=N          replace a worker after N requests (default 0 = never; --max-memory guards leaks)
               --max-memory=SIZE         replace a worker above SIZE, e.g. 128M (default 256M, 0 = never)

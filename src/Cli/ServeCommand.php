@@ -118,6 +118,7 @@ final class ServeCommand
                 NodeState::setEventState(new StoreState($store, 'kiln:state:'));
             }
         };
+        $watch = $options->watch ? new SourceWatch(SourceWatch::folderOf($target), $log) : null;
         $supervisor = new Supervisor(
             $config,
             $listeners,
@@ -140,6 +141,7 @@ final class ServeCommand
                 $config->maxRequests,
                 $config->maxMemory,
             ),
+            $watch === null ? null : $watch->poll(...),
         );
         try {
             $pidFile->write();

@@ -24,7 +24,7 @@ final class ServeOptions
         'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins', 'symlinks',
         'task-workers', 'task-queue', 'task-timeout',
         'redis', 'redis-sentinel', 'redis-cluster', 'redis-cache-ttl'];
-    public const FLAGS = ['daemon', 'no-htaccess', 'ws-deflate'];
+    public const FLAGS = ['daemon', 'no-htaccess', 'ws-deflate', 'watch', 'dev'];
     public const LIMIT_PREFIX = 'limit-';
 
     /** Options whose values hold commas: in env, their values are separated by `;` instead. */
@@ -46,6 +46,8 @@ final class ServeOptions
         public readonly ?RedisConfig $redis = null,
         /** --redis-cache-ttl: how long a node keeps its own copy of a cache entry read from Redis (seconds). */
         public readonly int $redisCacheTtl = 5,
+        /** --watch: reload the workers when the served folder's PHP files change (SourceWatch) */
+        public readonly bool $watch = false,
     ) {}
 
     /**
@@ -111,7 +113,11 @@ final class ServeOptions
             throw new UsageException("--jit must be on or off, got '$jit'");
         }
         $requested = isset($limitValues['connections']) ? $limits->connections : null;
-        return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit, $webSocket, $requested, $tasks, self::redis($options), self::positive($options, 'redis-cache-ttl', 5));
+        $watch = $options->flag('watch');
+        if ($watch && $config->daemon) {
+            throw new UsageException('--watch is for development in a terminal: it cannot be combined with --daemon');
+        }
+        return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit, $webSocket, $requested, $tasks, self::redis($options), self::positive($options, 'redis-cache-ttl', 5), $watch);
     }
 
     /** @throws UsageException */
@@ -186,6 +192,7 @@ final class ServeOptions
                     array_map('trim', explode(',', implode(',', $options->all('trusted-proxies')))),
                     static fn(string $entry): bool => $entry !== '',
                 )),
+                dev: $options->flag('dev'),
             );
         } catch (\ValueError $e) {
             throw new UsageException($e->getMessage(), 0, $e);

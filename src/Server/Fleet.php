@@ -132,6 +132,12 @@ final class Fleet
         ));
     }
 
+    /** A reload started and its new generation is not serving yet (a reload() now would be ignored). */
+    public function reloading(): bool
+    {
+        return $this->pending !== null;
+    }
+
     public function reload(): void
     {
         if ($this->pending !== null) {

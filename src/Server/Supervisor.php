@@ -36,6 +36,9 @@ final class Supervisor
 
     private string $driver = '';
 
+    /** reloadWhen asked for a reload not made yet. */
+    private bool $reloadAsked = false;
+
     /** Connections per worker, shared with the workers so one listening socket's connections spread evenly. */
     private readonly ?AcceptBalance $balance;
 
@@ -44,6 +47,8 @@ final class Supervisor
      * @param list<LogFile> $logFiles reopened on USR1 (in the supervisor and the workers)
      * @param ?\Closure(): void $onReady called once the first generation serves
      * @param ?BackgroundProcesses $background task workers and user processes, started before the workers
+     * @param ?\Closure(float): bool $reloadWhen asked on every turn of the loop while serving (with the time): true
+     *        reloads the workers as SIGHUP does (`kiln serve --watch`)
      */
     public function __construct(
         private readonly Config $config,
@@ -54,6 +59,7 @@ final class Supervisor
         private readonly ?StatusFile $status = null,
         private readonly ?\Closure $onReady = null,
         private readonly ?BackgroundProcesses $background = null,
+        private readonly ?\Closure $reloadWhen = null,
     ) {
         $this->signals = new SignalInbox();
         $this->pool = new WorkerPool($this->workerMain(...), new BusRelay($log));
@@ -114,6 +120,14 @@ final class Supervisor
         $now = microtime(true);
         if ($this->state === SupervisorState::Running) {
             $this->fleet->keepSlotsServing($now);
+            // A change seen while a reload is under way waits for it: the generation starting may have read the old file.
+            if ($this->reloadWhen !== null && ($this->reloadWhen)($now)) {
+                $this->reloadAsked = true;
+            }
+            if ($this->reloadAsked && !$this->fleet->reloading()) {
+                $this->reloadAsked = false;
+                $this->fleet->reload();
+            }
         }
         $this->sidecars->tick($now);
         $this->background?->tick($now);

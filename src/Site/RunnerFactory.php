@@ -93,7 +93,8 @@ final class RunnerFactory
 
     private function sequential(): ScriptRunner
     {
-        return Sequential\SequentialRunner::fromConfig($this->config);
+        $runner = Sequential\SequentialRunner::fromConfig($this->config);
+        return $this->config->dev ? new Sequential\DevReport($runner) : $runner;
     }
 
     private function isolated(): ScriptRunner

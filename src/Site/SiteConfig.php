@@ -64,6 +64,8 @@ final class SiteConfig
         public readonly SymlinkPolicy $symlinks = SymlinkPolicy::Inside,
         /** Where session_start() in the sequential tier keeps sessions (App::sessions()); null: PHP's own setting. */
         public readonly ?\SessionHandlerInterface $sessionHandler = null,
+        /** `--dev`: the sequential tier reports what each script leaves behind for the next request (DevReport). */
+        public readonly bool $dev = false,
     ) {}
 
     /**
@@ -97,6 +99,7 @@ final class SiteConfig
         array $cacheControl = [],
         array $trustedProxies = [],
         SymlinkPolicy $symlinks = SymlinkPolicy::Inside,
+        bool $dev = false,
     ): self {
         $cwd = rtrim($cwd, '/');
         $searchPath ??= (string) getenv('PATH');
@@ -177,6 +180,8 @@ final class SiteConfig
             $cacheControl,
             $trustedProxies,
             $symlinks,
+            null,
+            $dev,
         );
     }
 
@@ -226,6 +231,7 @@ final class SiteConfig
             $this->trustedProxies,
             $this->symlinks,
             $sessionHandler,
+            $this->dev,
         );
     }
 

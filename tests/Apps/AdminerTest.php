@@ -51,4 +51,13 @@ final class AdminerTest extends AppTestCase
     {
         Adminer::flow($run, $user, $db, $stack);
     }
+
+    /** Debian's conf.php (served as index.php) declares both at top level: the cause of the known failure above. */
+    protected static function expectedDevReports(): array
+    {
+        return [
+            '/index.php [constant] leaves constant ADMINER_DIR',
+            '/index.php [function] leaves function adminer_object()',
+        ];
+    }
 }

@@ -27,6 +27,9 @@ abstract class AppTestCase extends TestCase
     /** @var array<string, Run> app → the Apache run */
     private static array $reference = [];
 
+    /** @var array<string, list<string>> app → the --dev reports of its sequential-tier run ("/index.php [function] leaves function f()") */
+    private static array $devReports = [];
+
     /** @var array<string, string> "app stack" → the server log of that run */
     private static array $logs = [];
 
@@ -56,6 +59,17 @@ abstract class AppTestCase extends TestCase
         return [];
     }
 
+    /**
+     * The sequential tier runs with --dev: what it reports for the app (script, kind, first name), sorted. A report
+     * not listed here fails the test, and so does a listed one that no longer appears.
+     *
+     * @return list<string>
+     */
+    protected static function expectedDevReports(): array
+    {
+        return [];
+    }
+
     /** @return iterable<string, array{string}> */
     public static function kilnStacks(): iterable
     {
@@ -77,6 +91,11 @@ abstract class AppTestCase extends TestCase
     {
         $reference = $this->reference();
         $run = $this->runOn($stack);
+        if ($stack === Stack::SEQUENTIAL) {
+            $reports = self::$devReports[static::app()] ?? [];
+            sort($reports);
+            self::assertSame(static::expectedDevReports(), $reports, 'what --dev reported on the sequential tier');
+        }
         $known = static::knownFailures()[$stack] ?? null;
         if ($known !== null) {
             $differences = $run->differencesFrom($reference);
@@ -114,6 +133,10 @@ abstract class AppTestCase extends TestCase
             $run->finish(microtime(true) - $started);
             self::$logs[static::app() . " $stack"] = $server?->diagnostics() ?? '';
             $run->recordChurn($server?->workerChurn());
+            if ($server !== null && $stack === Stack::SEQUENTIAL) {
+                preg_match_all('~--dev: (\S+ \[\w+\] leaves \S+ \S+)~', $server->log(), $reports);
+                self::$devReports[static::app()] = array_values(array_unique($reports[1]));
+            }
             $server?->stop();
             $copy->remove();
         }

@@ -56,8 +56,11 @@ final class Stack
                 $stack->fpm = PhpFpmProcess::start(children: 4, ini: $phpIni, env: $env);
                 $stack->kiln = KilnProcess::start($documentRoot, [...$kilnArgs, '--tier=fastcgi', '--fastcgi=' . $stack->fpm->address()], $env, 20.0);
                 break;
-            case self::ISOLATED:
             case self::SEQUENTIAL:
+                // --dev: the tier reports what a script leaves to the next request; the apps' runs must show no report.
+                $stack->kiln = KilnProcess::start($documentRoot, [...$kilnArgs, '--tier=sequential', '--dev'], $env, 20.0);
+                break;
+            case self::ISOLATED:
             case self::FORK:
                 $stack->kiln = KilnProcess::start($documentRoot, [...$kilnArgs, '--tier=' . substr($name, 5)], $env, 20.0);
                 break;

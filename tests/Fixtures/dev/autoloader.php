@@ -1,0 +1,4 @@
+<?php
+spl_autoload_register(static function (string $class): void {
+});
+echo 'autoloader';

@@ -1,0 +1,6 @@
+<?php
+function dev_fixture_helper(): string
+{
+    return 'function';
+}
+echo dev_fixture_helper();

@@ -1,0 +1,6 @@
+<?php
+function dev_fixture_count(): int
+{
+    static $count = 0;
+    return ++$count;
+}

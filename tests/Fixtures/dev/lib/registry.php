@@ -1,0 +1,5 @@
+<?php
+final class DevFixtureRegistry
+{
+    public static int $visits = 0;
+}

@@ -1,0 +1,4 @@
+<?php
+require_once __DIR__ . '/lib/registry.php';
+DevFixtureRegistry::$visits++;
+echo 'property';

@@ -1,0 +1,3 @@
+<?php
+putenv('DEV_FIXTURE_RUN=' . uniqid());
+echo 'putenv';
