@@ -26,6 +26,7 @@ use Kiln\Http\WebSocket\Connection;
 use Kiln\Http\WebSocket\Message;
 use Kiln\Http\WebSocket\WebSocketHandler;
 use Kiln\Http\WebSocket\WebSocketServer;
+use Kiln\Server\Metrics\Registry;
 use Kiln\Site\DocumentRoot;
 use Kiln\Site\Htaccess\ConfiguredRules;
 use Kiln\Site\SiteConfig;
@@ -193,6 +194,16 @@ final class App implements RequestHandler
     public function broadcast(string $room, string $message): void
     {
         $this->hub()->broadcast($room, $message);
+    }
+
+    /**
+     * The app's own metrics: `$app->metrics()->counter('orders_total', 'Orders placed', ['kind'])->inc(1, 'book')`.
+     * Recorded in this worker and served summed over the node's workers at the admin listener's /metrics
+     * (--admin-listen); with no admin listener they are recorded for nobody (docs/design/024-metrics.md).
+     */
+    public function metrics(): Registry
+    {
+        return Registry::current();
     }
 
     /** This worker's rooms and topics, joined to the node's other workers through its bus. */

@@ -7,6 +7,7 @@ namespace Kiln\App;
 use Kiln\App\Internal\MiddlewareHandler;
 use Kiln\App\Middleware\TrustedProxies;
 use Kiln\Http\AccessLog;
+use Kiln\Http\AccessLogFormat;
 use Kiln\Http\HttpServer;
 use Kiln\Http\Limits;
 use Kiln\Http\WebSocket\WebSocketConfig;
@@ -23,7 +24,7 @@ final class ServiceFactory
     public const KIND_DOCROOT = 'docroot';
 
     /** @param ?SiteConfig $site how a document root runs its scripts; null: the defaults (tier auto) */
-    public static function create(string $path, string $kind, Limits $limits, ?LogFile $accessLog, ?SiteConfig $site = null, ?WebSocketConfig $webSocket = null): Service
+    public static function create(string $path, string $kind, Limits $limits, ?LogFile $accessLog, ?SiteConfig $site = null, ?WebSocketConfig $webSocket = null, string $accessLogFormat = 'combined'): Service
     {
         $site ??= SiteConfig::create();
         $webSockets = new WebSocketServer($limits, $webSocket ?? new WebSocketConfig());
@@ -41,7 +42,7 @@ final class ServiceFactory
             // `--trusted-proxies`: the client, scheme and host a trusted proxy forwards, before anything else runs.
             $handler = new MiddlewareHandler(new TrustedProxies($site->trustedProxies), $handler);
         }
-        return new HttpServer($handler, $limits, $accessLog === null ? null : new AccessLog($accessLog), $webSockets);
+        return new HttpServer($handler, $limits, $accessLog === null ? null : new AccessLog($accessLog, format: AccessLogFormat::from($accessLogFormat)), $webSockets);
     }
 
     /**

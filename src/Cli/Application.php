@@ -85,7 +85,13 @@ final class Application
               --max-requests=N          replace a worker after N requests (default 0 = never; --max-memory guards leaks)
               --max-memory=SIZE         replace a worker above SIZE, e.g. 128M (default 256M, 0 = never)
               --drain-timeout=SECONDS   how long a graceful stop waits for in-flight requests (default 30)
-              --access-log=FILE|-|off   access log in combined format (default off; - = stderr)
+              --access-log=FILE|-|off   access log (default off; - = stderr)
+              --access-log-format=combined|json  the access log's lines: Apache's combined format (default) or one
+                                        JSON object per request (time, method, path, status, bytes, duration, client,
+                                        request_id, tier, worker)
+              --admin-listen=HOST:PORT  serve /metrics (Prometheus), /health and /ready there (default off; loopback
+                                        only unless --admin-public; never the --listen address)
+              --admin-public            allow --admin-listen on an address other than loopback
               --error-log=FILE|-        error log (default - = stderr)
               --log-level=LEVEL         debug, info, warning or error (default info)
               --driver=auto|select|epoll  event loop driver (default auto)

@@ -9,6 +9,7 @@ use Kiln\Server\ConnectionPlan;
 use Kiln\Server\Listeners;
 use Kiln\Server\Log;
 use Kiln\Server\LogFile;
+use Kiln\Server\Metrics\AdminServer;
 use Kiln\Server\PidFile;
 use Kiln\Server\ServerException;
 use Kiln\Server\StatusFile;
@@ -65,6 +66,8 @@ final class ServeCommand
                 default => new LogFile($config->accessLog),
             };
             $accessLog?->open();
+            $admin = $options->admin === null ? null : new AdminServer($options->admin);
+            $admin?->listen();
         } catch (ServerException $e) {
             $listeners->close();
             return $this->fail($e->getMessage());
@@ -89,14 +92,16 @@ final class ServeCommand
         $limits = $options->limits->withConnections($plan->connections);
         $site = $options->site;
         $webSocket = $options->webSocket;
+        $accessLogFormat = $options->accessLogFormat;
         $supervisor = new Supervisor(
             $config,
             $listeners,
             $log,
-            static fn() => ServiceFactory::create($target->path, $target->kind, $limits, $accessLog, $site, $webSocket),
+            static fn() => ServiceFactory::create($target->path, $target->kind, $limits, $accessLog, $site, $webSocket, $accessLogFormat),
             $accessLog === null ? [] : [$accessLog],
             StatusFile::besidePidFile($pidFile->path),
             $daemon === null ? null : $daemon->ready(...),
+            $admin,
         );
         try {
             $pidFile->write();

@@ -7,6 +7,7 @@ namespace Kiln\Cli;
 use Kiln\Http\Limits;
 use Kiln\Http\WebSocket\WebSocketConfig;
 use Kiln\Server\Config;
+use Kiln\Server\ListenAddress;
 use Kiln\Site\SiteConfig;
 
 /**
@@ -18,8 +19,9 @@ final class ServeOptions
     public const VALUED = ['listen', 'workers', 'pid-file', 'max-requests', 'max-memory', 'drain-timeout',
         'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener', 'jit',
         'tier', 'time-limit', 'pool-size', 'pool-max-requests', 'pool-queue', 'php-cgi', 'php-ini', 'pass-env',
-        'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins'];
-    public const FLAGS = ['daemon', 'no-htaccess', 'ws-deflate'];
+        'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins',
+        'admin-listen', 'access-log-format'];
+    public const FLAGS = ['daemon', 'no-htaccess', 'ws-deflate', 'admin-public'];
     public const LIMIT_PREFIX = 'limit-';
 
     /** Options whose values hold commas: in env, their values are separated by `;` instead. */
@@ -35,6 +37,10 @@ final class ServeOptions
         public readonly WebSocketConfig $webSocket = new WebSocketConfig(),
         /** The connection cap asked for (--connections, --limit-connections or their env); null: the driver's default. */
         public readonly ?int $connections = null,
+        /** --admin-listen: where /metrics, /health and /ready are served; null: off */
+        public readonly ?ListenAddress $admin = null,
+        /** --access-log-format: combined or json */
+        public readonly string $accessLogFormat = 'combined',
     ) {}
 
     /**
@@ -95,7 +101,51 @@ final class ServeOptions
             throw new UsageException("--jit must be on or off, got '$jit'");
         }
         $requested = isset($limitValues['connections']) ? $limits->connections : null;
-        return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit, $webSocket, $requested);
+        $format = $options->string('access-log-format') ?? 'combined';
+        if ($format !== 'combined' && $format !== 'json') {
+            throw new UsageException("--access-log-format must be combined or json, got '$format'");
+        }
+        return new self(
+            $target,
+            $config,
+            $limits,
+            self::site($options, $env, $cwd, $jit === 'on'),
+            $jit,
+            $webSocket,
+            $requested,
+            self::admin($options, $config),
+            $format,
+        );
+    }
+
+    /**
+     * The admin listener: never the public listener's port, and only on a loopback address unless --admin-public.
+     *
+     * @throws UsageException
+     */
+    private static function admin(Options $options, Config $config): ?ListenAddress
+    {
+        $value = $options->string('admin-listen');
+        if ($value === null || $value === 'off') {
+            return null;
+        }
+        try {
+            $admin = ListenAddress::parse($value);
+        } catch (\ValueError $e) {
+            throw new UsageException('--admin-listen: ' . $e->getMessage(), 0, $e);
+        }
+        $wildcard = ['0.0.0.0', '::', '*'];
+        foreach ($config->listen as $public) {
+            if ($admin->port !== 0 && $admin->port === $public->port
+                && ($admin->host === $public->host || \in_array($admin->host, $wildcard, true) || \in_array($public->host, $wildcard, true))) {
+                throw new UsageException("--admin-listen={$admin->authority()} is the public listener's address: give the admin listener its own port, e.g. 127.0.0.1:9180");
+            }
+        }
+        $loopback = $admin->host === 'localhost' || $admin->host === '::1' || str_starts_with($admin->host, '127.');
+        if (!$loopback && !$options->flag('admin-public')) {
+            throw new UsageException("--admin-listen={$admin->authority()} is not a loopback address: /metrics and /ready would be public; add --admin-public if that is meant");
+        }
+        return $admin;
     }
 
     /**

@@ -192,6 +192,7 @@ final class HttpServer implements Service
     private function shedConnection(mixed $socket): void
     {
         $this->shed++;
+        $this->core?->shed();
         @fwrite($socket, $this->shedResponse);
         @fclose($socket);
         $now = Loop::now();

@@ -37,6 +37,9 @@ final class Supervisor
     /** Connections per worker, shared with the workers so one listening socket's connections spread evenly. */
     private readonly ?AcceptBalance $balance;
 
+    /** null: no --admin-listen */
+    private readonly ?Metrics\NodeMetrics $metrics;
+
     /**
      * @param \Closure(): Service $factory builds the service inside each worker
      * @param list<LogFile> $logFiles reopened on USR1 (in the supervisor and the workers)
@@ -50,7 +53,9 @@ final class Supervisor
         private readonly array $logFiles = [],
         private readonly ?StatusFile $status = null,
         private readonly ?\Closure $onReady = null,
+        private readonly ?Metrics\AdminServer $admin = null,
     ) {
+        $this->metrics = $admin === null ? null : new Metrics\NodeMetrics();
         $this->signals = new SignalInbox();
         $this->pool = new WorkerPool($this->workerMain(...), new BusRelay($log));
         $this->fleet = new Fleet($this->pool, $config->workers, $log);
@@ -63,12 +68,16 @@ final class Supervisor
     {
         $this->signals->install();
         @cli_set_process_title('kiln: supervisor');
+        if ($this->admin !== null) {
+            $this->log->info("admin listener on {$this->admin->bound()->url()} (/metrics, /health, /ready)");
+        }
         $this->fleet->startFirstGeneration();
         while ($this->state !== SupervisorState::Stopped) {
             $this->tick();
         }
         $this->signals->uninstall();
         $this->sidecars->close();
+        $this->admin?->close();
         $this->listeners->close();
         $this->status?->remove();
         if ($this->startupError !== null) {
@@ -82,8 +91,12 @@ final class Supervisor
         foreach ($this->signals->take() as $signal) {
             $this->onSignal($signal);
         }
-        foreach ($this->pool->read($this->timeout()) as [$handle, $message]) {
+        $ready = [];
+        foreach ($this->pool->read($this->timeout(), $this->admin?->streams() ?? [], $ready) as [$handle, $message]) {
             $this->onMessage($handle, $message);
+        }
+        foreach ($ready as $key) {
+            $this->admin?->onReadable($key, $this->answerAdmin(...));
         }
         foreach ($this->pool->reap($this->sidecars->reaped(...)) as [$handle, $how]) {
             foreach ($this->pool->flush($handle) as [, $message]) {
@@ -98,6 +111,7 @@ final class Supervisor
             $this->fleet->keepSlotsServing($now);
         }
         $this->sidecars->tick($now);
+        $this->admin?->tick($now);
         $this->pool->flushOutboxes();
         if ($now >= $this->killAt) {
             foreach ($this->pool->all() as $handle) {
@@ -169,6 +183,13 @@ final class Supervisor
                     }
                 }
                 break;
+            case Message::METRICS:
+                $export = json_decode($message->argument, true);
+                if (\is_array($export)) {
+                    /** @var array<string, array{type: string, help: string, labels: list<string>, buckets: list<float>, series: array<string, float|array{list<int>, float, int}>}> $export */
+                    $handle->metrics = $export;
+                }
+                break;
             case Message::RECYCLE:
                 if (!$handle->recycling && $this->state === SupervisorState::Running) {
                     $this->log->info("{$handle->label()} will be replaced: {$message->argument}");
@@ -215,6 +236,16 @@ final class Supervisor
     private function onExit(WorkerHandle $handle, string $how): void
     {
         $expected = $handle->state === WorkerState::Draining || $handle->state === WorkerState::Stopping;
+        if ($this->metrics !== null) {
+            $this->metrics->retire($handle);
+            if ($this->state === SupervisorState::Running) {
+                $this->metrics->restarted(match (true) {
+                    $handle->recycling => 'recycle',
+                    $expected => 'reload',
+                    default => 'crash',
+                });
+            }
+        }
         $handle->become(WorkerState::Exited);
         $why = $handle->bootFailure !== null ? "$how: {$handle->bootFailure}" : $how;
         if ($expected || $this->state === SupervisorState::Stopping || $this->state === SupervisorState::Draining) {
@@ -288,6 +319,30 @@ final class Supervisor
         $this->log->info('log files reopened (SIGUSR1)');
     }
 
+    /**
+     * What the admin listener answers for a path.
+     *
+     * @return array{int, string, string} status, content type, body
+     */
+    private function answerAdmin(string $path): array
+    {
+        $metrics = $this->metrics;
+        \assert($metrics !== null);
+        $running = $this->state === SupervisorState::Running;
+        $problem = match ($path) {
+            '/metrics' => null,
+            '/health' => $metrics->health($running || $this->state === SupervisorState::Draining, $this->pool->all()),
+            '/ready' => $metrics->readiness($running, $this->config->workers, $this->pool->all()),
+            default => false,
+        };
+        return match (true) {
+            $problem === false => [404, 'text/plain', "Not found: /metrics, /health, /ready\n"],
+            $path === '/metrics' => [200, Metrics\PrometheusText::CONTENT_TYPE, $metrics->render($this->pool->all())],
+            $problem === null => [200, 'text/plain', "ok\n"],
+            default => [503, 'text/plain', $problem . "\n"],
+        };
+    }
+
     private function become(SupervisorState $next): void
     {
         $this->state = $this->state->to($next);
@@ -301,7 +356,8 @@ final class Supervisor
     {
         $this->signals->uninstall();
         $files = array_values(array_unique([$this->log->file(), ...$this->logFiles], SORT_REGULAR));
-        $worker = new Worker($slot, $this->config, $this->log, $channel, $files, $this->balance, $bus);
+        $this->admin?->close(); // the worker has no use for the admin sockets
+        $worker = new Worker($slot, $this->config, $this->log, $channel, $files, $this->balance, $bus, $this->admin !== null);
         return $worker->run($this->listeners->forWorker(...), $this->factory);
     }
 }

@@ -18,6 +18,34 @@ final class Registry
     /** @var array<string, Metric> */
     private array $metrics = [];
 
+    private static ?self $current = null;
+
+    /** @var list<\Closure(): void> */
+    private array $samplers = [];
+
+    /** The registry of this worker, whose series reach /metrics; a detached one (recording for nobody) when metrics are off. */
+    public static function current(): self
+    {
+        return self::$current ??= new self();
+    }
+
+    /** Made current by the worker after fork, before the app is built. */
+    public function makeCurrent(): void
+    {
+        self::$current = $this;
+    }
+
+    /**
+     * Runs $sample at each export(), before the values are read: for gauges cheaper to read when asked (queue
+     * depth, open connections) than to keep up to date on every change.
+     *
+     * @param \Closure(): void $sample
+     */
+    public function sampler(\Closure $sample): void
+    {
+        $this->samplers[] = $sample;
+    }
+
     /** @param list<string> $labels */
     public function counter(string $name, string $help, array $labels = []): Counter
     {
@@ -46,6 +74,9 @@ final class Registry
     /** @return array<string, array{type: string, help: string, labels: list<string>, buckets: list<float>, series: array<string, float|array{list<int>, float, int}>}> */
     public function export(): array
     {
+        foreach ($this->samplers as $sample) {
+            $sample();
+        }
         $export = [];
         foreach ($this->metrics as $name => $metric) {
             $export[$name] = $metric->export();
