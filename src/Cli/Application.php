@@ -73,7 +73,7 @@ final class Application
               kiln serve PATH [options]   serve an app script, a directory holding app.php, or a document root
               kiln stop [--graceful] [--timeout=S] [--pid-file=F | --listen=HOST:PORT]
               kiln reload [--pid-file=F | --listen=HOST:PORT]    start new workers with fresh code (SIGHUP)
-              kiln status [--json] [--pid-file=F | --listen=HOST:PORT]
+              kiln status [--json | --watch] [--pid-file=F | --listen=HOST:PORT]
               kiln help | --help        this text
               kiln --version
 

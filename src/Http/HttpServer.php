@@ -248,6 +248,7 @@ final class HttpServer implements Service
             }
         }
         $core->flushLogs();
+        $core->reportCounts(); // kiln status: connections and requests in flight
     }
 
     public function drain(\Closure $done): void

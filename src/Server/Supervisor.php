@@ -32,6 +32,9 @@ final class Supervisor
 
     private ?string $startupError = null;
 
+    /** @var array<int, int> workers replaced while running, by slot (kiln status) */
+    private array $restarts = [];
+
     private string $driver = '';
 
     /** Connections per worker, shared with the workers so one listening socket's connections spread evenly. */
@@ -133,7 +136,7 @@ final class Supervisor
             $this->startupError === null ? $this->log->info('stopped') : $this->log->debug('start-up failed: stopped');
         } elseif ($this->status !== null && $now >= $this->statusAt) {
             $this->statusAt = $now + 1.0;
-            $this->status->write($this->state, $this->pool->all(), $this->listeners->bound());
+            $this->status->write($this->state, $this->pool->all(), $this->listeners->bound(), $this->restarts);
         }
     }
 
@@ -236,6 +239,9 @@ final class Supervisor
     private function onExit(WorkerHandle $handle, string $how): void
     {
         $expected = $handle->state === WorkerState::Draining || $handle->state === WorkerState::Stopping;
+        if ($this->state === SupervisorState::Running) {
+            $this->restarts[$handle->slot] = ($this->restarts[$handle->slot] ?? 0) + 1;
+        }
         if ($this->metrics !== null) {
             $this->metrics->retire($handle);
             if ($this->state === SupervisorState::Running) {

@@ -419,6 +419,13 @@ final class HttpCore
         $connection->closeAfterFlush();
     }
 
+    /** Tells the worker its open HTTP connections and requests in flight (shown by `kiln status`); on the housekeeping tick. */
+    public function reportCounts(): void
+    {
+        $this->context->count('http', \count($this->connections));
+        $this->context->count('inflight', $this->inFlight);
+    }
+
     /** A connection refused at the per-worker cap (HttpServer answers it a 503 before any request). */
     public function shed(): void
     {
