@@ -24,7 +24,7 @@ final class ServiceFactory
     public const KIND_DOCROOT = 'docroot';
 
     /** @param ?SiteConfig $site how a document root runs its scripts; null: the defaults (tier auto) */
-    public static function create(string $path, string $kind, Limits $limits, ?LogFile $accessLog, ?SiteConfig $site = null, ?WebSocketConfig $webSocket = null, string $accessLogFormat = 'combined'): Service
+    public static function create(string $path, string $kind, Limits $limits, ?LogFile $accessLog, ?SiteConfig $site = null, ?WebSocketConfig $webSocket = null, string $accessLogFormat = 'combined', float $slowRequest = 0.0): Service
     {
         $site ??= SiteConfig::create();
         $webSockets = new WebSocketServer($limits, $webSocket ?? new WebSocketConfig());
@@ -42,7 +42,7 @@ final class ServiceFactory
             // `--trusted-proxies`: the client, scheme and host a trusted proxy forwards, before anything else runs.
             $handler = new MiddlewareHandler(new TrustedProxies($site->trustedProxies), $handler);
         }
-        return new HttpServer($handler, $limits, $accessLog === null ? null : new AccessLog($accessLog, format: AccessLogFormat::from($accessLogFormat)), $webSockets);
+        return new HttpServer($handler, $limits, $accessLog === null ? null : new AccessLog($accessLog, format: AccessLogFormat::from($accessLogFormat)), $webSockets, $slowRequest);
     }
 
     /**

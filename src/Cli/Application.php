@@ -92,6 +92,8 @@ final class Application
               --admin-listen=HOST:PORT  serve /metrics (Prometheus), /health and /ready there (default off; loopback
                                         only unless --admin-public; never the --listen address)
               --admin-public            allow --admin-listen on an address other than loopback
+              --slow-request=SECONDS    log a warning for each request slower than this (default 0 = off)
+              --error-log-format=text|json  the error log as text lines (default) or one JSON object per line
               --error-log=FILE|-        error log (default - = stderr)
               --log-level=LEVEL         debug, info, warning or error (default info)
               --driver=auto|select|epoll  event loop driver (default auto)

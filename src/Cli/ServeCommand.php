@@ -82,7 +82,7 @@ final class ServeCommand
             }
             $errorLog->reopen(); // The daemon's own handle, not one shared with the launcher.
         }
-        $log = new Log($errorLog, $config->logLevel);
+        $log = new Log($errorLog, $config->logLevel, $options->errorLogJson);
         // Only the sequential tier includes scripts in the workers on every request (an app.php may ask for it).
         $sequential = $options->target->kind !== Target::DOCROOT || $options->site->tier === Tier::Sequential;
         if ($sequential && ($warning = JitLauncher::fileUpdateProtectionWarning()) !== null) {
@@ -93,11 +93,12 @@ final class ServeCommand
         $site = $options->site;
         $webSocket = $options->webSocket;
         $accessLogFormat = $options->accessLogFormat;
+        $slowRequest = $options->slowRequest;
         $supervisor = new Supervisor(
             $config,
             $listeners,
             $log,
-            static fn() => ServiceFactory::create($target->path, $target->kind, $limits, $accessLog, $site, $webSocket, $accessLogFormat),
+            static fn() => ServiceFactory::create($target->path, $target->kind, $limits, $accessLog, $site, $webSocket, $accessLogFormat, $slowRequest),
             $accessLog === null ? [] : [$accessLog],
             StatusFile::besidePidFile($pidFile->path),
             $daemon === null ? null : $daemon->ready(...),

@@ -20,7 +20,7 @@ final class ServeOptions
         'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener', 'jit',
         'tier', 'time-limit', 'pool-size', 'pool-max-requests', 'pool-queue', 'php-cgi', 'php-ini', 'pass-env',
         'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins',
-        'admin-listen', 'access-log-format'];
+        'admin-listen', 'access-log-format', 'slow-request', 'error-log-format'];
     public const FLAGS = ['daemon', 'no-htaccess', 'ws-deflate', 'admin-public'];
     public const LIMIT_PREFIX = 'limit-';
 
@@ -41,6 +41,10 @@ final class ServeOptions
         public readonly ?ListenAddress $admin = null,
         /** --access-log-format: combined or json */
         public readonly string $accessLogFormat = 'combined',
+        /** --slow-request: seconds past which a request is logged as a warning; 0: off */
+        public readonly float $slowRequest = 0.0,
+        /** --error-log-format=json: the error log as JSON lines */
+        public readonly bool $errorLogJson = false,
     ) {}
 
     /**
@@ -105,6 +109,11 @@ final class ServeOptions
         if ($format !== 'combined' && $format !== 'json') {
             throw new UsageException("--access-log-format must be combined or json, got '$format'");
         }
+        $slow = $options->float('slow-request') ?? 0.0;
+        $errorFormat = $options->string('error-log-format') ?? 'text';
+        if ($errorFormat !== 'text' && $errorFormat !== 'json') {
+            throw new UsageException("--error-log-format must be text or json, got '$errorFormat'");
+        }
         return new self(
             $target,
             $config,
@@ -115,6 +124,8 @@ final class ServeOptions
             $requested,
             self::admin($options, $config),
             $format,
+            $slow,
+            $errorFormat === 'json',
         );
     }
 

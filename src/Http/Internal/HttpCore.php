@@ -80,6 +80,8 @@ final class HttpCore
         private readonly Limits $limits,
         private readonly WorkerContext $context,
         private readonly ?AccessLog $accessLog,
+        /** seconds past which a request is logged as slow; 0: off */
+        private readonly float $slowRequest = 0.0,
     ) {
         $this->encoder = new ResponseEncoder();
         $this->writeBatch = new WriteBatch($limits->responseHold);
@@ -88,7 +90,7 @@ final class HttpCore
         $registry = $context->metrics();
         $this->metrics = $registry === null ? null
             : new RequestMetrics($registry, fn(): array => [$this->inFlight, \count($this->connections)]);
-        $this->timed = $registry !== null || $accessLog?->timed() === true;
+        $this->timed = $registry !== null || $accessLog?->timed() === true || $slowRequest > 0;
     }
 
     public function state(): CoreState
@@ -376,6 +378,17 @@ final class HttpCore
             $duration = $now - ($this->startedAt[$connection->id] ?? $now);
             unset($this->startedAt[$connection->id]);
             $this->metrics?->served($request, $status, $duration);
+            if ($this->slowRequest > 0 && $duration > $this->slowRequest * 1e9) {
+                $head = $request->head();
+                $this->context->log('warning', sprintf(
+                    'slow request: %s %s answered %d in %.3f s (over --slow-request=%s)',
+                    $head->method,
+                    $head->target,
+                    $status,
+                    $duration / 1e9,
+                    $this->slowRequest,
+                ));
+            }
         }
         if ($this->accessLog === null) {
             return;

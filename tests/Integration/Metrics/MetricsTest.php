@@ -125,6 +125,28 @@ final class MetricsTest extends TestCase
         $kiln->waitForExit(10.0);
     }
 
+    public function testASlowRequestIsLoggedAsAWarningInTheJsonErrorLog(): void
+    {
+        $kiln = KilnProcess::start(self::APP, ['--workers=1', '--slow-request=1', '--error-log-format=json']);
+        self::assertSame(200, self::request($kiln, 'GET', '/hello'));
+        self::assertSame(200, self::request($kiln, 'GET', '/slow'));
+        self::assertSame(0, $kiln->stop());
+        $log = $kiln->log();
+        $entries = [];
+        foreach (array_filter(explode("\n", $log)) as $line) {
+            $entry = json_decode($line, true, 4, JSON_THROW_ON_ERROR);
+            self::assertIsArray($entry);
+            self::assertSame(['time', 'level', 'source', 'pid', 'message'], array_keys($entry), $line);
+            self::assertIsString($entry['message']);
+            $entries[] = ['level' => $entry['level'], 'source' => $entry['source'], 'message' => $entry['message']];
+        }
+        $slow = array_values(array_filter($entries, static fn(array $e): bool => str_starts_with($e['message'], 'slow request:')));
+        self::assertCount(1, $slow, $log);
+        self::assertSame('warning', $slow[0]['level']);
+        self::assertSame('worker 1', $slow[0]['source']);
+        self::assertMatchesRegularExpression('~^slow request: GET /slow answered 200 in [3-9]\.\d{3} s~', $slow[0]['message']);
+    }
+
     public function testTheAdminListenerIsRefusedOnThePublicAddressAndOffLoopbackUnlessAsked(): void
     {
         [$code, , $stderr] = KilnProcess::run(['serve', self::APP, '--listen=127.0.0.1:18471', '--admin-listen=0.0.0.0:18471']);
