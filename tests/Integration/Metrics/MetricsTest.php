@@ -125,6 +125,23 @@ final class MetricsTest extends TestCase
         $kiln->waitForExit(10.0);
     }
 
+    public function testCountersKeepTheirTotalsAcrossAReloadAndTheRestartsAreCounted(): void
+    {
+        $kiln = KilnProcess::start(self::APP, ['--workers=2', '--admin-listen=127.0.0.1:0']);
+        $admin = self::adminUrl($kiln);
+        for ($i = 0; $i < 3; $i++) {
+            self::assertSame(200, self::request($kiln, 'GET', '/hello'));
+        }
+        $served = 'kiln_http_requests_total{code="2xx",method="GET",tier="app"} 3';
+        self::waitForMetrics($admin, [$served]);
+        $kiln->signal(SIGHUP);
+        $text = self::waitForMetrics($admin, ['kiln_worker_restarts_total{reason="reload"} 2', 'kiln_workers{state="ready"} 2']);
+        self::assertContains('kiln_worker_restarts_total{reason="reload"} 2', explode("\n", $text), $text);
+        self::assertContains($served, explode("\n", $text), 'the old workers\' requests stay counted');
+        self::assertContains('kiln_worker_restarts_total{reason="crash"} 0', explode("\n", $text));
+        self::assertSame(0, $kiln->stop());
+    }
+
     public function testASlowRequestIsLoggedAsAWarningInTheJsonErrorLog(): void
     {
         $kiln = KilnProcess::start(self::APP, ['--workers=1', '--slow-request=1', '--error-log-format=json']);
