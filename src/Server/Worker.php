@@ -305,8 +305,15 @@ final class Worker implements WorkerContext
 
     private function send(Message $message): void
     {
-        // Short lines on a socket the supervisor keeps reading: one blocking-safe write each.
-        @fwrite($this->channel, $message->encode());
+        // Short lines on a socket the supervisor keeps reading: one write each. A long line (a metrics export)
+        // the channel does not take whole is finished blocking: half a line would garble the next one too.
+        $line = $message->encode();
+        $written = (int) @fwrite($this->channel, $line);
+        if ($written < \strlen($line) && \is_resource($this->channel) && !$this->supervisorGone) {
+            stream_set_blocking($this->channel, true);
+            @fwrite($this->channel, substr($line, $written));
+            stream_set_blocking($this->channel, false);
+        }
     }
 
     /** A forked worker starts from default dispositions; INT and HUP belong to the supervisor (a terminal sends them to the whole group). */

@@ -142,6 +142,19 @@ final class MetricsTest extends TestCase
         self::assertSame(0, $kiln->stop());
     }
 
+    public function testAnExportLargerThanTheWorkersChannelTakesAtOnceArrivesWhole(): void
+    {
+        $kiln = KilnProcess::start(self::APP, ['--workers=1', '--admin-listen=127.0.0.1:0']);
+        $admin = self::adminUrl($kiln);
+        self::assertSame(200, self::request($kiln, 'GET', '/many'));
+        self::assertSame(200, self::request($kiln, 'GET', '/hello'));
+        $last = 'shop_wide_total{item="item-05999-' . str_repeat('x', 60) . '"} 1';
+        $text = self::waitForMetrics($admin, [$last, 'kiln_http_requests_total{code="2xx",method="GET",tier="app"} 2']);
+        self::assertSame(6000, preg_match_all('/^shop_wide_total\{/m', $text));
+        self::assertContains('kiln_http_requests_total{code="2xx",method="GET",tier="app"} 2', explode("\n", $text));
+        self::assertSame(0, $kiln->stop());
+    }
+
     public function testASlowRequestIsLoggedAsAWarningInTheJsonErrorLog(): void
     {
         $kiln = KilnProcess::start(self::APP, ['--workers=1', '--slow-request=1', '--error-log-format=json']);
