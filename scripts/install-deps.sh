@@ -26,6 +26,8 @@ if [ "$mode" = dev ]; then
     [ -x /usr/sbin/apache2 ] || need_apt+=(apache2)
     [ -e /usr/lib/apache2/modules/libphp8.2.so ] || need_apt+=(libapache2-mod-php)
     command -v ab >/dev/null || need_apt+=(apache2-utils)
+    # promtool checks the /metrics output (tests/Integration/Metrics).
+    command -v promtool >/dev/null || need_apt+=(prometheus)
     command -v python3 >/dev/null || need_apt+=(python3)
     command -v perl >/dev/null || need_apt+=(perl)
     # The task workers' test runs a blocking PDO query against a throwaway MariaDB (tests/Apps/Support/MariaDb.php).

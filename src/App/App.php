@@ -32,6 +32,7 @@ use Kiln\Http\WebSocket\WebSocketHandler;
 use Kiln\Http\WebSocket\WebSocketServer;
 use Kiln\Server\Background\AppBackground;
 use Kiln\Server\Task\TaskQueueFullException;
+use Kiln\Server\Metrics\Registry;
 use Kiln\Site\DocumentRoot;
 use Kiln\Site\Htaccess\ConfiguredRules;
 use Kiln\Site\SiteConfig;
@@ -259,6 +260,16 @@ final class App implements RequestHandler
         }
         $this->sessions = new SessionStore($store ?? $this->store(), $ttl);
         return $this->middleware(new Sessions($this->sessions, $cookie, $domain));
+    }
+
+    /**
+     * The app's own metrics: `$app->metrics()->counter('orders_total', 'Orders placed', ['kind'])->inc(1, 'book')`.
+     * Recorded in this worker and served summed over the node's workers at the admin listener's /metrics
+     * (--admin-listen); with no admin listener they are recorded for nobody (docs/design/024-metrics.md).
+     */
+    public function metrics(): Registry
+    {
+        return Registry::current();
     }
 
     /** This worker's rooms and topics, joined to the node's other workers through its bus. */

@@ -9,6 +9,7 @@ use Kiln\App\Internal\LifecycleService;
 use Kiln\App\Internal\MiddlewareHandler;
 use Kiln\App\Middleware\TrustedProxies;
 use Kiln\Http\AccessLog;
+use Kiln\Http\AccessLogFormat;
 use Kiln\Http\HttpServer;
 use Kiln\Http\Limits;
 use Kiln\Http\WebSocket\WebSocketConfig;
@@ -26,7 +27,7 @@ final class ServiceFactory
     public const KIND_DOCROOT = 'docroot';
 
     /** @param ?SiteConfig $site how a document root runs its scripts; null: the defaults (tier auto) */
-    public static function create(string $path, string $kind, Limits $limits, ?LogFile $accessLog, ?SiteConfig $site = null, ?WebSocketConfig $webSocket = null): Service
+    public static function create(string $path, string $kind, Limits $limits, ?LogFile $accessLog, ?SiteConfig $site = null, ?WebSocketConfig $webSocket = null, string $accessLogFormat = 'combined', float $slowRequest = 0.0): Service
     {
         $site ??= SiteConfig::create();
         $webSockets = new WebSocketServer($limits, $webSocket ?? new WebSocketConfig());
@@ -45,7 +46,7 @@ final class ServiceFactory
             // `--trusted-proxies`: the client, scheme and host a trusted proxy forwards, before anything else runs.
             $handler = new MiddlewareHandler(new TrustedProxies($site->trustedProxies), $handler);
         }
-        $server = new HttpServer($handler, $limits, $accessLog === null ? null : new AccessLog($accessLog), $webSockets);
+        $server = new HttpServer($handler, $limits, $accessLog === null ? null : new AccessLog($accessLog, format: AccessLogFormat::from($accessLogFormat)), $webSockets, $slowRequest);
         // The app's timers and worker hooks (App::every(), onWorkerStart()…) run around the HTTP service.
         return $schedule === null ? $server : new LifecycleService($server, $schedule);
     }

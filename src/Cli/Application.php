@@ -73,7 +73,7 @@ final class Application
               kiln serve PATH [options]   serve an app script, a directory holding app.php, or a document root
               kiln stop [--graceful] [--timeout=S] [--pid-file=F | --listen=HOST:PORT]
               kiln reload [--pid-file=F | --listen=HOST:PORT]    start new workers with fresh code (SIGHUP)
-              kiln status [--json] [--pid-file=F | --listen=HOST:PORT]
+              kiln status [--json | --watch] [--pid-file=F | --listen=HOST:PORT]
               kiln help | --help        this text
               kiln --version
 
@@ -90,7 +90,15 @@ final class Application
               --task-workers=N          processes for blocking or CPU-heavy task() calls (default 0 = none)
               --task-queue=N            task calls that may wait for a task worker, node-wide (default 64; past it: 503)
               --task-timeout=SECONDS    a task call's time limit, queue wait included (default 60)
-              --access-log=FILE|-|off   access log in combined format (default off; - = stderr)
+              --access-log=FILE|-|off   access log (default off; - = stderr)
+              --access-log-format=combined|json  the access log's lines: Apache's combined format (default) or one
+                                        JSON object per request (time, method, path, status, bytes, duration, client,
+                                        request_id, tier, worker)
+              --admin-listen=HOST:PORT  serve /metrics (Prometheus), /health and /ready there (default off; loopback
+                                        only unless --admin-public; never the --listen address)
+              --admin-public            allow --admin-listen on an address other than loopback
+              --slow-request=SECONDS    log a warning for each request slower than this (default 0 = off)
+              --error-log-format=text|json  the error log as text lines (default) or one JSON object per line
               --error-log=FILE|-        error log (default - = stderr)
               --log-level=LEVEL         debug, info, warning or error (default info)
               --driver=auto|select|epoll  event loop driver (default auto)

@@ -35,7 +35,7 @@ final class ControlCommand
     {
         $flags = match ($command) {
             'stop' => ['graceful'],
-            'status' => ['json'],
+            'status' => ['json', 'watch'],
             default => [],
         };
         $valued = $command === 'stop' ? ['pid-file', 'listen', 'timeout'] : ['pid-file', 'listen'];
@@ -60,7 +60,9 @@ final class ControlCommand
         return match ($command) {
             'stop' => $this->stop($pid, $options->flag('graceful'), $options->float('timeout')),
             'reload' => $this->signal($pid, SIGHUP, 'reload'),
-            default => $this->status($pid, StatusFile::besidePidFile($pidPath), $options->flag('json')),
+            default => $options->flag('watch')
+                ? $this->watch($pid, StatusFile::besidePidFile($pidPath), $pidPath)
+                : $this->status($pid, StatusFile::besidePidFile($pidPath), $options->flag('json')),
         };
     }
 
@@ -93,6 +95,18 @@ final class ControlCommand
         return 0;
     }
 
+    /** `kiln status --watch`: the table redrawn every second until the server goes (or Ctrl-C). */
+    private function watch(int $pid, StatusFile $file, string $pidPath): int
+    {
+        while (PidFile::livePid($pidPath) === $pid) {
+            $this->out("\e[H\e[2J" . date('H:i:s') . "  (kiln status --watch; Ctrl-C to leave)\n");
+            $this->status($pid, $file, false);
+            usleep(1_000_000);
+        }
+        $this->out("the server (pid $pid) is gone\n");
+        return self::NOT_RUNNING;
+    }
+
     private function status(int $pid, StatusFile $file, bool $json): int
     {
         $status = $file->read() ?? ['pid' => $pid, 'workers' => []];
@@ -109,15 +123,18 @@ final class ControlCommand
                 continue;
             }
             $this->out(sprintf(
-                "  worker %d  pid %d  %s  requests %d  websockets %d  sse %d  memory %.1fM  uptime %ds\n",
+                "  worker %d  pid %d  %s  requests %d  in flight %d  http %d  websockets %d  sse %d  memory %.1fM  uptime %ds  restarts %d\n",
                 self::num($w['id'] ?? 0),
                 self::num($w['pid'] ?? 0),
                 \is_string($w['state'] ?? null) ? $w['state'] : '?',
                 self::num($w['requests'] ?? 0),
+                self::num($w['inflight'] ?? 0),
+                self::num($w['http'] ?? 0),
                 self::num($w['websocket'] ?? 0),
                 self::num($w['sse'] ?? 0),
                 self::num($w['memory'] ?? 0) / 1048576,
                 (int) ($now - self::num($w['started'] ?? $now)),
+                self::num($w['restarts'] ?? 0),
             ));
         }
         return 0;

@@ -11,6 +11,7 @@ use Kiln\Server\ConnectionPlan;
 use Kiln\Server\Listeners;
 use Kiln\Server\Log;
 use Kiln\Server\LogFile;
+use Kiln\Server\Metrics\AdminServer;
 use Kiln\Server\PidFile;
 use Kiln\Server\ServerException;
 use Kiln\Server\StatusFile;
@@ -73,6 +74,8 @@ final class ServeCommand
                 default => new LogFile($config->accessLog),
             };
             $accessLog?->open();
+            $admin = $options->admin === null ? null : new AdminServer($options->admin);
+            $admin?->listen();
         } catch (ServerException $e) {
             $listeners->close();
             return $this->fail($e->getMessage());
@@ -87,7 +90,7 @@ final class ServeCommand
             }
             $errorLog->reopen(); // The daemon's own handle, not one shared with the launcher.
         }
-        $log = new Log($errorLog, $config->logLevel);
+        $log = new Log($errorLog, $config->logLevel, $options->errorLogJson);
         // Only the sequential tier includes scripts in the workers on every request (an app.php may ask for it).
         $sequential = $options->target->kind !== Target::DOCROOT || $options->site->tier === Tier::Sequential;
         if ($sequential && ($warning = JitLauncher::fileUpdateProtectionWarning()) !== null) {
@@ -119,13 +122,15 @@ final class ServeCommand
             }
         };
         $watch = $options->watch ? new SourceWatch(SourceWatch::folderOf($target), $log) : null;
+        $accessLogFormat = $options->accessLogFormat;
+        $slowRequest = $options->slowRequest;
         $supervisor = new Supervisor(
             $config,
             $listeners,
             $log,
-            static function () use ($target, $limits, $accessLog, $site, $webSocket, $shareRedis) {
+            static function () use ($target, $limits, $accessLog, $site, $webSocket, $shareRedis, $accessLogFormat, $slowRequest) {
                 $shareRedis();
-                return ServiceFactory::create($target->path, $target->kind, $limits, $accessLog, $site, $webSocket);
+                return ServiceFactory::create($target->path, $target->kind, $limits, $accessLog, $site, $webSocket, $accessLogFormat, $slowRequest);
             },
             $accessLog === null ? [] : [$accessLog],
             StatusFile::besidePidFile($pidFile->path),
@@ -142,6 +147,7 @@ final class ServeCommand
                 $config->maxMemory,
             ),
             $watch === null ? null : $watch->poll(...),
+            $admin,
         );
         try {
             $pidFile->write();

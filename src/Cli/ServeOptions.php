@@ -9,6 +9,7 @@ use Kiln\Http\WebSocket\WebSocketConfig;
 use Kiln\Redis\RedisConfig;
 use Kiln\Server\Background\TaskSettings;
 use Kiln\Server\Config;
+use Kiln\Server\ListenAddress;
 use Kiln\Site\SiteConfig;
 use Kiln\Site\SymlinkPolicy;
 
@@ -23,8 +24,9 @@ final class ServeOptions
         'tier', 'time-limit', 'pool-size', 'pool-max-requests', 'pool-queue', 'php-cgi', 'php-ini', 'pass-env',
         'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins', 'symlinks',
         'task-workers', 'task-queue', 'task-timeout',
-        'redis', 'redis-sentinel', 'redis-cluster', 'redis-cache-ttl'];
-    public const FLAGS = ['daemon', 'no-htaccess', 'ws-deflate', 'watch', 'dev'];
+        'redis', 'redis-sentinel', 'redis-cluster', 'redis-cache-ttl',
+        'admin-listen', 'access-log-format', 'slow-request', 'error-log-format'];
+    public const FLAGS = ['daemon', 'no-htaccess', 'ws-deflate', 'watch', 'dev', 'admin-public'];
     public const LIMIT_PREFIX = 'limit-';
 
     /** Options whose values hold commas: in env, their values are separated by `;` instead. */
@@ -48,6 +50,14 @@ final class ServeOptions
         public readonly int $redisCacheTtl = 5,
         /** --watch: reload the workers when the served folder's PHP files change (SourceWatch) */
         public readonly bool $watch = false,
+        /** --admin-listen: where /metrics, /health and /ready are served; null: off */
+        public readonly ?ListenAddress $admin = null,
+        /** --access-log-format: combined or json */
+        public readonly string $accessLogFormat = 'combined',
+        /** --slow-request: seconds past which a request is logged as a warning; 0: off */
+        public readonly float $slowRequest = 0.0,
+        /** --error-log-format=json: the error log as JSON lines */
+        public readonly bool $errorLogJson = false,
     ) {}
 
     /**
@@ -113,11 +123,36 @@ final class ServeOptions
             throw new UsageException("--jit must be on or off, got '$jit'");
         }
         $requested = isset($limitValues['connections']) ? $limits->connections : null;
+        $format = $options->string('access-log-format') ?? 'combined';
+        if ($format !== 'combined' && $format !== 'json') {
+            throw new UsageException("--access-log-format must be combined or json, got '$format'");
+        }
+        $slow = $options->float('slow-request') ?? 0.0;
+        $errorFormat = $options->string('error-log-format') ?? 'text';
+        if ($errorFormat !== 'text' && $errorFormat !== 'json') {
+            throw new UsageException("--error-log-format must be text or json, got '$errorFormat'");
+        }
         $watch = $options->flag('watch');
         if ($watch && $config->daemon) {
             throw new UsageException('--watch is for development in a terminal: it cannot be combined with --daemon');
         }
-        return new self($target, $config, $limits, self::site($options, $env, $cwd, $jit === 'on'), $jit, $webSocket, $requested, $tasks, self::redis($options), self::positive($options, 'redis-cache-ttl', 5), $watch);
+        return new self(
+            $target,
+            $config,
+            $limits,
+            self::site($options, $env, $cwd, $jit === 'on'),
+            $jit,
+            $webSocket,
+            $requested,
+            $tasks,
+            self::redis($options),
+            self::positive($options, 'redis-cache-ttl', 5),
+            $watch,
+            self::admin($options, $config),
+            $format,
+            $slow,
+            $errorFormat === 'json',
+        );
     }
 
     /** @throws UsageException */
@@ -158,6 +193,36 @@ final class ServeOptions
         } catch (\ValueError $e) {
             throw new UsageException("--$name: " . $e->getMessage(), 0, $e);
         }
+    }
+
+    /**
+     * The admin listener: never the public listener's port, and only on a loopback address unless --admin-public.
+     *
+     * @throws UsageException
+     */
+    private static function admin(Options $options, Config $config): ?ListenAddress
+    {
+        $value = $options->string('admin-listen');
+        if ($value === null || $value === 'off') {
+            return null;
+        }
+        try {
+            $admin = ListenAddress::parse($value);
+        } catch (\ValueError $e) {
+            throw new UsageException('--admin-listen: ' . $e->getMessage(), 0, $e);
+        }
+        $wildcard = ['0.0.0.0', '::', '*'];
+        foreach ($config->listen as $public) {
+            if ($admin->port !== 0 && $admin->port === $public->port
+                && ($admin->host === $public->host || \in_array($admin->host, $wildcard, true) || \in_array($public->host, $wildcard, true))) {
+                throw new UsageException("--admin-listen={$admin->authority()} is the public listener's address: give the admin listener its own port, e.g. 127.0.0.1:9180");
+            }
+        }
+        $loopback = $admin->host === 'localhost' || $admin->host === '::1' || str_starts_with($admin->host, '127.');
+        if (!$loopback && !$options->flag('admin-public')) {
+            throw new UsageException("--admin-listen={$admin->authority()} is not a loopback address: /metrics and /ready would be public; add --admin-public if that is meant");
+        }
+        return $admin;
     }
 
     /**

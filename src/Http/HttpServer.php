@@ -62,12 +62,16 @@ final class HttpServer implements Service
 
     private readonly WebSocketServer $webSockets;
 
-    /** @param ?WebSocketServer $webSockets the one the handler's WebSocket routes upgrade through (drained and stopped with the server) */
+    /**
+     * @param ?WebSocketServer $webSockets the one the handler's WebSocket routes upgrade through (drained and stopped with the server)
+     * @param float $slowRequest a request taking longer (seconds, dispatch to end of response) is logged as a warning; 0: off
+     */
     public function __construct(
         private readonly RequestHandler $handler,
         private readonly Limits $limits,
         private readonly ?AccessLog $accessLog = null,
         ?WebSocketServer $webSockets = null,
+        private readonly float $slowRequest = 0.0,
     ) {
         $this->webSockets = $webSockets ?? new WebSocketServer($limits);
     }
@@ -80,7 +84,7 @@ final class HttpServer implements Service
         if (\function_exists('pcntl_signal')) {
             pcntl_signal(SIGPIPE, SIG_IGN);
         }
-        $this->core = new HttpCore($this->handler, $this->limits, $context, $this->accessLog);
+        $this->core = new HttpCore($this->handler, $this->limits, $context, $this->accessLog, $this->slowRequest);
         // The WebSocket connections are long-lived connections of the core: a drain waits for them.
         $this->webSockets->start($context, $this->core->writeBatch, $this->core->addLongLived(...));
         FatalGuard::install($this->core, $this->retire(...));
@@ -192,6 +196,7 @@ final class HttpServer implements Service
     private function shedConnection(mixed $socket): void
     {
         $this->shed++;
+        $this->core?->shed();
         @fwrite($socket, $this->shedResponse);
         @fclose($socket);
         $now = Loop::now();
@@ -247,6 +252,7 @@ final class HttpServer implements Service
             }
         }
         $core->flushLogs();
+        $core->reportCounts(); // kiln status: connections and requests in flight
     }
 
     public function drain(\Closure $done): void

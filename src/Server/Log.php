@@ -5,8 +5,10 @@ declare(strict_types=1);
 namespace Kiln\Server;
 
 /**
- * The error log: `[2026-11-22T00:36:48.123Z] [info] [supervisor 1234] message`, one fwrite per line.
- * The source label changes once, in a worker right after fork (identify()).
+ * The error log: `[2026-11-22T00:36:48.123Z] [info] [supervisor 1234] message`, one fwrite per line; with
+ * $json, one object per line instead: `{"time":"2026-11-22T00:36:48.123Z","level":"info","source":"supervisor",
+ * "pid":1234,"message":"..."}` (--error-log-format=json). The source label changes once, in a worker right
+ * after fork (identify()).
  */
 final class Log
 {
@@ -15,6 +17,7 @@ final class Log
     public function __construct(
         private readonly LogFile $file,
         private readonly LogLevel $threshold = LogLevel::Info,
+        private readonly bool $json = false,
     ) {}
 
     public function identify(string $source): void
@@ -38,7 +41,9 @@ final class Log
         if (!$this->enabled($parsed)) {
             return;
         }
-        $this->file->write(self::format(microtime(true), $parsed, $this->source . ' ' . getmypid(), $message));
+        $this->file->write($this->json
+            ? self::formatJson(microtime(true), $parsed, $this->source, (int) getmypid(), $message)
+            : self::format(microtime(true), $parsed, $this->source . ' ' . getmypid(), $message));
     }
 
     public static function format(float $time, LogLevel $level, string $source, string $message): string
@@ -48,6 +53,18 @@ final class Log
         // One entry is one line: a multi-line message (a stack trace) is folded so lines stay whole.
         $message = str_replace(["\r\n", "\n", "\r"], ' | ', rtrim($message));
         return "[$stamp] [{$level->value}] [$source] $message\n";
+    }
+
+    public static function formatJson(float $time, LogLevel $level, string $source, int $pid, string $message): string
+    {
+        $ms = (int) round($time * 1000);
+        return json_encode([
+            'time' => gmdate('Y-m-d\TH:i:s', intdiv($ms, 1000)) . sprintf('.%03dZ', $ms % 1000),
+            'level' => $level->value,
+            'source' => $source,
+            'pid' => $pid,
+            'message' => rtrim($message),
+        ], JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_INVALID_UTF8_SUBSTITUTE) . "\n";
     }
 
     public function debug(string $message): void

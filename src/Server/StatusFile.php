@@ -6,7 +6,8 @@ namespace Kiln\Server;
 
 /**
  * A small JSON snapshot the supervisor rewrites every second beside the pid file (`kiln status` reads it):
- * supervisor pid, state, listeners, and per worker its pid, state, requests, memory and start time.
+ * supervisor pid, state, listeners, and per worker its pid, state, requests, memory, start time, what it counts
+ * (open connections by kind, requests in flight) and how many times its slot's worker was replaced.
  */
 final class StatusFile
 {
@@ -20,15 +21,16 @@ final class StatusFile
     /**
      * @param array<int, WorkerHandle> $workers
      * @param list<ListenAddress> $listen
+     * @param array<int, int> $restarts workers replaced so far, by slot
      */
-    public function write(SupervisorState $state, array $workers, array $listen): void
+    public function write(SupervisorState $state, array $workers, array $listen, array $restarts = []): void
     {
         $data = [
             'pid' => getmypid(),
             'state' => $state->value,
             'listen' => array_map(static fn(ListenAddress $a): string => $a->url(), $listen),
             'updated' => microtime(true),
-            'workers' => array_values(array_map(static fn(WorkerHandle $w): array => $w->status(), $workers)),
+            'workers' => array_values(array_map(static fn(WorkerHandle $w): array => $w->status() + ['restarts' => $restarts[$w->slot] ?? 0], $workers)),
         ];
         $tmp = $this->path . '.' . getmypid() . '.tmp';
         if (@file_put_contents($tmp, json_encode($data, JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES) . "\n") !== false) {

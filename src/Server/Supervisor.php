@@ -34,6 +34,9 @@ final class Supervisor
 
     private ?string $startupError = null;
 
+    /** @var array<int, int> workers replaced while running, by slot (kiln status) */
+    private array $restarts = [];
+
     private string $driver = '';
 
     /** reloadWhen asked for a reload not made yet. */
@@ -41,6 +44,9 @@ final class Supervisor
 
     /** Connections per worker, shared with the workers so one listening socket's connections spread evenly. */
     private readonly ?AcceptBalance $balance;
+
+    /** null: no --admin-listen */
+    private readonly ?Metrics\NodeMetrics $metrics;
 
     /**
      * @param \Closure(): Service $factory builds the service inside each worker
@@ -60,7 +66,9 @@ final class Supervisor
         private readonly ?\Closure $onReady = null,
         private readonly ?BackgroundProcesses $background = null,
         private readonly ?\Closure $reloadWhen = null,
+        private readonly ?Metrics\AdminServer $admin = null,
     ) {
+        $this->metrics = $admin === null ? null : new Metrics\NodeMetrics();
         $this->signals = new SignalInbox();
         $this->pool = new WorkerPool($this->workerMain(...), new BusRelay($log));
         $this->fleet = new Fleet($this->pool, $config->workers, $log);
@@ -80,6 +88,9 @@ final class Supervisor
             $this->listeners->close();
             throw $e;
         }
+        if ($this->admin !== null) {
+            $this->log->info("admin listener on {$this->admin->bound()->url()} (/metrics, /health, /ready)");
+        }
         $this->fleet->startFirstGeneration();
         while ($this->state !== SupervisorState::Stopped) {
             $this->tick();
@@ -87,6 +98,7 @@ final class Supervisor
         $this->signals->uninstall();
         $this->sidecars->close();
         $this->background?->close();
+        $this->admin?->close();
         $this->listeners->close();
         $this->status?->remove();
         if ($this->startupError !== null) {
@@ -100,13 +112,17 @@ final class Supervisor
         foreach ($this->signals->take() as $signal) {
             $this->onSignal($signal);
         }
-        foreach ($this->pool->read($this->timeout()) as [$handle, $message]) {
+        $ready = [];
+        foreach ($this->pool->read($this->timeout(), $this->admin?->streams() ?? [], $ready) as [$handle, $message]) {
             $this->onMessage($handle, $message);
         }
         // A signal that cut the wait short is acted on before the exits it may have caused are seen: a TERM sent
         // to the whole process group (a terminal, systemd) ends the children too, and none must be started again.
         foreach ($this->signals->take() as $signal) {
             $this->onSignal($signal);
+        }
+        foreach ($ready as $key) {
+            $this->admin?->onReadable($key, $this->answerAdmin(...));
         }
         $others = fn(int $pid, int $status): bool => $this->sidecars->reaped($pid, $status) || ($this->background?->reaped($pid, $status) ?? false);
         foreach ($this->pool->reap($others) as [$handle, $how]) {
@@ -131,6 +147,7 @@ final class Supervisor
         }
         $this->sidecars->tick($now);
         $this->background?->tick($now);
+        $this->admin?->tick($now);
         $this->pool->flushOutboxes();
         if ($now >= $this->killAt) {
             foreach ($this->pool->all() as $handle) {
@@ -156,7 +173,7 @@ final class Supervisor
             $this->startupError === null ? $this->log->info('stopped') : $this->log->debug('start-up failed: stopped');
         } elseif ($this->status !== null && $now >= $this->statusAt) {
             $this->statusAt = $now + 1.0;
-            $this->status->write($this->state, $this->pool->all(), $this->listeners->bound());
+            $this->status->write($this->state, $this->pool->all(), $this->listeners->bound(), $this->restarts);
         }
     }
 
@@ -206,6 +223,13 @@ final class Supervisor
                     }
                 }
                 break;
+            case Message::METRICS:
+                $export = json_decode($message->argument, true);
+                if (\is_array($export)) {
+                    /** @var array<string, array{type: string, help: string, labels: list<string>, buckets: list<float>, series: array<string, float|array{list<int>, float, int}>}> $export */
+                    $handle->metrics = $export;
+                }
+                break;
             case Message::RECYCLE:
                 if (!$handle->recycling && $this->state === SupervisorState::Running) {
                     $this->log->info("{$handle->label()} will be replaced: {$message->argument}");
@@ -252,6 +276,19 @@ final class Supervisor
     private function onExit(WorkerHandle $handle, string $how): void
     {
         $expected = $handle->state === WorkerState::Draining || $handle->state === WorkerState::Stopping;
+        if ($this->state === SupervisorState::Running) {
+            $this->restarts[$handle->slot] = ($this->restarts[$handle->slot] ?? 0) + 1;
+        }
+        if ($this->metrics !== null) {
+            $this->metrics->retire($handle);
+            if ($this->state === SupervisorState::Running) {
+                $this->metrics->restarted(match (true) {
+                    $handle->recycling => 'recycle',
+                    $expected => 'reload',
+                    default => 'crash',
+                });
+            }
+        }
         $handle->become(WorkerState::Exited);
         $why = $handle->bootFailure !== null ? "$how: {$handle->bootFailure}" : $how;
         if ($expected || $this->state === SupervisorState::Stopping || $this->state === SupervisorState::Draining) {
@@ -342,6 +379,30 @@ final class Supervisor
         }
     }
 
+    /**
+     * What the admin listener answers for a path.
+     *
+     * @return array{int, string, string} status, content type, body
+     */
+    private function answerAdmin(string $path): array
+    {
+        $metrics = $this->metrics;
+        \assert($metrics !== null);
+        $running = $this->state === SupervisorState::Running;
+        $problem = match ($path) {
+            '/metrics' => null,
+            '/health' => $metrics->health($running || $this->state === SupervisorState::Draining, $this->pool->all()),
+            '/ready' => $metrics->readiness($running, $this->config->workers, $this->pool->all()),
+            default => false,
+        };
+        return match (true) {
+            $problem === false => [404, 'text/plain', "Not found: /metrics, /health, /ready\n"],
+            $path === '/metrics' => [200, Metrics\PrometheusText::CONTENT_TYPE, $metrics->render($this->pool->all())],
+            $problem === null => [200, 'text/plain', "ok\n"],
+            default => [503, 'text/plain', $problem . "\n"],
+        };
+    }
+
     private function become(SupervisorState $next): void
     {
         $this->state = $this->state->to($next);
@@ -355,7 +416,8 @@ final class Supervisor
     {
         $this->signals->uninstall();
         $files = array_values(array_unique([$this->log->file(), ...$this->logFiles], SORT_REGULAR));
-        $worker = new Worker($slot, $this->config, $this->log, $channel, $files, $this->balance, $bus);
+        $this->admin?->close(); // the worker has no use for the admin sockets
+        $worker = new Worker($slot, $this->config, $this->log, $channel, $files, $this->balance, $bus, $this->admin !== null);
         return $worker->run($this->listeners->forWorker(...), $this->factory);
     }
 }

@@ -41,6 +41,9 @@ final class Worker implements WorkerContext
 
     private bool $supervisorGone = false;
 
+    /** null: --admin-listen is off */
+    private readonly ?Metrics\Registry $metrics;
+
     /**
      * @param resource $channel
      * @param list<LogFile> $logFiles reopened on USR1
@@ -54,8 +57,10 @@ final class Worker implements WorkerContext
         private readonly array $logFiles,
         private readonly ?AcceptBalance $balance = null,
         private readonly mixed $bus = null,
+        bool $measure = false,
     ) {
         $this->sidecars = new SidecarClient($this->send(...));
+        $this->metrics = $measure ? new Metrics\Registry() : null;
     }
 
     /**
@@ -69,6 +74,8 @@ final class Worker implements WorkerContext
         @cli_set_process_title("kiln: worker {$this->id}");
         self::resetSignals();
         $this->sidecars->makeCurrent();
+        $this->metrics?->makeCurrent();
+        $this->metrics?->sampler($this->sample(...));
         WorkerLog::install($this->log(...));
         try {
             $this->createLoop();
@@ -263,8 +270,28 @@ final class Worker implements WorkerContext
         $this->log->debug('log files reopened');
     }
 
+    public function metrics(): ?Metrics\Registry
+    {
+        return $this->metrics;
+    }
+
+    /** The worker's own gauges, read as its metrics are exported. */
+    private function sample(): void
+    {
+        \assert($this->metrics !== null);
+        $this->metrics->gauge('kiln_worker_memory_bytes', 'Memory the worker holds from the system (memory_get_usage(true))', ['worker'])
+            ->set(memory_get_usage(true), (string) $this->id);
+        $connections = $this->metrics->gauge('kiln_connections', 'Open client connections, by kind', ['kind']);
+        foreach (['websocket', 'sse'] as $kind) {
+            $connections->set($this->counts[$kind] ?? 0, $kind);
+        }
+    }
+
     private function report(): void
     {
+        if ($this->metrics !== null) {
+            $this->send(new Message(Message::METRICS, (string) json_encode($this->metrics->export(), JSON_PRESERVE_ZERO_FRACTION | JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_INVALID_UTF8_SUBSTITUTE)));
+        }
         if ($this->served !== $this->reported || $this->countsChanged) {
             $this->reported = $this->served;
             $this->countsChanged = false;
@@ -278,8 +305,15 @@ final class Worker implements WorkerContext
 
     private function send(Message $message): void
     {
-        // Short lines on a socket the supervisor keeps reading: one blocking-safe write each.
-        @fwrite($this->channel, $message->encode());
+        // Short lines on a socket the supervisor keeps reading: one write each. A long line (a metrics export)
+        // the channel does not take whole is finished blocking: half a line would garble the next one too.
+        $line = $message->encode();
+        $written = (int) @fwrite($this->channel, $line);
+        if ($written < \strlen($line) && \is_resource($this->channel) && !$this->supervisorGone) {
+            stream_set_blocking($this->channel, true);
+            @fwrite($this->channel, substr($line, $written));
+            stream_set_blocking($this->channel, false);
+        }
     }
 
     /** A forked worker starts from default dispositions; INT and HUP belong to the supervisor (a terminal sends them to the whole group). */

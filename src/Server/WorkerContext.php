@@ -39,4 +39,10 @@ interface WorkerContext
      * lower-case word.
      */
     public function count(string $name, int $value): void;
+
+    /**
+     * This worker's metrics (sent to the supervisor once a second and served summed at /metrics), or null when
+     * --admin-listen is off: a service then measures nothing.
+     */
+    public function metrics(): ?Metrics\Registry;
 }

@@ -26,6 +26,9 @@ final class WorkerHandle
     /** @var array<string, int> what the worker counts (`websocket` connections), as it last reported */
     public array $counts = [];
 
+    /** @var array<string, array{type: string, help: string, labels: list<string>, buckets: list<float>, series: array<string, float|array{list<int>, float, int}>}> its last metrics export (see Metrics\NodeMetrics) */
+    public array $metrics = [];
+
     public ?string $bootFailure = null;
 
     /** USR1 came while it booted (before it watches USR1): it still holds the log files of its fork; reopen once ready. */

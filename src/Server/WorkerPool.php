@@ -80,11 +80,14 @@ final class WorkerPool
     /**
      * Waits up to $timeout for worker lines (a signal cuts the wait short).
      *
+     * @param array<string, resource> $extra other streams to watch (keys not starting with b or c)
+     * @param list<string> $ready set to the keys of $extra that are readable
      * @return list<array{WorkerHandle, Message}>
      */
-    public function read(float $timeout): array
+    public function read(float $timeout, array $extra = [], array &$ready = []): array
     {
-        $read = [];
+        $ready = [];
+        $read = $extra;
         foreach ($this->handles as $pid => $handle) {
             if (\is_resource($handle->channel)) {
                 $read["c$pid"] = $handle->channel;
@@ -108,6 +111,10 @@ final class WorkerPool
         }
         $messages = [];
         foreach ($read as $key => $_) {
+            if (isset($extra[$key])) {
+                $ready[] = (string) $key;
+                continue;
+            }
             $pid = (int) substr((string) $key, 1);
             if ($key[0] === 'b') {
                 $this->relay?->read($pid);

@@ -66,16 +66,31 @@ final class HttpCore
 
     private int $nextLongLived = 0;
 
+    /** null: --admin-listen is off, nothing is measured */
+    private readonly ?RequestMetrics $metrics;
+
+    /** @var array<int, int> when the running request of each connection was dispatched (hrtime, ns); kept only if $timed */
+    private array $startedAt = [];
+
+    /** Metrics are on, or the access log wants durations. */
+    private readonly bool $timed;
+
     public function __construct(
         private readonly RequestHandler $handler,
         private readonly Limits $limits,
         private readonly WorkerContext $context,
         private readonly ?AccessLog $accessLog,
+        /** seconds past which a request is logged as slow; 0: off */
+        private readonly float $slowRequest = 0.0,
     ) {
         $this->encoder = new ResponseEncoder();
         $this->writeBatch = new WriteBatch($limits->responseHold);
         $this->sender = new ResponseSender($this->encoder, $context);
         $this->pushes = new PushedStreams($this, $this->encoder, $limits, $context);
+        $registry = $context->metrics();
+        $this->metrics = $registry === null ? null
+            : new RequestMetrics($registry, fn(): array => [$this->inFlight, \count($this->connections)]);
+        $this->timed = $registry !== null || $accessLog?->timed() === true || $slowRequest > 0;
     }
 
     public function state(): CoreState
@@ -238,8 +253,12 @@ final class HttpCore
     /** Runs inside the request's Fiber. */
     public function respond(Connection $connection, Request $request): void
     {
+        if ($this->timed) {
+            $this->startedAt[$connection->id] = (int) hrtime(true);
+        }
         if ($this->inFlight >= $this->limits->concurrency) {
             $response = ErrorResponse::plain(503, '', ['Retry-After' => '1']);
+            $this->metrics?->rejected(503, 'concurrency');
             $failure = null;
         } else {
             [$response, $failure] = $this->handle($connection, $request);
@@ -353,14 +372,41 @@ final class HttpCore
 
     public function logAccess(Connection $connection, Request $request, int $status, int $sent): void
     {
+        $duration = 0;
+        if ($this->timed) {
+            $now = (int) hrtime(true);
+            $duration = $now - ($this->startedAt[$connection->id] ?? $now);
+            unset($this->startedAt[$connection->id]);
+            $this->metrics?->served($request, $status, $duration);
+            if ($this->slowRequest > 0 && $duration > $this->slowRequest * 1e9) {
+                $head = $request->head();
+                $this->context->log('warning', sprintf(
+                    'slow request: %s %s answered %d in %.3f s (over --slow-request=%s)',
+                    $head->method,
+                    $head->target,
+                    $status,
+                    $duration / 1e9,
+                    $this->slowRequest,
+                ));
+            }
+        }
+        if ($this->accessLog === null) {
+            return;
+        }
         $head = $request->head();
-        $this->accessLog?->record(
+        $id = $request->attribute('request_id') ?? $request->header('x-request-id') ?? '';
+        $tier = $request->attribute(RequestMetrics::TIER, 'app');
+        $this->accessLog->record(
             $connection->remoteAddress,
             $head->method . ' ' . $head->target . ' HTTP/' . $head->version,
             $status,
             $sent,
             $request->header('referer') ?? '',
             $request->header('user-agent') ?? '',
+            $duration / 1e9,
+            \is_string($id) ? $id : '',
+            \is_string($tier) ? $tier : 'app',
+            $this->context->workerId(),
         );
     }
 
@@ -381,8 +427,33 @@ final class HttpCore
         $body = $response->body();
         \assert(\is_string($body));
         $connection->write($this->encoder->responseHead($response, \strlen($body), '1.1', false) . $body);
-        $this->accessLog?->record($connection->remoteAddress, '-', $status, \strlen($body), '', '');
+        $this->accessLog?->record($connection->remoteAddress, '-', $status, \strlen($body), '', '', worker: $this->context->workerId());
+        $this->metrics?->rejected($status, self::reason($status));
         $connection->closeAfterFlush();
+    }
+
+    /** Tells the worker its open HTTP connections and requests in flight (shown by `kiln status`); on the housekeeping tick. */
+    public function reportCounts(): void
+    {
+        $this->context->count('http', \count($this->connections));
+        $this->context->count('inflight', $this->inFlight);
+    }
+
+    /** A connection refused at the per-worker cap (HttpServer answers it a 503 before any request). */
+    public function shed(): void
+    {
+        $this->metrics?->rejected(503, 'connections');
+    }
+
+    private static function reason(int $status): string
+    {
+        return match ($status) {
+            408 => 'timeout',
+            413 => 'body_too_large',
+            414 => 'uri_too_long',
+            431 => 'headers_too_large',
+            default => 'bad_request',
+        };
     }
 
     public function log(string $level, string $message): void

@@ -8,6 +8,7 @@ use Kiln\Isolation\FastCgi\FastCgiAddress;
 use Kiln\Kiln;
 use Kiln\Loop\Loop;
 use Kiln\Loop\Suspension;
+use Kiln\Server\Metrics\Registry;
 use Kiln\Server\SidecarClient;
 use Kiln\Server\SidecarHost;
 use Kiln\Server\SidecarListener;
@@ -79,6 +80,7 @@ final class PhpCgiPool implements SidecarListener
         if (!$this->opened) {
             $this->opened = true;
             $this->host->open($this->spec(), $this);
+            $this->measure(Registry::current());
         }
     }
 
@@ -232,6 +234,21 @@ final class PhpCgiPool implements SidecarListener
                 $waiter->throw(new PoolUnavailableException((string) $this->unavailable()));
             }
         }
+    }
+
+    /**
+     * The pool's children by state and its queue, read as the worker's metrics are exported (docs/design/024-metrics.md).
+     * A worker has one pool (the isolated tier's); the series are summed over the node's workers.
+     */
+    private function measure(Registry $metrics): void
+    {
+        $children = $metrics->gauge('kiln_php_cgi_children', 'php-cgi children of the isolated tier, by state (busy, idle, ...)', ['state']);
+        $queued = $metrics->gauge('kiln_php_cgi_queued', 'Requests waiting for a php-cgi child');
+        $metrics->sampler(function () use ($children, $queued): void {
+            foreach ($this->stats() as $state => $count) {
+                $state === 'waiting' ? $queued->set($count) : $children->set($count, $state);
+            }
+        });
     }
 
     /** @return array<string, int> children by state, and requests waiting (for status and tests) */

@@ -24,7 +24,7 @@ final class StatusTest extends TestCase
         while (true) {
             [$code, $stdout, $stderr] = KilnProcess::run(['status', "--pid-file=$pidFile"]);
             self::assertSame(0, $code, $stderr);
-            preg_match_all('~^  worker (\d+)  pid (\d+)  (\w+)  requests (\d+)  websockets \d+  sse \d+  memory [\d.]+M  uptime \d+s$~m', $stdout, $m);
+            preg_match_all('~^  worker (\d+)  pid (\d+)  (\w+)  requests (\d+)  in flight \d+  http \d+  websockets \d+  sse \d+  memory [\d.]+M  uptime \d+s  restarts \d+$~m', $stdout, $m);
             if (array_sum(array_map('intval', $m[4])) === 7 || microtime(true) > $deadline) {
                 break;
             }

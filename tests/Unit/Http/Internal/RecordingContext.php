@@ -52,4 +52,9 @@ final class RecordingContext implements WorkerContext
     }
 
     public function count(string $name, int $value): void {}
+
+    public function metrics(): ?\Kiln\Server\Metrics\Registry
+    {
+        return null;
+    }
 }

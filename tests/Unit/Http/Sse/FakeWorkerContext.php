@@ -52,4 +52,9 @@ final class FakeWorkerContext implements WorkerContext
     {
         $this->counts[$name] = $value;
     }
+
+    public function metrics(): ?\Kiln\Server\Metrics\Registry
+    {
+        return null;
+    }
 }

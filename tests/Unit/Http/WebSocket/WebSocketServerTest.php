@@ -460,6 +460,11 @@ final class WebSocketServerTest extends TestCase
             {
                 $this->counts[$name] = $value;
             }
+
+            public function metrics(): ?\Kiln\Server\Metrics\Registry
+            {
+                return null;
+            }
         };
     }
 }
