@@ -14,6 +14,9 @@ use Kiln\Http\Wire\RequestHead;
  */
 final class Request
 {
+    /** The attribute naming the tier that answered (`sequential`, `isolated`, `static`, ...): the metrics' `tier` label. */
+    public const TIER = 'kiln.tier';
+
     /** @var array<string, string>|null */
     private ?array $queryParams = null;
 

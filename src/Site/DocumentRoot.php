@@ -49,10 +49,14 @@ final class DocumentRoot implements RequestHandler
     /** @var \Closure(ScriptRunner): ?string */
     private readonly \Closure $phpIniIgnoredBy;
 
+    /** @var \Closure(ScriptRunner): string */
+    private readonly \Closure $tierOf;
+
     /**
      * @param (\Closure(string $level, string $message): void)|null $log where .htaccess warnings go; default the worker's error log
      * @param (\Closure(ScriptRunner): ?string)|null $phpIniIgnoredBy the tier name of a runner that cannot apply
      *        `php_value` (reported once per setting), null for one that can; default: the isolated tier's runner
+     * @param (\Closure(ScriptRunner): string)|null $tierOf the tier name of a runner, put on the request for the metrics
      */
     public function __construct(
         private readonly PathResolver $resolver,
@@ -61,7 +65,9 @@ final class DocumentRoot implements RequestHandler
         private readonly ?HtaccessRules $htaccess = null,
         ?\Closure $log = null,
         ?\Closure $phpIniIgnoredBy = null,
+        ?\Closure $tierOf = null,
     ) {
+        $this->tierOf = $tierOf ?? static fn(ScriptRunner $runner): string => 'script';
         $this->log = $log ?? WorkerLog::write(...);
         $this->phpIniIgnoredBy = $phpIniIgnoredBy ?? static fn(ScriptRunner $runner): ?string => $runner instanceof PhpCgiRunner ? Tier::Isolated->value : null;
         $frontController = $resolver->frontController();
@@ -87,7 +93,7 @@ final class DocumentRoot implements RequestHandler
             default => null,
         };
         $factory = new RunnerFactory($site, $redirects);
-        $documentRoot = new self($resolver, $factory->tierMap($prefixes), new StaticFiles($resolver->root(), new StaticOptions(cache: $site->cachePolicy($cacheControl))), $htaccess, null, $factory->phpIniIgnoredBy(...));
+        $documentRoot = new self($resolver, $factory->tierMap($prefixes), new StaticFiles($resolver->root(), new StaticOptions(cache: $site->cachePolicy($cacheControl))), $htaccess, null, $factory->phpIniIgnoredBy(...), $factory->tierOf(...));
         $redirects->bind($documentRoot);
         return $documentRoot;
     }
@@ -113,9 +119,12 @@ final class DocumentRoot implements RequestHandler
                 && !$rules->untouched($outcome->scriptName, false)) {
                 return $this->withHtaccess($request, $rules);
             }
-            return $this->tiers->runnerFor($outcome->scriptName)->run($request, $outcome);
+            $runner = $this->tiers->runnerFor($outcome->scriptName);
+            $request->setAttribute(Request::TIER, ($this->tierOf)($runner));
+            return $runner->run($request, $outcome);
         }
         if ($outcome instanceof StaticFile) {
+            $request->setAttribute(Request::TIER, 'static');
             return $this->files->serveFile($request, $outcome->realPath);
         }
         if ($outcome instanceof Redirect) {
@@ -205,6 +214,7 @@ final class DocumentRoot implements RequestHandler
                 }
             }
         }
+        $request->setAttribute(Request::TIER, ($this->tierOf)($runner));
         return $runner->run($request, $script);
     }
 

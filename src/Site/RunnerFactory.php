@@ -19,12 +19,22 @@ final class RunnerFactory
     /** @var \SplObjectStorage<ScriptRunner, string> runners of tierMap() that cannot apply a Script's phpIni => tier name */
     private readonly \SplObjectStorage $ignorePhpIni;
 
+    /** @var \SplObjectStorage<ScriptRunner, string> every runner of tierMap() => its tier name */
+    private readonly \SplObjectStorage $tiers;
+
     /** @param ?RequestHandler $redirects where CGI local redirects (`Location: /path`) are served again */
     public function __construct(
         private readonly SiteConfig $config,
         private readonly ?RequestHandler $redirects = null,
     ) {
         $this->ignorePhpIni = new \SplObjectStorage();
+        $this->tiers = new \SplObjectStorage();
+    }
+
+    /** The tier name of a runner from tierMap() (the metrics' `tier` label). */
+    public function tierOf(ScriptRunner $runner): string
+    {
+        return $this->tiers->contains($runner) ? $this->tiers[$runner] : 'script';
     }
 
     /**
@@ -52,6 +62,7 @@ final class RunnerFactory
         $runner = function (Tier $tier) use (&$runners): ScriptRunner {
             if (!isset($runners[$tier->value])) {
                 $runners[$tier->value] = $tier === Tier::Isolated ? $this->create($tier) : new LazyRunner(fn(): ScriptRunner => $this->create($tier));
+                $this->tiers[$runners[$tier->value]] = $tier->value;
                 if ($tier === Tier::Isolated || $tier === Tier::Fork) {
                     $this->ignorePhpIni[$runners[$tier->value]] = $tier->value;
                 }
@@ -65,10 +76,13 @@ final class RunnerFactory
         if ($this->config->cgiBin !== null) {
             $cgi = new LazyRunner(fn(): ScriptRunner => $this->create(Tier::Cgi));
             $this->ignorePhpIni[$cgi] = Tier::Cgi->value;
+            $this->tiers[$cgi] = Tier::Cgi->value;
             $map = $map->withTree('/cgi-bin/', $cgi);
         }
         foreach ($this->config->fastcgiMap as $extension => $address) {
-            $map = $map->withExtension($extension, new LazyRunner(fn(): ScriptRunner => $this->fastCgi($address)));
+            $upstream = new LazyRunner(fn(): ScriptRunner => $this->fastCgi($address));
+            $this->tiers[$upstream] = Tier::FastCgi->value;
+            $map = $map->withExtension($extension, $upstream);
         }
         return $map;
     }

@@ -19,7 +19,7 @@ use Kiln\Server\Metrics\Registry;
 final class RequestMetrics
 {
     /** The request attribute a layer above sets to name the tier that answered (a string); unset: "app". */
-    public const TIER = 'kiln.tier';
+    public const TIER = Request::TIER;
 
     private const METHODS = ['GET' => 1, 'HEAD' => 1, 'POST' => 1, 'PUT' => 1, 'PATCH' => 1, 'DELETE' => 1, 'OPTIONS' => 1];
 

@@ -26,7 +26,7 @@ final class PhpCgiPoolMetricsTest extends TestCase
             $text = HttpClient::get("$admin/metrics")['body'];
             preg_match_all('/^kiln_php_cgi_children\{state="(\w+)"\} (\d+)$/m', $text, $children);
             $byState = array_combine($children[1], array_map('intval', $children[2]));
-            if (($byState['idle'] ?? 0) === 4 || microtime(true) > $deadline) {
+            if ((($byState['idle'] ?? 0) === 4) || microtime(true) > $deadline) {
                 break;
             }
             usleep(100_000);
@@ -34,7 +34,9 @@ final class PhpCgiPoolMetricsTest extends TestCase
         self::assertSame(4, $byState['idle'] ?? 0, $text);
         self::assertSame(0, $byState['busy'] ?? -1, $text);
         self::assertContains('kiln_php_cgi_queued 0', explode("\n", $text));
-        self::assertContains('kiln_http_requests_total{code="2xx",method="GET",tier="app"} 1', explode("\n", $text));
+        // The tier that answered labels each request.
+        self::assertContains('kiln_http_requests_total{code="2xx",method="GET",tier="isolated"} 1', explode("\n", $text));
+        self::assertContains('kiln_http_request_duration_seconds_count{tier="isolated"} 1', explode("\n", $text));
 
         self::assertSame(0, $kiln->stop());
         unlink("$root/hello.php");
