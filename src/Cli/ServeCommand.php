@@ -12,6 +12,7 @@ use Kiln\Server\Listeners;
 use Kiln\Server\Log;
 use Kiln\Server\LogFile;
 use Kiln\Server\Metrics\AdminServer;
+use Kiln\Server\Metrics\Registry;
 use Kiln\Server\PidFile;
 use Kiln\Server\ServerException;
 use Kiln\Server\StatusFile;
@@ -119,6 +120,17 @@ final class ServeCommand
                 $store = RedisStore::connect($redis);
                 NodeState::setStore($store, $near);
                 NodeState::setEventState(new StoreState($store, 'kiln:state:'));
+                // For /metrics and /ready (docs/design/024): whether Redis answers this process, and how often it came back.
+                $registry = Registry::current();
+                $up = $registry->gauge('kiln_redis_up', 'Whether Redis answered this worker the last time it was used (1) or not (0)');
+                $reconnects = $registry->counter('kiln_redis_reconnects_total', 'Times Redis answered again after it was found unreachable');
+                $counted = 0;
+                $registry->sampler(static function () use ($bus, $store, $up, $reconnects, &$counted): void {
+                    $up->set($bus->reachable() && $store->reachable() ? 1 : 0);
+                    $recoveries = $bus->recoveries() + $store->recoveries();
+                    $reconnects->inc($recoveries - $counted);
+                    $counted = $recoveries;
+                });
             }
         };
         $watch = $options->watch ? new SourceWatch(SourceWatch::folderOf($target), $log) : null;

@@ -7,6 +7,7 @@ namespace Kiln\Server;
 use Kiln\Loop\Driver\EpollDriver;
 use Kiln\Loop\Driver\SelectDriver;
 use Kiln\Loop\Loop;
+use Kiln\Server\Task\TaskClient;
 
 /**
  * The worker process, after fork: boots the service, serves on the loop, drains or stops on signal,
@@ -76,6 +77,9 @@ final class Worker implements WorkerContext
         $this->sidecars->makeCurrent();
         $this->metrics?->makeCurrent();
         $this->metrics?->sampler($this->sample(...));
+        if ($this->metrics !== null && TaskClient::configured()) {
+            $this->measureTasks($this->metrics);
+        }
         WorkerLog::install($this->log(...));
         try {
             $this->createLoop();
@@ -111,6 +115,22 @@ final class Worker implements WorkerContext
         }
         $this->report();
         return 0;
+    }
+
+    /** The task series (docs/design/024): calls in flight (queued or running), made, and failed, counted since the last export. */
+    private function measureTasks(Metrics\Registry $registry): void
+    {
+        $inFlight = $registry->gauge('kiln_task_calls_in_flight', 'Task calls queued or running (task())');
+        $calls = $registry->counter('kiln_task_calls_total', 'Task calls made');
+        $failures = $registry->counter('kiln_task_failures_total', 'Task calls that failed: threw, timed out, crashed, or refused with a full queue');
+        $seen = [0, 0];
+        $registry->sampler(static function () use ($inFlight, $calls, $failures, &$seen): void {
+            $client = TaskClient::current();
+            $inFlight->set($client->inFlight());
+            $calls->inc($client->calls() - $seen[0]);
+            $failures->inc($client->failures() - $seen[1]);
+            $seen = [$client->calls(), $client->failures()];
+        });
     }
 
     private function createLoop(): void

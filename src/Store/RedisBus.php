@@ -58,6 +58,8 @@ final class RedisBus implements Bus
 
     private ?string $probe = null;
 
+    private int $recoveries = 0;
+
     /** @var array<string, true> channels subscribed at Redis (or on their way) */
     private array $following = [];
 
@@ -128,6 +130,12 @@ final class RedisBus implements Bus
         if (!$this->sending) {
             $this->client->close();
         }
+    }
+
+    /** How many times Redis came back after the bus found it unreachable (the metrics' reconnects). */
+    public function recoveries(): int
+    {
+        return $this->recoveries;
     }
 
     /** Whether Redis answered the last time the bus used it. */
@@ -222,6 +230,7 @@ final class RedisBus implements Bus
                     $this->probe = null;
                 }
                 $this->down = null;
+                $this->recoveries++;
             });
         });
     }

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Store;
 
 use Kiln\Redis\Commands;
+use Kiln\Redis\ErrorReplyException;
 use Kiln\Redis\RedisConfig;
 use Kiln\Redis\RedisException;
 use Kiln\Redis\Resp\ErrorReply;
@@ -57,6 +58,10 @@ final class RedisStore implements Store
     private int $pid = 0;
 
     private int $evictedBefore = 0;
+
+    private bool $down = false;
+
+    private int $recoveries = 0;
 
     private readonly Script $compareAndSet;
 
@@ -118,8 +123,9 @@ final class RedisStore implements Store
         try {
             $replies = $this->redis()->pipeline($commands);
         } catch (RedisException $e) {
-            throw new StoreException('Redis: ' . $e->getMessage(), 0, $e);
+            throw $this->failed($e);
         }
+        $this->answered();
         $reply = $ttl > 0 ? (\is_array($replies[3] ?? null) ? ($replies[3][1] ?? null) : ($replies[3] ?? null)) : ($replies[0] ?? null);
         if ($reply instanceof ErrorReply) {
             if (str_contains($reply->message, 'not an integer') || str_contains($reply->message, 'overflow')) {
@@ -144,10 +150,12 @@ final class RedisStore implements Store
             $new === null ? '' : self::encode($new), $new === null ? '1' : '0', $ttl,
         ];
         try {
-            return $this->compareAndSet->run($this->redis(), [$this->prefix . $key], $args) === 1;
+            $written = $this->compareAndSet->run($this->redis(), [$this->prefix . $key], $args) === 1;
         } catch (RedisException $e) {
-            throw new StoreException('Redis: ' . $e->getMessage(), 0, $e);
+            throw $this->failed($e);
         }
+        $this->answered();
+        return $written;
     }
 
     public function count(): int
@@ -208,10 +216,40 @@ final class RedisStore implements Store
     private function call(string|int ...$args): mixed
     {
         try {
-            return $this->redis()->command(...$args);
+            $reply = $this->redis()->command(...$args);
         } catch (RedisException $e) {
-            throw new StoreException('Redis: ' . $e->getMessage(), 0, $e);
+            throw $this->failed($e);
         }
+        $this->answered();
+        return $reply;
+    }
+
+    /** Whether Redis answered the last call (false after a call it did not answer, until one it does). */
+    public function reachable(): bool
+    {
+        return !$this->down;
+    }
+
+    /** How many times Redis answered again after a call it did not answer. */
+    public function recoveries(): int
+    {
+        return $this->recoveries;
+    }
+
+    private function answered(): void
+    {
+        if ($this->down) {
+            $this->down = false;
+            $this->recoveries++;
+        }
+    }
+
+    private function failed(RedisException $e): StoreException
+    {
+        if (!$e instanceof ErrorReplyException) {
+            $this->down = true; // an error reply is an answer
+        }
+        return new StoreException('Redis: ' . $e->getMessage(), 0, $e);
     }
 
     private static function encode(mixed $value): string

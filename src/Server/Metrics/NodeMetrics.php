@@ -100,6 +100,16 @@ final class NodeMetrics
         if ($ready < $slots) {
             return "$ready of $slots workers are serving";
         }
+        foreach ($workers as $worker) {
+            // With --redis each worker reports whether Redis answered it (kiln_redis_up): a node that cannot reach
+            // the state it shares with the others is not ready.
+            $up = $worker->metrics['kiln_redis_up']['series'] ?? [];
+            foreach ($up as $value) {
+                if ($value === 0.0 || $value === 0) {
+                    return "Redis is unreachable from worker pid {$worker->pid}";
+                }
+            }
+        }
         foreach ($this->readinessChecks as $check) {
             if (($reason = $check()) !== null) {
                 return $reason;

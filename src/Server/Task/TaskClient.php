@@ -53,6 +53,12 @@ final class TaskClient
         self::$current = null;
     }
 
+    /** Whether this process was given task workers (--task-workers). */
+    public static function configured(): bool
+    {
+        return self::$socket !== null;
+    }
+
     public static function current(): self
     {
         if (self::$current !== null && self::$current->path === self::$socket) {
