@@ -43,9 +43,10 @@ final class CrashLoopTest extends TestCase
                 self::assertGreaterThan($delays[$i - 1], $delays[$i], 'each restart waits longer');
             }
             $times = array_map(static fn(array $line): float => (float) (new \DateTimeImmutable($line[1] . 'Z'))->format('U.u'), $m);
-            $firstGap = $times[1] - $times[0];
-            $lastGap = $times[\count($times) - 1] - $times[\count($times) - 2];
-            self::assertGreaterThan(2 * $firstGap, $lastGap, 'attempts grow sparser');
+            // Each attempt came no sooner than the delay logged before it (load can only make the gaps longer).
+            for ($i = 1; $i < \count($times); $i++) {
+                self::assertGreaterThanOrEqual(0.9 * $delays[$i - 1], $times[$i] - $times[$i - 1], "attempt $i waited its delay");
+            }
         } finally {
             @unlink($flag);
         }
