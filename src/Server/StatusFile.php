@@ -4,9 +4,12 @@ declare(strict_types=1);
 
 namespace Kiln\Server;
 
+use Kiln\Server\Internal\ProcessMemory;
+
 /**
  * A small JSON snapshot the supervisor rewrites every second beside the pid file (`kiln status` reads it):
- * supervisor pid, state, listeners, and per worker its pid, state, requests, memory and start time.
+ * supervisor pid, state, listeners, per worker its pid, state, requests, memory and start time, and the
+ * sidecars (the isolated tier's php-cgi processes): how many, and their PSS summed (null: unknown).
  */
 final class StatusFile
 {
@@ -20,8 +23,9 @@ final class StatusFile
     /**
      * @param array<int, WorkerHandle> $workers
      * @param list<ListenAddress> $listen
+     * @param list<int> $sidecars pids of the sidecars running now
      */
-    public function write(SupervisorState $state, array $workers, array $listen): void
+    public function write(SupervisorState $state, array $workers, array $listen, array $sidecars = []): void
     {
         $data = [
             'pid' => getmypid(),
@@ -29,6 +33,7 @@ final class StatusFile
             'listen' => array_map(static fn(ListenAddress $a): string => $a->url(), $listen),
             'updated' => microtime(true),
             'workers' => array_values(array_map(static fn(WorkerHandle $w): array => $w->status(), $workers)),
+            'sidecars' => ['processes' => \count($sidecars), 'pss' => ProcessMemory::pssTotal($sidecars)],
         ];
         $tmp = $this->path . '.' . getmypid() . '.tmp';
         if (@file_put_contents($tmp, json_encode($data, JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES) . "\n") !== false) {

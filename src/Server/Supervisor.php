@@ -119,7 +119,7 @@ final class Supervisor
             $this->startupError === null ? $this->log->info('stopped') : $this->log->debug('start-up failed: stopped');
         } elseif ($this->status !== null && $now >= $this->statusAt) {
             $this->statusAt = $now + 1.0;
-            $this->status->write($this->state, $this->pool->all(), $this->listeners->bound());
+            $this->status->write($this->state, $this->pool->all(), $this->listeners->bound(), $this->sidecars->pids());
         }
     }
 
