@@ -137,6 +137,15 @@ final class ControlCommand
                 self::num($w['restarts'] ?? 0),
             ));
         }
+        $sidecars = \is_array($status['sidecars'] ?? null) ? $status['sidecars'] : [];
+        if (self::num($sidecars['processes'] ?? 0) > 0) {
+            $pss = $sidecars['pss'] ?? null;
+            $this->out(sprintf(
+                "  php-cgi pool  processes %d  pss %s\n",
+                self::num($sidecars['processes']),
+                is_numeric($pss) ? sprintf('%.1fM', (float) $pss / 1048576) : 'unknown',
+            ));
+        }
         return 0;
     }
 

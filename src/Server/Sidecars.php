@@ -108,6 +108,12 @@ final class Sidecars
         }
     }
 
+    /** @return list<int> pids of every sidecar running now (for `kiln status`) */
+    public function pids(): array
+    {
+        return array_keys($this->processes);
+    }
+
     public function isEmpty(): bool
     {
         return $this->processes === [];

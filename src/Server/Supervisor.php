@@ -173,7 +173,7 @@ final class Supervisor
             $this->startupError === null ? $this->log->info('stopped') : $this->log->debug('start-up failed: stopped');
         } elseif ($this->status !== null && $now >= $this->statusAt) {
             $this->statusAt = $now + 1.0;
-            $this->status->write($this->state, $this->pool->all(), $this->listeners->bound(), $this->restarts);
+            $this->status->write($this->state, $this->pool->all(), $this->listeners->bound(), $this->restarts, $this->sidecars->pids());
         }
     }
 
