@@ -31,8 +31,8 @@ use Kiln\Http\WebSocket\Message;
 use Kiln\Http\WebSocket\WebSocketHandler;
 use Kiln\Http\WebSocket\WebSocketServer;
 use Kiln\Server\Background\AppBackground;
-use Kiln\Server\Task\TaskQueueFullException;
 use Kiln\Server\Metrics\Registry;
+use Kiln\Server\Task\TaskQueueFullException;
 use Kiln\Site\DocumentRoot;
 use Kiln\Site\Htaccess\ConfiguredRules;
 use Kiln\Site\SiteConfig;
@@ -322,6 +322,18 @@ final class App implements RequestHandler
     public function everyOnNode(string $name, float $seconds, \Closure $fn): Timer
     {
         return $this->schedule->add(new Timer($seconds, true, $fn, $name));
+    }
+
+    /**
+     * Runs $fn once for the node, $seconds after its workers serve, on one worker of the node (the holder of the
+     * timer's lease, named $name): a worker that dies first leaves it to another, and none runs it a second time,
+     * replacements and reloads included, for as long as the node (its supervisor) runs.
+     *
+     * @param \Closure(): mixed $fn
+     */
+    public function afterOnNode(string $name, float $seconds, \Closure $fn): Timer
+    {
+        return $this->schedule->add(new Timer($seconds, false, $fn, $name));
     }
 
     /** @param \Closure(WorkerInfo): mixed $fn called in each worker (replacements too) once it serves; what it throws is logged */

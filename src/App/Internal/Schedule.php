@@ -174,7 +174,20 @@ final class Schedule
         $this->renew();
         $this->keeper ??= Loop::repeat(self::RENEW_EVERY, $this->renew(...));
         Loop::unreference($this->keeper);
-        $timer->arm(fn(): bool => ($this->held[$node] ?? false) && !$timer->isCancelled(), $failed);
+        $state = $this->state;
+        \assert($state !== null);
+        $pid = $worker->pid;
+        $timer->arm(function () use ($node, $timer, $state, $pid): bool {
+            if (!($this->held[$node] ?? false) || $timer->isCancelled()) {
+                return false;
+            }
+            if ($timer->repeat) {
+                return true;
+            }
+            // Once per node: the first holder to get here marks it run; a later holder (a replacement) finds the mark.
+            $first = $state->update("timer.$node.ran", static fn(?array $ran): array => $ran ?? ['pid' => $pid], 0);
+            return ($first['pid'] ?? null) === $pid;
+        }, $failed);
     }
 
     /** Takes or renews every node-wide lease this worker wants. */

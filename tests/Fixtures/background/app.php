@@ -23,6 +23,8 @@ $app->onWorkerStart(function (): void {
 $app->onWorkerStop(fn(WorkerInfo $worker) => $note("stop {$worker->number} {$worker->pid}"));
 
 $app->everyOnNode('tick', 0.2, fn() => $note('tick ' . getmypid()));
+// Once for the node, whichever worker, however many replacements follow.
+$app->afterOnNode('once', 0.3, fn() => $note('once ' . getmypid()));
 $app->after(0.3, function (): void {
     throw new \RuntimeException('timer boom');
 });

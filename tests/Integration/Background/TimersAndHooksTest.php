@@ -107,6 +107,8 @@ final class TimersAndHooksTest extends TestCase
         self::assertSame([$first, $second], \array_slice($owners, 0, 2));
         self::assertSame($third, end($owners));
         self::assertContains($third, $server->workerPids());
+        // The node-wide one-shot ran once, across the kill, the replacement and the reload.
+        self::assertCount(1, self::kind($this->read(), 'once'), 'afterOnNode() ran once for the node');
     }
 
     /** Waits for ticks past the first $mark from one pid (not $exclude) and returns it. */
