@@ -27,7 +27,7 @@ final class StatusTest extends TestCase
             self::assertSame(2, self::streamsOnceSettled($pidFile, 2));
             [$code, $stdout] = KilnProcess::run(['status', "--pid-file=$pidFile"]);
             self::assertSame(0, $code);
-            self::assertMatchesRegularExpression('~^  worker 1  pid \d+  ready  requests \d+  websockets 0  sse 2  ~m', $stdout);
+            self::assertMatchesRegularExpression('~^  worker 1  pid \d+  ready  requests \d+  in flight \d+  http \d+  websockets 0  sse 2  ~m', $stdout);
         } finally {
             foreach ($clients as $client) {
                 $client->close();

@@ -24,7 +24,7 @@ final class StatusTest extends TestCase
             self::assertSame(2, self::websocketsOnceSettled($pidFile, 2));
             [$code, $stdout] = KilnProcess::run(['status', "--pid-file=$pidFile"]);
             self::assertSame(0, $code);
-            self::assertMatchesRegularExpression('~^  worker 1  pid \d+  ready  requests \d+  websockets 2  ~m', $stdout);
+            self::assertMatchesRegularExpression('~^  worker 1  pid \d+  ready  requests \d+  in flight \d+  http \d+  websockets 2  ~m', $stdout);
         } finally {
             $kiln->stop();
         }
