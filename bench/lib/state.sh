@@ -5,8 +5,13 @@
 # redis-benchmark) runs after it in the same mode, then the cross-node publish latency (bench/lib/cross-node.sh).
 # Sourced by bench/run, whose helpers it uses (log, T, REPS, DURATION, RESULTS, COMMAND, BENCH, ROOT).
 
+#   BENCH_STATE_PARTS ["local redis cross-node"]   which parts run
 mode_state() {
-    local jit out
+    local jit out parts=" ${BENCH_STATE_PARTS:-local redis cross-node} "
+    if [[ $parts != *" local "* ]]; then
+        mode_state_rest "$parts"
+        return
+    fi
     php -r 'exit(extension_loaded("apcu") ? 0 : 1);' || { log "ext-apcu is not installed (apt-get install php8.2-apcu)"; exit 1; }
     # The PHP settings Kiln's workers get (opcache, tracing JIT, apc.enable_cli=1).
     jit=$(php -r 'require $argv[1]; foreach (Kiln\Cli\JitLauncher::SETTINGS as $k => $v) echo "-d$k=$v ";' "$BENCH/lib/autoload.php")
@@ -21,12 +26,18 @@ mode_state() {
     } >"$T/state.md"
     cat "$T/state.md"
     [ -n "$RESULTS" ] && { printf '\n' >>"$RESULTS"; cat "$T/state.md" >>"$RESULTS"; log "appended to $RESULTS"; }
-    if [ -f "$BENCH/lib/redis.sh" ]; then
+    mode_state_rest "$parts"
+}
+
+mode_state_rest() { # the Redis client, then the cross-node publish latency, as $1 asks
+    if [[ $1 == *" redis "* ]] && [ -f "$BENCH/lib/redis.sh" ]; then
         # shellcheck source=/dev/null
         . "$BENCH/lib/redis.sh"
         mode_redis
     fi
-    # shellcheck source=bench/lib/cross-node.sh
-    . "$BENCH/lib/cross-node.sh"
-    mode_cross_node
+    if [[ $1 == *" cross-node "* ]]; then
+        # shellcheck source=bench/lib/cross-node.sh
+        . "$BENCH/lib/cross-node.sh"
+        mode_cross_node
+    fi
 }
