@@ -91,7 +91,7 @@ abstract class AppTestCase extends TestCase
     {
         $reference = $this->reference();
         $run = $this->runOn($stack);
-        if ($stack === Stack::SEQUENTIAL && Stack::SEQUENTIAL_DEV) {
+        if ($stack === Stack::SEQUENTIAL) {
             $reports = self::$devReports[static::app()] ?? [];
             sort($reports);
             self::assertSame(static::expectedDevReports(), $reports, 'what --dev reported on the sequential tier');

@@ -58,7 +58,18 @@ final class DevReport implements ScriptRunner
     public function run(Request $request, Script $script): Response
     {
         $before = DevSnapshot::take($this->own);
-        $response = $this->runner->run($request, $script);
+        // The cycle collector waits while the script runs and collects in take() between requests: a collection in
+        // the middle of a script, with the snapshot's copies of the statics held, broke phpMyAdmin's Twig (a live
+        // node freed, then SIGSEGV: an engine fault, which no PHP code can cause). docs/development.md.
+        $collecting = gc_enabled();
+        gc_disable();
+        try {
+            $response = $this->runner->run($request, $script);
+        } finally {
+            if ($collecting) {
+                gc_enable();
+            }
+        }
         $after = DevSnapshot::take($this->own);
         foreach ($this->leftBehind($before, $after, $script->filename) as $kind => $what) {
             $key = "$script->filename\0$kind";

@@ -15,13 +15,6 @@ use Kiln\Tests\Support\PhpFpmProcess;
  */
 final class Stack
 {
-    /**
-     * Whether the sequential stack runs with --dev and the apps' reports are checked. Off: under --dev phpMyAdmin's
-     * Twig templates fail (a method called on an array) and the worker then dies with SIGSEGV, so the report's
-     * Reflection over statics is not yet safe on every app.
-     */
-    public const SEQUENTIAL_DEV = false;
-
     public const APACHE = 'apache-mod_php';
     public const ISOLATED = 'kiln-isolated';
     public const SEQUENTIAL = 'kiln-sequential';
@@ -65,7 +58,7 @@ final class Stack
                 break;
             case self::SEQUENTIAL:
                 // --dev: the tier reports what a script leaves to the next request; the apps' runs must show no report.
-                $stack->kiln = KilnProcess::start($documentRoot, [...$kilnArgs, '--tier=sequential', ...(self::SEQUENTIAL_DEV ? ['--dev'] : [])], $env, 20.0);
+                $stack->kiln = KilnProcess::start($documentRoot, [...$kilnArgs, '--tier=sequential', '--dev'], $env, 20.0);
                 break;
             case self::ISOLATED:
             case self::FORK:
