@@ -528,6 +528,7 @@ final class App implements RequestHandler
                 $error = new HttpErrorException($error->status(), $error->getMessage(), [], $error);
             } elseif ($error instanceof TaskQueueFullException) {
                 $error = HttpErrorException::serviceUnavailable(); // too much work queued: the client may retry
+                $request->setAttribute(Request::REFUSED, 'task_queue');
             }
             $response = $this->errors->render($error, $request);
             if (!$error instanceof HttpErrorException || $error->status >= 500) {

@@ -17,6 +17,12 @@ final class Request
     /** The attribute naming the tier that answered (`sequential`, `isolated`, `static`, ...): the metrics' `tier` label. */
     public const TIER = 'kiln.tier';
 
+    /**
+     * The attribute a layer sets when it refused the request at one of its limits, naming the limit (`php_cgi_queue`,
+     * `cgi_slots`, `upstream_overloaded`, `task_queue`): the metrics count the answer in `kiln_http_rejections_total`.
+     */
+    public const REFUSED = 'kiln.refused';
+
     /** @var array<string, string>|null */
     private ?array $queryParams = null;
 

@@ -378,6 +378,10 @@ final class HttpCore
             $duration = $now - ($this->startedAt[$connection->id] ?? $now);
             unset($this->startedAt[$connection->id]);
             $this->metrics?->served($request, $status, $duration);
+            $refused = $request->attribute(Request::REFUSED);
+            if (\is_string($refused)) {
+                $this->metrics?->rejected($status, $refused);
+            }
             if ($this->slowRequest > 0 && $duration > $this->slowRequest * 1e9) {
                 $head = $request->head();
                 $this->context->log('warning', sprintf(

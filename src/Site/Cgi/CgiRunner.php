@@ -70,6 +70,8 @@ final class CgiRunner implements ScriptRunner
                 $this->stderrLogger($name),
             );
         } catch (CgiBusyException) {
+            $request->setAttribute(Request::REFUSED, 'cgi_slots');
+
             return CgiResponses::error($request, 503, $this->retryAfter);
         } catch (CgiStartException $e) {
             ($this->log)('error', "cgi $name: " . $e->getMessage());

@@ -105,6 +105,7 @@ final class PhpCgiRunner implements ScriptRunner
             });
         } catch (PoolBusyException $e) {
             $log('warning', "$tag: 503: {$e->getMessage()}");
+            $request->setAttribute(Request::REFUSED, 'php_cgi_queue');
             return self::error($request, 503, ['Retry-After' => (string) $this->retryAfter]);
         } catch (PoolUnavailableException $e) {
             $log('error', "$tag: 502: {$e->getMessage()}");

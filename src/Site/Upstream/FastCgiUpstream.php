@@ -139,6 +139,9 @@ final class FastCgiUpstream implements ScriptRunner
             return self::error($request, 504);
         } catch (FastCgiUnavailableException $e) {
             ($this->log)('error', "{$label}: {$e->getMessage()}");
+            if ($e->overloaded) {
+                $request->setAttribute(Request::REFUSED, 'upstream_overloaded');
+            }
 
             return $e->overloaded ? self::error($request, 503, ['Retry-After' => (string) $this->retryAfter]) : self::error($request, 502);
         } catch (FastCgiException | CgiResponseException $e) {
