@@ -7,21 +7,19 @@ namespace Kiln\App;
 use Kiln\App\Handler\HandlerInvoker;
 use Kiln\App\Internal\BlockingWatch;
 use Kiln\App\Internal\Dispatcher;
+use Kiln\App\Internal\Handover;
 use Kiln\App\Internal\Jobs;
 use Kiln\App\Internal\MiddlewareHandler;
+use Kiln\App\Internal\Realtime;
 use Kiln\App\Internal\Schedule;
-use Kiln\App\Internal\SseEndpoint;
-use Kiln\App\Internal\WebSocketCallbacks;
-use Kiln\App\Internal\WebSocketEndpoint;
+use Kiln\App\Internal\SiteMount;
 use Kiln\App\Middleware\Sessions;
 use Kiln\App\Routing\ApiRoutes;
 use Kiln\App\Routing\Route;
 use Kiln\App\Routing\RouteCollector;
 use Kiln\App\Routing\Router;
-use Kiln\Http\BadRequestBodyException;
 use Kiln\Http\Limits;
 use Kiln\Http\Realtime\Hub;
-use Kiln\Http\Realtime\NumberingBus;
 use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
@@ -32,17 +30,12 @@ use Kiln\Http\WebSocket\WebSocketHandler;
 use Kiln\Http\WebSocket\WebSocketServer;
 use Kiln\Server\Background\AppBackground;
 use Kiln\Server\Metrics\Registry;
-use Kiln\Server\Task\TaskQueueFullException;
 use Kiln\Site\DocumentRoot;
-use Kiln\Site\Htaccess\ConfiguredRules;
 use Kiln\Site\SiteConfig;
-use Kiln\Site\Tier;
 use Kiln\Store\Cache;
 use Kiln\Store\Counter;
-use Kiln\Store\NodeBus;
 use Kiln\Store\NodeState;
 use Kiln\Store\Session\SessionStore;
-use Kiln\Store\Session\StoreSessionHandler;
 use Kiln\Store\Store;
 
 /**
@@ -54,6 +47,9 @@ final class App implements RequestHandler
 {
     /** Request attribute holding the matched route's parameters (array<string, string>). */
     public const ROUTE_PARAMS = 'route_params';
+
+    /** How long a handler may run without yielding before debug mode warns that it blocks its worker. */
+    public const BLOCKING_WARNING_SECONDS = 0.1;
 
     private readonly RouteCollector $routes;
 
@@ -68,31 +64,19 @@ final class App implements RequestHandler
 
     private ?RequestHandler $entry = null;
 
-    /** @var array{string, array<string, Tier>, ?Tier, array<string, string>, list<string>}|null root, prefix tiers, default tier, rules, cache rules: from site() */
-    private ?array $siteSpec = null;
+    private ?SiteMount $siteMount = null;
 
     private ?DocumentRoot $site = null;
 
-    private ?WebSocketServer $webSockets = null;
-
-    private ?Limits $limits = null;
-
-    private ?Hub $hub = null;
-
-    /** How long a handler may run without yielding before debug mode warns that it blocks its worker. */
-    public const BLOCKING_WARNING_SECONDS = 0.1;
+    private readonly Realtime $realtime;
 
     private readonly Schedule $schedule;
 
     private readonly Jobs $jobs;
+
     private ?Cache $cache = null;
 
     private ?SessionStore $sessions = null;
-
-    /** @var self|null the App a script handed over by calling run() while being loaded by a worker */
-    private static ?self $handedOver = null;
-
-    private static bool $loading = false;
 
     private ?BlockingWatch $blockingWatch = null;
 
@@ -107,6 +91,7 @@ final class App implements RequestHandler
         $this->errors = new ErrorHandler($debug);
         $this->schedule = new Schedule();
         $this->jobs = new Jobs();
+        $this->realtime = new Realtime();
         // The dispatcher keeps what it made of each route: a route added later gets a new one.
         $this->routes->watch(function (): void {
             $this->entry = null;
@@ -162,35 +147,13 @@ final class App implements RequestHandler
      */
     public function ws(string $path, WebSocketHandler|\Closure $handler, ?\Closure $onOpen = null, ?\Closure $onClose = null, array $subprotocols = []): Route
     {
-        if ($handler instanceof WebSocketHandler && ($onOpen !== null || $onClose !== null)) {
-            throw new \ValueError("ws($path): onOpen and onClose are for a closure handler; a WebSocketHandler has its own");
-        }
-        if ($handler instanceof \Closure) {
-            $handler = new WebSocketCallbacks($handler, $onOpen, $onClose);
-        }
-        $endpoint = new WebSocketEndpoint($handler, array_values($subprotocols), $this->webSockets(...));
-        return $this->add(['GET'], $path, $endpoint->handle(...));
+        return $this->add(['GET'], $path, $this->realtime->webSocketEndpoint($path, $handler, $onOpen, $onClose, array_values($subprotocols)));
     }
 
-    /**
-     * The worker's WebSocket connections, set by the worker as it builds its server (so the server's drain and
-     * stop reach them). An App used on its own makes one with the default limits.
-     *
-     * @internal
-     */
+    /** @internal the worker's WebSocket server, set as it builds its server (an App on its own makes one) */
     public function configureWebSockets(WebSocketServer $server): void
     {
-        $this->webSockets = $server;
-        $server->useHub($this->hub(...)); // Connection::join() puts a connection in this App's rooms
-    }
-
-    private function webSockets(): WebSocketServer
-    {
-        if ($this->webSockets === null) {
-            $this->configureWebSockets(new WebSocketServer($this->limits ?? new Limits()));
-        }
-        \assert($this->webSockets !== null);
-        return $this->webSockets;
+        $this->realtime->useServer($server); // Connection::join() puts a connection in this App's rooms
     }
 
     /**
@@ -204,15 +167,10 @@ final class App implements RequestHandler
      */
     public function sse(string $path, ?\Closure $handler = null): Route
     {
-        if ($handler === null && !str_contains($path, '{topic')) {
-            throw new \ValueError("sse($path): without a handler the path needs a {topic} parameter");
-        }
-        return $this->add(['GET'], $path, (new SseEndpoint($handler, $this->hub(...)))->handle(...));
+        return $this->add(['GET'], $path, $this->realtime->sseEndpoint($path, $handler));
     }
 
-    /**
-     * Sends an event to the SSE streams of a topic on every worker of the node; returns its id.
-     */
+    /** Sends an event to the SSE streams of a topic on every worker of the node; returns its id. */
     public function publish(string $topic, string $data, ?string $event = null): string
     {
         return $this->hub()->publish($topic, $data, $event);
@@ -275,24 +233,14 @@ final class App implements RequestHandler
     /** This worker's rooms and topics, joined to the node's other workers through its bus. */
     public function hub(): Hub
     {
-        if ($this->hub === null) {
-            $limits = $this->limits ?? new Limits();
-            // In a worker the node's bus reaches the other workers; elsewhere it is the process's own.
-            $this->hub = new Hub(NodeBus::get(), NodeState::eventState(), $limits->sseReplay, $limits->sseReplayKeep);
-        }
-        return $this->hub;
+        return $this->realtime->hub();
     }
 
-    /**
-     * The server's limits (SSE replay), set by the worker before the first request.
-     *
-     * @internal
-     */
+    /** @internal the server's limits (SSE replay), set by the worker before the first request */
     public function configureRealtime(Limits $limits): void
     {
-        $this->limits = $limits;
         // Events that scripts publish (ScriptPublisher) are numbered by this worker's Hub as they reach its bus.
-        NodeBus::set(new NumberingBus(NodeBus::get(), $this->hub(...)));
+        $this->realtime->configure($limits);
     }
 
     /**
@@ -429,45 +377,22 @@ final class App implements RequestHandler
      */
     public function site(string $root, array $tiers = [], ?string $tier = null, array $rules = [], array $cacheControl = []): self
     {
-        $real = realpath($root);
-        if ($real === false || !is_dir($real)) {
-            throw new \ValueError("site(): '$root' is not a directory");
-        }
-        $parse = static fn(string $name): Tier => Tier::tryFrom($name) ?? throw new \ValueError(
-            "site(): unknown tier '$name', use one of sequential, isolated, fork, fastcgi",
-        );
-        $prefixes = [];
-        foreach ($tiers as $prefix => $name) {
-            if (!str_starts_with((string) $prefix, '/')) {
-                throw new \ValueError("site(): a tier prefix is a URL path starting with /, got '$prefix'");
-            }
-            $prefixes[(string) $prefix] = $parse($name);
-        }
-        new ConfiguredRules($real, $rules); // refuses a bad directory now, not in the worker
-        SiteConfig::policy(array_values($cacheControl), 'site() cacheControl'); // and a bad cache rule
-        $this->siteSpec = [$real, $prefixes, $tier === null ? null : $parse($tier), $rules, array_values($cacheControl)];
+        $this->siteMount = SiteMount::checked($root, $tiers, $tier, $rules, array_values($cacheControl));
         $this->site = null;
         $this->entry = null;
         return $this;
     }
 
     /**
-     * Builds the site() document root with the server's settings (pool size, time limit…). Called by the
-     * worker once the app is loaded, so the php-cgi pool is asked for at boot; an app used on its own
-     * builds it with the defaults on its first request.
-     *
-     * @internal
+     * @internal the site() document root with the server's settings, built by the worker once the app is loaded
+     * (so the php-cgi pool is asked for at boot); an app used on its own builds it with the defaults when first asked
      */
     public function configureSite(SiteConfig $config): void
     {
-        if ($this->siteSpec === null) {
+        if ($this->siteMount === null) {
             return;
         }
-        [$root, $prefixes, $tier, $rules, $cacheControl] = $this->siteSpec;
-        if ($this->sessions !== null) {
-            $config = $config->withSessionHandler(new StoreSessionHandler($this->sessions));
-        }
-        $this->site = DocumentRoot::forSite($root, $tier === null ? $config : $config->withTier($tier), $prefixes, $rules, $cacheControl);
+        $this->site = $this->siteMount->documentRoot($config, $this->sessions);
         $this->entry = null;
     }
 
@@ -523,18 +448,7 @@ final class App implements RequestHandler
 
             return $response;
         } catch (\Throwable $error) {
-            if ($error instanceof BadRequestBodyException) {
-                // The client's body was wrong (invalid JSON, malformed multipart, over a limit): its fault.
-                $error = new HttpErrorException($error->status(), $error->getMessage(), [], $error);
-            } elseif ($error instanceof TaskQueueFullException) {
-                $error = HttpErrorException::serviceUnavailable(); // too much work queued: the client may retry
-                $request->setAttribute(Request::REFUSED, 'task_queue');
-            }
-            $response = $this->errors->render($error, $request);
-            if (!$error instanceof HttpErrorException || $error->status >= 500) {
-                $response->reportFailure($error);
-            }
-            return $response;
+            return $this->errors->uncaught($error, $request);
         }
     }
 
@@ -544,8 +458,7 @@ final class App implements RequestHandler
      */
     public function run(): void
     {
-        if (self::$loading) {
-            self::$handedOver = $this;
+        if (Handover::offer($this)) {
             return;
         }
         $file = $_SERVER['SCRIPT_FILENAME'] ?? '';
@@ -561,31 +474,17 @@ final class App implements RequestHandler
     }
 
     /**
-     * Loads an app script in this process and returns what it serves: the App it returns or hands over
-     * with run(), or any RequestHandler it returns (the bare engine, with no routing at all).
-     *
-     * @internal used by the worker
+     * @internal used by the worker: loads an app script in this process and returns what it serves: the App it
+     * returns or hands over with run(), or any RequestHandler it returns (the bare engine, with no routing)
      */
     public static function load(string $script): RequestHandler
     {
-        self::$loading = true;
-        self::$handedOver = null;
-        try {
-            $result = (static fn(string $__file): mixed => require $__file)($script);
-        } finally {
-            self::$loading = false;
-        }
-        $handler = $result instanceof RequestHandler ? $result : self::$handedOver;
-        self::$handedOver = null;
-        if ($handler === null) {
-            throw new \Error("$script must return an App (`return \$app;`) or call `\$app->run()`");
-        }
-        return $handler;
+        return Handover::load($script);
     }
 
     private function buildEntry(): RequestHandler
     {
-        if ($this->siteSpec !== null && $this->site === null) {
+        if ($this->siteMount !== null && $this->site === null) {
             $this->configureSite(SiteConfig::create());
         }
         return MiddlewareHandler::chain($this->middleware, new Dispatcher($this->router, $this, $this->invoker, $this->site));

@@ -4,11 +4,13 @@ declare(strict_types=1);
 
 namespace Kiln\App;
 
+use Kiln\Http\BadRequestBodyException;
 use Kiln\Http\ErrorPage;
 use Kiln\Http\ErrorPageFormat;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 use Kiln\Http\Wire\ResponseEncoder;
+use Kiln\Server\Task\TaskQueueFullException;
 use Kiln\Store\StoreException;
 
 /**
@@ -48,6 +50,26 @@ final class ErrorHandler
             throw new \ValueError("onError() takes a 4xx or 5xx status, got $status");
         }
         $this->handlers[$status] = $handler;
+    }
+
+    /**
+     * The response for what a request's handling threw: a client's bad body is its 4xx, a full task queue a 503
+     * (counted as a refusal), anything else rendered as render() does; a 5xx carries the failure for the error log.
+     */
+    public function uncaught(\Throwable $error, Request $request): Response
+    {
+        if ($error instanceof BadRequestBodyException) {
+            // The client's body was wrong (invalid JSON, malformed multipart, over a limit): its fault.
+            $error = new HttpErrorException($error->status(), $error->getMessage(), [], $error);
+        } elseif ($error instanceof TaskQueueFullException) {
+            $error = HttpErrorException::serviceUnavailable(); // too much work queued: the client may retry
+            $request->setAttribute(Request::REFUSED, 'task_queue');
+        }
+        $response = $this->render($error, $request);
+        if (!$error instanceof HttpErrorException || $error->status >= 500) {
+            $response->reportFailure($error);
+        }
+        return $response;
     }
 
     public function render(\Throwable $error, Request $request): Response
