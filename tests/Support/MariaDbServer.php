@@ -10,7 +10,7 @@ namespace Kiln\Tests\Support;
  * mysql_native_password) with every right on it. Ready when that user can log in; stopped by PID (TERM, then
  * KILL) by stop() or when the object goes away; the dir is removed.
  */
-final class MariaDbServer
+final class MariaDbServer implements DbServer
 {
     public const SERVER = '/usr/sbin/mariadbd';
     public const INSTALL_DB = '/usr/bin/mariadb-install-db';

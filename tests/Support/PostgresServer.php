@@ -10,7 +10,7 @@ namespace Kiln\Tests\Support;
  * as root, so under root both run as the `postgres` user (setpriv, no intermediate process: the PID is the
  * server's). Ready when a connection answers SELECT 1; stopped by PID (TERM, then KILL), the dir removed.
  */
-final class PostgresServer
+final class PostgresServer implements DbServer
 {
     public const BIN = '/usr/lib/postgresql/15/bin';
     public const USER = 'kiln';
