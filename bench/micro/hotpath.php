@@ -21,13 +21,13 @@ declare(strict_types=1);
 
 require __DIR__ . '/../../src/bootstrap.php';
 require __DIR__ . '/lib/client.php';
+require __DIR__ . '/lib/context.php';
+require __DIR__ . '/lib/measure.php';
 
 use Kiln\App\App;
 use Kiln\Http\HttpServer;
 use Kiln\Http\Limits;
 use Kiln\Loop\Loop;
-use Kiln\Server\AcceptBalance;
-use Kiln\Server\WorkerContext;
 
 $which = $argv[1] ?? 'app';
 $n = (int) ($argv[2] ?? 20000);
@@ -47,57 +47,11 @@ $address = stream_socket_get_name($listener, false);
 
 $pid = hotpathClient($address, $n, $target, $connections);
 
-$context = new class ($n) implements WorkerContext {
-    public int $served = 0;
-
-    public function __construct(private readonly int $stopAfter) {}
-
-    public function requestServed(): void
-    {
-        if (++$this->served === $this->stopAfter) {
-            Loop::stop();
-        }
-    }
-
-    public function log(string $level, string $message): void
-    {
-        fwrite(STDERR, "[$level] $message\n");
-    }
-
-    public function workerId(): int
-    {
-        return 1;
-    }
-
-    public function acceptBalance(): ?AcceptBalance
-    {
-        return null;
-    }
-
-    public function retiring(string $reason): float
-    {
-        return 0.0;
-    }
-
-    public function drainTimeout(): float
-    {
-        return 0.0;
-    }
-
-    public function count(string $name, int $value): void {}
-};
+$context = new BenchWorkerContext($n);
 
 $server = new HttpServer(App::load($app), new Limits());
 $server->start([$listener], $context);
-$cpu = static function (): float {
-    $usage = getrusage();
-    return $usage['ru_utime.tv_sec'] * 1e6 + $usage['ru_utime.tv_usec'] + $usage['ru_stime.tv_sec'] * 1e6 + $usage['ru_stime.tv_usec'];
-};
-$start = hrtime(true);
-$cpuStart = $cpu();
-Loop::run();
-$ns = hrtime(true) - $start;
-$cpuUs = $cpu() - $cpuStart;
+[$ns, $cpuUs] = measureRun(Loop::run(...));
 $server->stop();
 pcntl_waitpid($pid, $status);
 if ($context->served !== $n || pcntl_wexitstatus($status) !== 0) {

@@ -14,20 +14,10 @@ declare(strict_types=1);
  */
 
 require __DIR__ . '/lib/client.php';
+require __DIR__ . '/lib/measure.php';
+require __DIR__ . '/lib/workerman.php';
 
-$src = getenv('WORKERMAN_SRC') ?: __DIR__ . '/../../../shared/peers/workerman';
-if (!is_file("$src/src/Worker.php")) {
-    fwrite(STDERR, "Workerman's source is not at $src (set WORKERMAN_SRC)\n");
-    exit(1);
-}
-spl_autoload_register(static function (string $class) use ($src): void {
-    if (str_starts_with($class, 'Workerman\\')) {
-        $file = $src . '/src/' . str_replace('\\', '/', substr($class, 10)) . '.php';
-        if (is_file($file)) {
-            require $file;
-        }
-    }
-});
+loadWorkerman();
 
 use Workerman\Connection\TcpConnection;
 use Workerman\Events\Select;
@@ -38,11 +28,8 @@ use Workerman\Worker;
 $n = (int) ($argv[1] ?? 20000);
 $target = $argv[2] ?? '/hello.php';
 
-// A free port: Workerman binds by address.
-$probe = stream_socket_server('tcp://127.0.0.1:0');
-\assert($probe !== false);
-$address = (string) stream_socket_get_name($probe, false);
-fclose($probe);
+// Workerman binds by address.
+$address = freeAddress();
 
 $served = 0;
 Worker::$globalEvent = new Select();
@@ -68,15 +55,7 @@ $worker->onMessage = static function (TcpConnection $connection, Request $reques
 $worker->listen();
 
 $pid = hotpathClient($address, $n, $target);
-$cpu = static function (): float {
-    $usage = getrusage();
-    return $usage['ru_utime.tv_sec'] * 1e6 + $usage['ru_utime.tv_usec'] + $usage['ru_stime.tv_sec'] * 1e6 + $usage['ru_stime.tv_usec'];
-};
-$start = hrtime(true);
-$cpuStart = $cpu();
-Worker::$globalEvent->run();
-$ns = hrtime(true) - $start;
-$cpuUs = $cpu() - $cpuStart;
+[$ns, $cpuUs] = measureRun(static fn() => Worker::$globalEvent->run());
 // The last responses were handed to the kernel by send(); the client is waiting for them.
 pcntl_waitpid($pid, $status);
 if ($served !== $n || pcntl_wexitstatus($status) !== 0) {

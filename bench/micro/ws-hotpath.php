@@ -12,6 +12,8 @@ declare(strict_types=1);
 
 require __DIR__ . '/../../src/bootstrap.php';
 require __DIR__ . '/lib/ws-client.php';
+require __DIR__ . '/lib/context.php';
+require __DIR__ . '/lib/measure.php';
 
 use Kiln\App\App;
 use Kiln\Http\HttpServer;
@@ -19,8 +21,6 @@ use Kiln\Http\Limits;
 use Kiln\Http\WebSocket\Connection;
 use Kiln\Http\WebSocket\Message;
 use Kiln\Loop\Loop;
-use Kiln\Server\AcceptBalance;
-use Kiln\Server\WorkerContext;
 
 $n = (int) ($argv[1] ?? 50000);
 
@@ -39,49 +39,12 @@ $app->ws('/echo', static function (Connection $connection, Message $message) use
     }
 });
 
-$context = new class implements WorkerContext {
-    public function requestServed(): void {}
-
-    public function log(string $level, string $message): void
-    {
-        fwrite(STDERR, "[$level] $message\n");
-    }
-
-    public function workerId(): int
-    {
-        return 1;
-    }
-
-    public function acceptBalance(): ?AcceptBalance
-    {
-        return null;
-    }
-
-    public function retiring(string $reason): float
-    {
-        return 0.0;
-    }
-
-    public function drainTimeout(): float
-    {
-        return 0.0;
-    }
-
-    public function count(string $name, int $value): void {}
-};
+$context = new BenchWorkerContext();
 
 $server = new HttpServer($app, new Limits());
 $server->start([$listener], $context);
 $pid = wsHotpathClient($address, '/echo');
-$cpu = static function (): float {
-    $usage = getrusage();
-    return $usage['ru_utime.tv_sec'] * 1e6 + $usage['ru_utime.tv_usec'] + $usage['ru_stime.tv_sec'] * 1e6 + $usage['ru_stime.tv_usec'];
-};
-$start = hrtime(true);
-$cpuStart = $cpu();
-Loop::run();
-$ns = hrtime(true) - $start;
-$cpuUs = $cpu() - $cpuStart;
+[$ns, $cpuUs] = measureRun(Loop::run(...));
 posix_kill($pid, SIGKILL);
 pcntl_waitpid($pid, $status);
 if ($handled < $n) { // Loop::stop() ends the loop after the current tick: a few more may have been handled
