@@ -30,7 +30,7 @@ if [ "$mode" = dev ]; then
     command -v promtool >/dev/null || need_apt+=(prometheus)
     command -v python3 >/dev/null || need_apt+=(python3)
     command -v perl >/dev/null || need_apt+=(perl)
-    # The task workers' test runs a blocking PDO query against a throwaway MariaDB (tests/Apps/Support/MariaDb.php).
+    # The task workers' test runs a blocking PDO query against a throwaway MariaDB (tests/Support/MariaDbServer.php).
     [ -x /usr/sbin/mariadbd ] || need_apt+=(mariadb-server)
     php -r 'exit(extension_loaded("pdo_mysql") && extension_loaded("mysqli") ? 0 : 1);' 2>/dev/null || need_apt+=(php-mysql)
     # Redis tests start their own redis-server, redis-sentinel and Cluster; redis-cli makes the Cluster, redis-benchmark is the bench peer.

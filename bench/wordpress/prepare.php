@@ -9,7 +9,7 @@ declare(strict_types=1);
  *   php bench/wordpress/prepare.php DIR
  *
  * Everything it makes lives under DIR (it is the TMPDIR of the MariaDB datadir and of the copy). The code of the
- * application tests does the work (tests/Apps/Support: MariaDb, SiteCopy, Browser; tests/Support/PeerProcess).
+ * application tests does the work (tests/Apps/Support: SiteCopy, Browser; tests/Support: MariaDbServer, PeerProcess).
  * The installer runs over HTTP on a `php -S` started for the purpose and stopped right after.
  *
  * Prints `key=value` lines (site, db_port, db_pid, title), then `ready`, and stays up holding the database: MariaDB
@@ -18,10 +18,10 @@ declare(strict_types=1);
  */
 
 use Kiln\Tests\Apps\Support\Browser;
-use Kiln\Tests\Apps\Support\MariaDb;
 use Kiln\Tests\Apps\Support\Page;
 use Kiln\Tests\Apps\Support\SiteCopy;
 use Kiln\Tests\Apps\Support\WordPress;
+use Kiln\Tests\Support\MariaDbServer;
 use Kiln\Tests\Support\PeerProcess;
 
 require __DIR__ . '/../lib/autoload.php';
@@ -82,10 +82,10 @@ function bench_wp_install(string $base): void
     bench_wp_expect('front page lists the post', (new Browser($base))->get('/'), 200, BENCH_WP_TITLE);
 }
 
-/** @return array{MariaDb, array<string, string>} the database (this process holds it) and what to print */
+/** @return array{MariaDbServer, array<string, string>} the database (this process holds it) and what to print */
 function bench_wp_prepare(string $dir): array
 {
-    $db = MariaDb::start();
+    $db = MariaDbServer::start();
     try {
         $password = bin2hex(random_bytes(12));
         $db->createDatabase(BENCH_WP_DB, BENCH_WP_DB, $password);

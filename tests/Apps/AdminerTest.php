@@ -6,9 +6,9 @@ namespace Kiln\Tests\Apps;
 
 use Kiln\Tests\Apps\Support\Adminer;
 use Kiln\Tests\Apps\Support\Browser;
-use Kiln\Tests\Apps\Support\MariaDb;
 use Kiln\Tests\Apps\Support\Run;
 use Kiln\Tests\Apps\Support\SiteCopy;
+use Kiln\Tests\Support\MariaDbServer;
 
 final class AdminerTest extends AppTestCase
 {
@@ -42,12 +42,12 @@ final class AdminerTest extends AppTestCase
         return ['TMPDIR' => $copy->dir . '/tmp'];
     }
 
-    protected function prepare(MariaDb $db, string $stack): SiteCopy
+    protected function prepare(MariaDbServer $db, string $stack): SiteCopy
     {
         return Adminer::prepare($db, $stack);
     }
 
-    protected function walk(Run $run, Browser $user, Browser $visitor, MariaDb $db, string $stack): void
+    protected function walk(Run $run, Browser $user, Browser $visitor, MariaDbServer $db, string $stack): void
     {
         Adminer::flow($run, $user, $db, $stack);
     }

@@ -5,12 +5,12 @@ declare(strict_types=1);
 namespace Kiln\Tests\Apps;
 
 use Kiln\Tests\Apps\Support\Browser;
-use Kiln\Tests\Apps\Support\MariaDb;
 use Kiln\Tests\Apps\Support\Matrix;
 use Kiln\Tests\Apps\Support\Run;
 use Kiln\Tests\Apps\Support\SiteCopy;
 use Kiln\Tests\Apps\Support\Stack;
 use Kiln\Tests\Support\ApacheProcess;
+use Kiln\Tests\Support\MariaDbServer;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
@@ -22,7 +22,7 @@ use PHPUnit\Framework\TestCase;
  */
 abstract class AppTestCase extends TestCase
 {
-    private static ?MariaDb $db = null;
+    private static ?MariaDbServer $db = null;
 
     /** @var array<string, Run> app → the Apache run */
     private static array $reference = [];
@@ -37,9 +37,9 @@ abstract class AppTestCase extends TestCase
 
     abstract protected static function isAppInstalled(): bool;
 
-    abstract protected function prepare(MariaDb $db, string $stack): SiteCopy;
+    abstract protected function prepare(MariaDbServer $db, string $stack): SiteCopy;
 
-    abstract protected function walk(Run $run, Browser $user, Browser $visitor, MariaDb $db, string $stack): void;
+    abstract protected function walk(Run $run, Browser $user, Browser $visitor, MariaDbServer $db, string $stack): void;
 
     /** @return array<string, string> php.ini settings the app's copy is served with (as php_admin_value, --php-ini, ...) */
     protected function phpIni(SiteCopy $copy): array
@@ -115,10 +115,10 @@ abstract class AppTestCase extends TestCase
 
     private function runOn(string $stack): Run
     {
-        if (!static::isAppInstalled() || !MariaDb::isInstalled() || !ApacheProcess::isInstalled()) {
+        if (!static::isAppInstalled() || !MariaDbServer::isInstalled() || !ApacheProcess::isInstalled()) {
             self::markTestSkipped(static::app() . ', MariaDB or Apache mod_php is not installed: run scripts/install-apps.sh');
         }
-        self::$db ??= MariaDb::start();
+        self::$db ??= MariaDbServer::start();
         $copy = $this->prepare(self::$db, $stack);
         $run = new Run(static::app(), $stack);
         $started = microtime(true);

@@ -6,9 +6,9 @@ namespace Kiln\Tests\Apps;
 
 use Kiln\Tests\Apps\Support\Browser;
 use Kiln\Tests\Apps\Support\DokuWiki;
-use Kiln\Tests\Apps\Support\MariaDb;
 use Kiln\Tests\Apps\Support\Run;
 use Kiln\Tests\Apps\Support\SiteCopy;
+use Kiln\Tests\Support\MariaDbServer;
 
 final class DokuWikiTest extends AppTestCase
 {
@@ -27,12 +27,12 @@ final class DokuWikiTest extends AppTestCase
         return [];
     }
 
-    protected function prepare(MariaDb $db, string $stack): SiteCopy
+    protected function prepare(MariaDbServer $db, string $stack): SiteCopy
     {
         return DokuWiki::prepare();
     }
 
-    protected function walk(Run $run, Browser $user, Browser $visitor, MariaDb $db, string $stack): void
+    protected function walk(Run $run, Browser $user, Browser $visitor, MariaDbServer $db, string $stack): void
     {
         DokuWiki::flow($run, $user, $visitor);
     }

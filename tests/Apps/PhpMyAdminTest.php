@@ -5,10 +5,10 @@ declare(strict_types=1);
 namespace Kiln\Tests\Apps;
 
 use Kiln\Tests\Apps\Support\Browser;
-use Kiln\Tests\Apps\Support\MariaDb;
 use Kiln\Tests\Apps\Support\PhpMyAdmin;
 use Kiln\Tests\Apps\Support\Run;
 use Kiln\Tests\Apps\Support\SiteCopy;
+use Kiln\Tests\Support\MariaDbServer;
 
 final class PhpMyAdminTest extends AppTestCase
 {
@@ -27,12 +27,12 @@ final class PhpMyAdminTest extends AppTestCase
         return [];
     }
 
-    protected function prepare(MariaDb $db, string $stack): SiteCopy
+    protected function prepare(MariaDbServer $db, string $stack): SiteCopy
     {
         return PhpMyAdmin::prepare($db, $stack);
     }
 
-    protected function walk(Run $run, Browser $user, Browser $visitor, MariaDb $db, string $stack): void
+    protected function walk(Run $run, Browser $user, Browser $visitor, MariaDbServer $db, string $stack): void
     {
         PhpMyAdmin::flow($run, $user, $db, $stack);
     }

@@ -5,10 +5,11 @@ declare(strict_types=1);
 namespace Kiln\Tests\Support;
 
 /**
- * A throwaway MariaDB for the database tests: `mariadb-install-db` into a temp dir, `mariadbd --no-defaults`
- * on a free 127.0.0.1 port and a unix socket in that dir, a database `kiln` and a user `kiln` (password,
- * mysql_native_password) with every right on it. Ready when that user can log in; stopped by PID (TERM, then
- * KILL) by stop() or when the object goes away; the dir is removed.
+ * A throwaway MariaDB for the database, background and application tests: `mariadb-install-db` into a temp
+ * dir, `mariadbd --no-defaults` on a free 127.0.0.1 port and a unix socket in that dir, a database `kiln` and
+ * a user `kiln` (password, mysql_native_password) with every right; root logs in over TCP without a password
+ * (createDatabase(), query()). Ready when the user kiln can log in; stopped by PID (TERM, then KILL) by stop()
+ * or when the object goes away; the dir is removed.
  */
 final class MariaDbServer implements DbServer
 {
@@ -24,10 +25,15 @@ final class MariaDbServer implements DbServer
         private readonly int $port,
     ) {}
 
+    public static function isInstalled(): bool
+    {
+        return is_executable(self::SERVER) && is_executable(self::INSTALL_DB) && \extension_loaded('mysqli');
+    }
+
     public static function start(float $timeout = 60.0): self
     {
-        if (!is_executable(self::SERVER) || !is_executable(self::INSTALL_DB)) {
-            throw new \RuntimeException('MariaDB is missing (' . self::SERVER . '): run scripts/install-deps.sh dev');
+        if (!self::isInstalled()) {
+            throw new \RuntimeException('MariaDB or php-mysql is missing (' . self::SERVER . '): run scripts/install-deps.sh dev');
         }
         $dir = PeerProcess::tempDir('kiln-mariadb');
         $user = PeerProcess::isRoot() ? 'root' : (string) (posix_getpwuid(posix_geteuid())['name'] ?? 'root');
@@ -36,41 +42,27 @@ final class MariaDbServer implements DbServer
             . "CREATE USER '" . self::USER . "'@'localhost' IDENTIFIED BY '" . self::PASSWORD . "';\n"
             . 'GRANT ALL ON *.* TO ' . "'" . self::USER . "'@'%';\n"
             . 'GRANT ALL ON *.* TO ' . "'" . self::USER . "'@'localhost';\n");
-        $install = PeerProcess::launch('mariadb-install-db', [self::INSTALL_DB, '--no-defaults', "--datadir=$dir/data",
-            "--user=$user", '--skip-test-db', '--auth-root-authentication-method=normal'], "$dir/install.log");
-        $deadline = microtime(true) + $timeout;
-        while ($install->isRunning() && microtime(true) < $deadline) {
-            usleep(20_000);
-        }
-        $code = $install->exitCode();
-        $install->stop(1.0);
-        if ($code !== 0) {
-            $log = PeerProcess::tail("$dir/install.log");
-            PeerProcess::removeDir($dir);
-            throw new \RuntimeException('mariadb-install-db failed (exit ' . var_export($code, true) . "):\n$log");
-        }
-        $lastError = null;
-        for ($attempt = 0; $attempt < 3; $attempt++) {
-            $port = PeerProcess::freePort();
-            $process = PeerProcess::launch('mariadbd', [self::SERVER, '--no-defaults', "--datadir=$dir/data",
-                "--socket=$dir/mysqld.sock", "--port=$port", '--bind-address=127.0.0.1', "--user=$user",
-                "--pid-file=$dir/mysqld.pid", "--log-error=$dir/error.log", '--skip-log-bin', "--init-file=$dir/init.sql",
-                '--innodb-buffer-pool-size=64M', '--max-connections=400', '--skip-name-resolve', '--max-allowed-packet=64M'], "$dir/mariadbd.out");
-            $server = new self($process, $dir, $port);
-            try {
-                $process->waitUntil($server->answers(...), $timeout, "user kiln logged in on port $port", $server->diagnostics(...));
-
-                return $server;
-            } catch (\RuntimeException $e) {
-                $process->stop(5.0);
-                $lastError = $e;
-                if (!str_contains($e->getMessage(), 'already in use')) {
-                    break;
+        PeerProcess::runToEnd('mariadb-install-db', [self::INSTALL_DB, '--no-defaults', "--datadir=$dir/data",
+            "--user=$user", '--skip-test-db', '--auth-root-authentication-method=normal'], "$dir/install.log", $dir, $timeout);
+        try {
+            return PeerProcess::onFreePort(static function (int $port) use ($dir, $user, $timeout): self {
+                $process = PeerProcess::launch('mariadbd', [self::SERVER, '--no-defaults', "--datadir=$dir/data",
+                    "--socket=$dir/mysqld.sock", "--port=$port", '--bind-address=127.0.0.1', "--user=$user",
+                    "--pid-file=$dir/mysqld.pid", "--log-error=$dir/error.log", '--skip-log-bin', "--init-file=$dir/init.sql",
+                    '--innodb-buffer-pool-size=64M', '--max-connections=400', '--skip-name-resolve', '--max-allowed-packet=64M'], "$dir/mariadbd.out");
+                try {
+                    $process->waitUntil(static fn(): bool => self::answers($port), $timeout, "user kiln logged in on port $port", static fn(): string => self::logs($dir));
+                } catch (\RuntimeException $e) {
+                    $process->stop(5.0);
+                    throw $e;
                 }
-            }
+
+                return new self($process, $dir, $port);
+            });
+        } catch (\RuntimeException $e) {
+            PeerProcess::removeDir($dir);
+            throw $e;
         }
-        PeerProcess::removeDir($dir);
-        throw $lastError;
     }
 
     /** mysql://kiln:…@127.0.0.1:port/kiln, with extra query options. */
@@ -84,6 +76,11 @@ final class MariaDbServer implements DbServer
         return 'mysql://' . self::USER . ':' . self::PASSWORD . '@/' . self::DATABASE . '?socket=' . rawurlencode($this->socket());
     }
 
+    public function host(): string
+    {
+        return '127.0.0.1';
+    }
+
     public function port(): int
     {
         return $this->port;
@@ -94,23 +91,46 @@ final class MariaDbServer implements DbServer
         return "{$this->dir}/mysqld.sock";
     }
 
-    /** A blocking mysqli connection for test setup and checks (never used by the code under test). */
+    /** A blocking mysqli connection as the user kiln, for test setup and checks (never used by the code under test). */
     public function admin(): \mysqli
     {
-        mysqli_report(MYSQLI_REPORT_ERROR | MYSQLI_REPORT_STRICT);
-        $mysqli = mysqli_init();
-        if ($mysqli === false) {
-            throw new \RuntimeException('mysqli_init() failed');
-        }
-        $mysqli->options(MYSQLI_OPT_CONNECT_TIMEOUT, 2);
-        $mysqli->real_connect('127.0.0.1', self::USER, self::PASSWORD, self::DATABASE, $this->port);
+        return self::connect($this->port, self::USER, self::PASSWORD, self::DATABASE);
+    }
 
-        return $mysqli;
+    /** A fresh database and a user with every right on it, reachable from 127.0.0.1 and localhost. */
+    public function createDatabase(string $name, string $user, string $password): void
+    {
+        if (preg_match('/^\w+$/', $name . $user) !== 1) {
+            throw new \ValueError("database and user names must be word characters, got $name / $user");
+        }
+        $db = self::connect($this->port, 'root', '', null);
+        $quoted = $db->real_escape_string($password);
+        $db->query("CREATE DATABASE `$name` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci");
+        foreach (['127.0.0.1', 'localhost'] as $host) {
+            $db->query("CREATE USER '$user'@'$host' IDENTIFIED BY '$quoted'");
+            $db->query("GRANT ALL PRIVILEGES ON `$name`.* TO '$user'@'$host'");
+        }
+        $db->close();
+    }
+
+    /**
+     * The rows $sql returns in $database, run as root.
+     *
+     * @return list<array<mixed>>
+     */
+    public function query(string $database, string $sql): array
+    {
+        $db = self::connect($this->port, 'root', '', $database);
+        $result = $db->query($sql);
+        $rows = $result instanceof \mysqli_result ? array_values($result->fetch_all(MYSQLI_ASSOC)) : [];
+        $db->close();
+
+        return $rows;
     }
 
     public function diagnostics(): string
     {
-        return PeerProcess::tail("{$this->dir}/mariadbd.out") . "\n" . PeerProcess::tail("{$this->dir}/error.log");
+        return self::logs($this->dir);
     }
 
     public function stop(): void
@@ -124,14 +144,32 @@ final class MariaDbServer implements DbServer
         $this->stop();
     }
 
-    private function answers(): bool
+    private static function connect(int $port, string $user, string $password, ?string $database): \mysqli
+    {
+        mysqli_report(MYSQLI_REPORT_ERROR | MYSQLI_REPORT_STRICT);
+        $mysqli = mysqli_init();
+        if ($mysqli === false) {
+            throw new \mysqli_sql_exception('mysqli_init() failed');
+        }
+        $mysqli->options(MYSQLI_OPT_CONNECT_TIMEOUT, 2);
+        $mysqli->real_connect('127.0.0.1', $user, $password, $database, $port);
+
+        return $mysqli;
+    }
+
+    private static function answers(int $port): bool
     {
         try {
-            $this->admin()->close();
+            self::connect($port, self::USER, self::PASSWORD, self::DATABASE)->close();
 
             return true;
         } catch (\mysqli_sql_exception) {
             return false;
         }
+    }
+
+    private static function logs(string $dir): string
+    {
+        return PeerProcess::tail("$dir/mariadbd.out") . "\n" . PeerProcess::tail("$dir/error.log");
     }
 }

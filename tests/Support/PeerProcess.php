@@ -9,7 +9,8 @@ namespace Kiln\Tests\Support;
  * server that signals its process group never hits PHPUnit), stdout+stderr captured to a file in its temp
  * dir, stopped by PID (TERM, wait, then KILL whatever is left of its process tree), temp dir removed.
  *
- * @internal shared by PhpFpmProcess, NginxProcess and ApacheProcess
+ * @internal shared by the peer and database server helpers (PhpFpmProcess, NginxProcess, ApacheProcess,
+ *           MariaDbServer, PostgresServer)
  */
 final class PeerProcess
 {
@@ -63,6 +64,52 @@ final class PeerProcess
         $name = (string) stream_socket_get_name($server, false);
         fclose($server);
         return (int) substr($name, (int) strrpos($name, ':') + 1);
+    }
+
+    /**
+     * Up to three tries of $start on a fresh free port: a try that fails because the port was taken between the
+     * pick and the bind ("already in use") is made again; any other failure, or the third, is thrown. $start
+     * stops what it launched before it throws.
+     *
+     * @template T
+     *
+     * @param \Closure(int): T $start
+     *
+     * @return T
+     */
+    public static function onFreePort(\Closure $start): mixed
+    {
+        for ($attempt = 1; ; $attempt++) {
+            try {
+                return $start(self::freePort());
+            } catch (\RuntimeException $e) {
+                if ($attempt >= 3 || !str_contains($e->getMessage(), 'already in use')) {
+                    throw $e;
+                }
+            }
+        }
+    }
+
+    /**
+     * Runs a one-off set-up command (initdb, mariadb-install-db) to its end, for $timeout at most. When it does
+     * not exit 0, $dir is removed and the error carries the tail of $log.
+     *
+     * @param list<string> $command
+     */
+    public static function runToEnd(string $name, array $command, string $log, string $dir, float $timeout): void
+    {
+        $setup = self::launch($name, $command, $log);
+        $deadline = microtime(true) + $timeout;
+        while ($setup->isRunning() && microtime(true) < $deadline) {
+            usleep(20_000);
+        }
+        $code = $setup->exitCode();
+        $setup->stop(1.0);
+        if ($code !== 0) {
+            $tail = self::tail($log);
+            self::removeDir($dir);
+            throw new \RuntimeException("$name failed (exit " . var_export($code, true) . "):\n$tail");
+        }
     }
 
     public static function isRoot(): bool

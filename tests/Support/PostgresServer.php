@@ -31,41 +31,27 @@ final class PostgresServer implements DbServer
         $dir = PeerProcess::tempDir('kiln-postgres');
         $as = self::runAs($dir);
         file_put_contents("$dir/pw", self::PASSWORD . "\n");
-        $init = PeerProcess::launch('initdb', [...$as, self::BIN . '/initdb', '-D', "$dir/data", '-U', self::USER,
+        PeerProcess::runToEnd('initdb', [...$as, self::BIN . '/initdb', '-D', "$dir/data", '-U', self::USER,
             '--pwfile', "$dir/pw", '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--no-sync',
-            '--locale=C'], "$dir/initdb.log");
-        $deadline = microtime(true) + $timeout;
-        while ($init->isRunning() && microtime(true) < $deadline) {
-            usleep(20_000);
-        }
-        $code = $init->exitCode();
-        $init->stop(1.0);
-        if ($code !== 0) {
-            $log = PeerProcess::tail("$dir/initdb.log");
-            PeerProcess::removeDir($dir);
-            throw new \RuntimeException('initdb failed (exit ' . var_export($code, true) . "):\n$log");
-        }
-        $lastError = null;
-        for ($attempt = 0; $attempt < 3; $attempt++) {
-            $port = PeerProcess::freePort();
-            $process = PeerProcess::launch('postgres', [...$as, self::BIN . '/postgres', '-D', "$dir/data", '-p', (string) $port,
-                '-k', $dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=300',
-                '-c', 'shared_buffers=32MB', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'], "$dir/postgres.log");
-            $server = new self($process, $dir, $port);
-            try {
-                $process->waitUntil($server->answers(...), $timeout, "SELECT 1 answered on port $port", $server->diagnostics(...));
-
-                return $server;
-            } catch (\RuntimeException $e) {
-                $process->stop(5.0);
-                $lastError = $e;
-                if (!str_contains($e->getMessage(), 'already in use')) {
-                    break;
+            '--locale=C'], "$dir/initdb.log", $dir, $timeout);
+        try {
+            return PeerProcess::onFreePort(static function (int $port) use ($dir, $as, $timeout): self {
+                $process = PeerProcess::launch('postgres', [...$as, self::BIN . '/postgres', '-D', "$dir/data", '-p', (string) $port,
+                    '-k', $dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=300',
+                    '-c', 'shared_buffers=32MB', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'], "$dir/postgres.log");
+                try {
+                    $process->waitUntil(static fn(): bool => self::answers($port), $timeout, "SELECT 1 answered on port $port", static fn(): string => PeerProcess::tail("$dir/postgres.log"));
+                } catch (\RuntimeException $e) {
+                    $process->stop(5.0);
+                    throw $e;
                 }
-            }
+
+                return new self($process, $dir, $port);
+            });
+        } catch (\RuntimeException $e) {
+            PeerProcess::removeDir($dir);
+            throw $e;
         }
-        PeerProcess::removeDir($dir);
-        throw $lastError;
     }
 
     /** postgres://kiln:…@127.0.0.1:port/postgres, with extra query options. */
@@ -88,13 +74,7 @@ final class PostgresServer implements DbServer
     /** A blocking connection for test setup and checks (never used by the code under test). */
     public function admin(): \PgSql\Connection
     {
-        $link = @pg_connect("host=127.0.0.1 port={$this->port} user=" . self::USER . ' password=' . self::PASSWORD
-            . ' dbname=' . self::DATABASE . ' connect_timeout=2', PGSQL_CONNECT_FORCE_NEW);
-        if ($link === false) {
-            throw new \RuntimeException("cannot connect to the test PostgreSQL on port {$this->port}");
-        }
-
-        return $link;
+        return self::connect($this->port);
     }
 
     public function diagnostics(): string
@@ -113,10 +93,21 @@ final class PostgresServer implements DbServer
         $this->stop();
     }
 
-    private function answers(): bool
+    private static function connect(int $port): \PgSql\Connection
+    {
+        $link = @pg_connect("host=127.0.0.1 port=$port user=" . self::USER . ' password=' . self::PASSWORD
+            . ' dbname=' . self::DATABASE . ' connect_timeout=2', PGSQL_CONNECT_FORCE_NEW);
+        if ($link === false) {
+            throw new \RuntimeException("cannot connect to the test PostgreSQL on port $port");
+        }
+
+        return $link;
+    }
+
+    private static function answers(int $port): bool
     {
         try {
-            pg_close($this->admin());
+            pg_close(self::connect($port));
 
             return true;
         } catch (\RuntimeException) {

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Apps\Support;
 
+use Kiln\Tests\Support\MariaDbServer;
+
 /**
  * Debian's `adminer` (4.8.1) served as Debian's Apache snippet serves it: a document root holding only a copy of
  * /etc/adminer/conf.php (as index.php), which loads Adminer from a copy of /usr/share/adminer outside the
@@ -21,7 +23,7 @@ final class Adminer
         return is_file(self::SOURCE . '/adminer.php') && is_file(self::CONF);
     }
 
-    public static function prepare(MariaDb $db, string $stack): SiteCopy
+    public static function prepare(MariaDbServer $db, string $stack): SiteCopy
     {
         $name = self::database($stack);
         $db->createDatabase($name, $name, self::PASSWORD);
@@ -44,7 +46,7 @@ final class Adminer
         return 'adm_' . preg_replace('/\W/', '_', $stack);
     }
 
-    public static function flow(Run $run, Browser $user, MariaDb $db, string $stack): void
+    public static function flow(Run $run, Browser $user, MariaDbServer $db, string $stack): void
     {
         $name = self::database($stack);
         $server = $db->host() . ':' . $db->port();

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Apps\Support;
 
+use Kiln\Tests\Support\MariaDbServer;
+
 /**
  * Debian's `phpmyadmin` (5.2.1) served from a throwaway copy of /usr/share/phpmyadmin. Debian points phpMyAdmin at
  * /etc/phpmyadmin/config.inc.php and /var/lib/phpmyadmin/tmp through libraries/vendor_config.php (the file
@@ -25,7 +27,7 @@ final class PhpMyAdmin
         return 'pma_' . preg_replace('/\W/', '_', $stack);
     }
 
-    public static function prepare(MariaDb $db, string $stack): SiteCopy
+    public static function prepare(MariaDbServer $db, string $stack): SiteCopy
     {
         $name = self::database($stack);
         $db->createDatabase($name, $name, self::PASSWORD);
@@ -65,7 +67,7 @@ final class PhpMyAdmin
         return $copy;
     }
 
-    public static function flow(Run $run, Browser $user, MariaDb $db, string $stack): void
+    public static function flow(Run $run, Browser $user, MariaDbServer $db, string $stack): void
     {
         $name = self::database($stack);
         $form = $run->expect('login form', $user->get('/'), 200, ['pma_username', 'pma_password'])->form('id="login_form"');

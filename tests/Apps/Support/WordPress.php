@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Apps\Support;
 
+use Kiln\Tests\Support\MariaDbServer;
+
 /**
  * Debian's `wordpress` (6.1) served from a throwaway copy of /usr/share/wordpress with a wp-config.php the test
  * writes (Debian's own picks /etc/wordpress/config-HOST.php by HTTP_HOST; the copy replaces it so that nothing
@@ -57,7 +59,7 @@ final class WordPress
             PHP;
     }
 
-    public static function prepare(MariaDb $db, string $stack): SiteCopy
+    public static function prepare(MariaDbServer $db, string $stack): SiteCopy
     {
         $name = 'wp_' . preg_replace('/\W/', '_', $stack);
         $db->createDatabase($name, $name, self::DB_PASSWORD);
@@ -78,7 +80,7 @@ final class WordPress
         return $copy;
     }
 
-    public static function flow(Run $run, Browser $admin, Browser $visitor, MariaDb $db, string $stack): void
+    public static function flow(Run $run, Browser $admin, Browser $visitor, MariaDbServer $db, string $stack): void
     {
         $base = $admin->baseUrl();
         $run->expect('front page sends to the installer', $admin->get('/'), 302, ['Location: /wp-admin/install.php']);

@@ -4,9 +4,9 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Integration\Background;
 
-use Kiln\Tests\Apps\Support\MariaDb;
 use Kiln\Tests\Support\HttpClient;
 use Kiln\Tests\Support\KilnProcess;
+use Kiln\Tests\Support\MariaDbServer;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -135,11 +135,11 @@ final class TaskWorkersTest extends TestCase
 
     public function testABlockingPdoQueryInATaskLeavesTheWorkerServing(): void
     {
-        $db = MariaDb::start();
-        $db->createDatabase('kiln_tasks', 'kiln', 'task-secret');
+        $db = MariaDbServer::start();
+        $db->createDatabase('kiln_tasks', 'tasks', 'task-secret');
         $server = $this->start(['--workers=1', '--task-workers=2'], [
             'KILN_TEST_DSN' => "mysql:host={$db->host()};port={$db->port()};dbname=kiln_tasks",
-            'KILN_TEST_DB_USER' => 'kiln',
+            'KILN_TEST_DB_USER' => 'tasks',
             'KILN_TEST_DB_PASSWORD' => 'task-secret',
         ]);
 
