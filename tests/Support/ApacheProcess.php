@@ -20,6 +20,8 @@ namespace Kiln\Tests\Support;
  */
 final class ApacheProcess
 {
+    use PeerServer;
+
     public const BINARY = '/usr/sbin/apache2';
     public const MODULES = '/usr/lib/apache2/modules';
     public const MOD_PHP = self::MODULES . '/libphp8.2.so';
@@ -45,10 +47,8 @@ final class ApacheProcess
         if ($root === false || !is_dir($root)) {
             throw new \ValueError("document root $documentRoot is not a directory");
         }
-        $lastError = null;
-        for ($attempt = 0; $attempt < 3; $attempt++) {
+        return PeerProcess::onFreePort(static function (int $port) use ($root, $processes, $extra, $timeout): self {
             $dir = PeerProcess::tempDir('kiln-apache');
-            $port = PeerProcess::freePort();
             file_put_contents("$dir/apache2.conf", self::config($dir, $port, $root, $processes, $extra));
             // Debian's apache2 reads these through apache2ctl/envvars only; set them so nothing falls back to /var/run.
             $env = [...getenv(), 'APACHE_RUN_DIR' => $dir, 'APACHE_LOCK_DIR' => $dir, 'APACHE_PID_FILE' => "$dir/apache2.pid",
@@ -57,16 +57,12 @@ final class ApacheProcess
             $apache = new self($process, $dir, $port);
             try {
                 $process->waitUntil(static fn(): bool => PeerProcess::answersHttp($port), $timeout, "port $port answered HTTP", $apache->diagnostics(...));
-                return $apache;
             } catch (\RuntimeException $e) {
                 $apache->stop();
-                $lastError = $e;
-                if (!str_contains($e->getMessage(), 'Address already in use')) {
-                    break;
-                }
+                throw $e;
             }
-        }
-        throw $lastError;
+            return $apache;
+        });
     }
 
     public static function config(string $dir, int $port, string $root, int $processes, string $extra = ''): string
@@ -131,41 +127,5 @@ final class ApacheProcess
     public function diagnostics(): string
     {
         return PeerProcess::tail("{$this->dir}/apache2.out") . "\n" . PeerProcess::tail("{$this->dir}/error.log");
-    }
-
-    public function baseUrl(): string
-    {
-        return "http://127.0.0.1:{$this->port}";
-    }
-
-    public function port(): int
-    {
-        return $this->port;
-    }
-
-    public function pid(): int
-    {
-        return $this->process->pid();
-    }
-
-    public function directory(): string
-    {
-        return $this->dir;
-    }
-
-    public function isRunning(): bool
-    {
-        return $this->process->isRunning();
-    }
-
-    public function stop(): void
-    {
-        $this->process->stop();
-        PeerProcess::removeDir($this->dir);
-    }
-
-    public function __destruct()
-    {
-        $this->stop();
     }
 }

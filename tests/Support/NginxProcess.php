@@ -28,6 +28,8 @@ namespace Kiln\Tests\Support;
  */
 final class NginxProcess
 {
+    use PeerServer;
+
     public const BINARY = '/usr/sbin/nginx';
     public const MIME_TYPES = '/etc/nginx/mime.types';
 
@@ -90,10 +92,8 @@ final class NginxProcess
         }
         $address = $fastcgi instanceof PhpFpmProcess ? $fastcgi->address() : $fastcgi;
         $keepalive = $fastcgi instanceof PhpFpmProcess ? max(1, intdiv($fastcgi->children(), $workers)) : 1;
-        $lastError = null;
-        for ($attempt = 0; $attempt < 3; $attempt++) {
+        return PeerProcess::onFreePort(static function (int $port) use ($root, $address, $keepConn, $workers, $serverName, $extra, $fastcgiParams, $keepalive, $timeout): self {
             $dir = PeerProcess::tempDir('kiln-nginx');
-            $port = PeerProcess::freePort();
             if ($fastcgiParams === null) {
                 file_put_contents("$dir/fastcgi_params", self::CLASSIC_FASTCGI_PARAMS);
             }
@@ -103,16 +103,12 @@ final class NginxProcess
             $nginx = new self($process, $dir, $port, $root);
             try {
                 $process->waitUntil(static fn(): bool => PeerProcess::answersHttp($port), $timeout, "port $port answered HTTP", $nginx->diagnostics(...));
-                return $nginx;
             } catch (\RuntimeException $e) {
                 $nginx->stop();
-                $lastError = $e;
-                if (!str_contains($e->getMessage(), 'Address already in use')) {
-                    break;
-                }
+                throw $e;
             }
-        }
-        throw $lastError;
+            return $nginx;
+        });
     }
 
     /** The generated nginx.conf (public for the self-test and for failure messages). */
@@ -206,44 +202,8 @@ final class NginxProcess
             . "\n" . PeerProcess::tail("{$this->dir}/access.log", 10);
     }
 
-    public function baseUrl(): string
-    {
-        return "http://127.0.0.1:{$this->port}";
-    }
-
-    public function port(): int
-    {
-        return $this->port;
-    }
-
     public function documentRoot(): string
     {
         return $this->documentRoot;
-    }
-
-    public function pid(): int
-    {
-        return $this->process->pid();
-    }
-
-    public function directory(): string
-    {
-        return $this->dir;
-    }
-
-    public function isRunning(): bool
-    {
-        return $this->process->isRunning();
-    }
-
-    public function stop(): void
-    {
-        $this->process->stop();
-        PeerProcess::removeDir($this->dir);
-    }
-
-    public function __destruct()
-    {
-        $this->stop();
     }
 }
