@@ -248,7 +248,8 @@ final class PeerProcess
         return false;
     }
 
-    private static function alive(int $pid): bool
+    /** The process is there and is not a zombie (read from /proc). */
+    public static function alive(int $pid): bool
     {
         $stat = @file_get_contents("/proc/$pid/stat");
         if ($stat === false || ($close = strrpos($stat, ')')) === false) {

@@ -4,27 +4,21 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Integration\Cgi;
 
-use Kiln\Tests\Support\HttpClient;
+use Kiln\Tests\Support\KilnPerClass;
 use Kiln\Tests\Support\KilnProcess;
+use Kiln\Tests\Support\PeerProcess;
 use Kiln\Tests\Support\RawClient;
 use PHPUnit\Framework\TestCase;
 
 /** The cgi tier through a real server: Python, Perl and shell scripts under tests/Fixtures/cgi-bin. */
 final class CgiRunnerTest extends TestCase
 {
+    use KilnPerClass;
     private const APP = __DIR__ . '/fixture/app.php';
-
-    private static ?KilnProcess $server = null;
 
     public static function setUpBeforeClass(): void
     {
         self::$server = KilnProcess::start(self::APP, ['--workers=1'], ['KILN_TEST_CGI_MAX' => '2', 'KILN_TEST_CGI_TIMEOUT' => '1.5']);
-    }
-
-    public static function tearDownAfterClass(): void
-    {
-        self::$server?->stop();
-        self::$server = null;
     }
 
     public function testAGetWithAQueryReachesThePythonScriptAsMetaVariables(): void
@@ -169,7 +163,7 @@ final class CgiRunnerTest extends TestCase
             $pids = \array_map('intval', \explode(' ', (string) \file_get_contents($file)));
             self::assertCount(2, $pids);
             $deadline = \microtime(true) + 3.0;
-            while (($alive = \array_filter($pids, self::alive(...))) !== [] && \microtime(true) < $deadline) {
+            while (($alive = \array_filter($pids, PeerProcess::alive(...))) !== [] && \microtime(true) < $deadline) {
                 \usleep(20_000);
             }
             self::assertSame([], \array_values($alive), 'the script and the process it started are gone');
@@ -204,61 +198,5 @@ final class CgiRunnerTest extends TestCase
             \usleep(20_000);
         }
         self::assertSame('0', $inUse, 'every CGI slot is freed once its process is gone');
-    }
-
-    /**
-     * @param array<string, string> $headers
-     *
-     * @return array{status: int, headers: array<string, string>, body: string}
-     */
-    private function get(string $target, array $headers = [], float $timeout = 5.0): array
-    {
-        return HttpClient::get($this->server()->baseUrl() . $target, $headers, $timeout);
-    }
-
-    /** @return resource */
-    private function open(string $target): mixed
-    {
-        $server = $this->server();
-        $socket = \stream_socket_client("tcp://{$server->host()}:{$server->port()}", $errno, $error, 5.0);
-        self::assertIsResource($socket, $error);
-        \fwrite($socket, "GET $target HTTP/1.1\r\nHost: x\r\n\r\n");
-
-        return $socket;
-    }
-
-    /** @param resource $socket */
-    private function readUntil(mixed $socket, string $needle, float $timeout): string
-    {
-        $data = '';
-        $deadline = \microtime(true) + $timeout;
-        \stream_set_blocking($socket, false);
-        while (!\str_contains($data, $needle)) {
-            $left = $deadline - \microtime(true);
-            self::assertGreaterThan(0, $left, "timed out waiting for '$needle'; got: $data");
-            $r = [$socket];
-            $w = $e = null;
-            if (@\stream_select($r, $w, $e, 0, (int) (\min($left, 0.1) * 1e6)) > 0) {
-                $chunk = \fread($socket, 65536);
-                self::assertFalse($chunk === '' && \feof($socket), "closed before '$needle'; got: $data");
-                $data .= (string) $chunk;
-            }
-        }
-
-        return $data;
-    }
-
-    private static function alive(int $pid): bool
-    {
-        $stat = @\file_get_contents("/proc/$pid/stat");
-
-        return $stat !== false && \explode(' ', \substr($stat, (int) \strrpos($stat, ')') + 2))[0] !== 'Z';
-    }
-
-    private function server(): KilnProcess
-    {
-        self::assertNotNull(self::$server);
-
-        return self::$server;
     }
 }
