@@ -19,12 +19,7 @@ final class RawClient
 
     public function __construct(string $host, int $port, float $timeout = 5.0)
     {
-        $socket = @stream_socket_client("tcp://$host:$port", $errno, $error, $timeout);
-        if ($socket === false) {
-            throw new \RuntimeException("connect to $host:$port failed: $error");
-        }
-        stream_set_blocking($socket, false);
-        $this->socket = $socket;
+        $this->socket = ClientSocket::connect($host, $port, $timeout);
     }
 
     public static function to(KilnProcess $server): self
@@ -34,23 +29,7 @@ final class RawClient
 
     public function send(string $bytes): void
     {
-        $deadline = microtime(true) + 5.0;
-        while ($bytes !== '') {
-            $written = @fwrite($this->socket, $bytes);
-            if ($written === false) {
-                throw new \RuntimeException('write failed (server closed the connection?)');
-            }
-            $bytes = substr($bytes, $written);
-            if ($bytes !== '') {
-                if (microtime(true) > $deadline) {
-                    throw new \RuntimeException('write timed out');
-                }
-                $r = null;
-                $w = [$this->socket];
-                $e = null;
-                @stream_select($r, $w, $e, 0, 50000);
-            }
-        }
+        ClientSocket::write($this->socket, $bytes, 5.0);
     }
 
     /** Best-effort send that ignores a connection the server already closed. */

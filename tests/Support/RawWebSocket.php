@@ -27,12 +27,7 @@ final class RawWebSocket
      */
     public function __construct(KilnProcess $server, string $path, array $headers = [])
     {
-        $socket = @stream_socket_client("tcp://{$server->host()}:{$server->port()}", $errno, $error, 5.0);
-        if ($socket === false) {
-            throw new \RuntimeException("connect failed: $error");
-        }
-        stream_set_blocking($socket, false);
-        $this->socket = $socket;
+        $this->socket = ClientSocket::connect($server->host(), $server->port(), 5.0);
         $request = "GET $path HTTP/1.1\r\nHost: {$server->host()}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             . 'Sec-WebSocket-Key: ' . base64_encode(random_bytes(16)) . "\r\nSec-WebSocket-Version: 13\r\n";
         foreach ($headers as $name => $value) {
@@ -80,22 +75,7 @@ final class RawWebSocket
 
     public function send(string $bytes): void
     {
-        $deadline = microtime(true) + 5.0;
-        while ($bytes !== '') {
-            $written = @fwrite($this->socket, $bytes);
-            if ($written === false) {
-                throw new \RuntimeException('write failed (the server closed the connection?)');
-            }
-            $bytes = substr($bytes, $written);
-            if ($bytes !== '') {
-                if (microtime(true) > $deadline) {
-                    throw new \RuntimeException('write timed out');
-                }
-                $r = $e = null;
-                $w = [$this->socket];
-                @stream_select($r, $w, $e, 0, 50000);
-            }
-        }
+        ClientSocket::write($this->socket, $bytes, 5.0);
     }
 
     /**

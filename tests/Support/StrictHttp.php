@@ -24,12 +24,7 @@ final class StrictHttp
 
     public function __construct(string $host, int $port)
     {
-        $socket = @stream_socket_client("tcp://$host:$port", $errno, $error, 10.0);
-        if ($socket === false) {
-            throw new \RuntimeException("connect to $host:$port failed: $error");
-        }
-        stream_set_blocking($socket, false);
-        $this->socket = $socket;
+        $this->socket = ClientSocket::connect($host, $port, 10.0);
     }
 
     public static function to(KilnProcess $server): self
@@ -39,17 +34,7 @@ final class StrictHttp
 
     public function send(string $bytes): void
     {
-        $deadline = microtime(true) + 10.0;
-        while ($bytes !== '') {
-            $written = @fwrite($this->socket, $bytes);
-            if ($written === false) {
-                throw new \RuntimeException('write failed: the server closed the connection');
-            }
-            $bytes = substr($bytes, $written);
-            if ($bytes !== '' && !$this->wait(false, $deadline)) {
-                throw new \RuntimeException('write timed out');
-            }
-        }
+        ClientSocket::write($this->socket, $bytes, 10.0);
     }
 
     /**
