@@ -8,6 +8,7 @@ use function Kiln\Loop\delay;
 
 use Kiln\Loop\Driver\SelectDriver;
 use Kiln\Loop\Loop;
+use Kiln\Tests\Support\GuardedLoop;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -16,6 +17,8 @@ use PHPUnit\Framework\TestCase;
  */
 abstract class FakeServerTestCase extends TestCase
 {
+    use GuardedLoop;
+
     /** @var list<array{resource, array<int, resource>}> */
     private array $servers = [];
     private string $events = '';
@@ -97,33 +100,7 @@ abstract class FakeServerTestCase extends TestCase
      */
     protected function inLoop(\Closure $test, float $guard = 10.0): mixed
     {
-        $result = null;
-        $error = null;
-        $finished = false;
-        Loop::async(static function () use ($test, &$result, &$error, &$finished): void {
-            try {
-                $result = $test();
-            } catch (\Throwable $e) {
-                $error = $e;
-            }
-            $finished = true;
-        });
-        $timedOut = false;
-        $timer = Loop::delay($guard, static function () use (&$timedOut): void {
-            $timedOut = true;
-            Loop::stop();
-        });
-        Loop::unreference($timer);
-        Loop::run();
-        Loop::cancel($timer);
-        if ($error !== null) {
-            throw $error;
-        }
-        self::assertFalse($timedOut, "The test did not finish within the {$guard} s guard");
-        self::assertTrue($finished, 'The loop stopped before the test Fiber finished');
-
-        /** @var T $result */
-        return $result;
+        return $this->runGuarded($test, $guard);
     }
 
     /**

@@ -6,6 +6,7 @@ namespace Kiln\Tests\Integration\Http\Client;
 
 use Kiln\Loop\Driver\SelectDriver;
 use Kiln\Loop\Loop;
+use Kiln\Tests\Support\GuardedLoop;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -14,6 +15,8 @@ use PHPUnit\Framework\TestCase;
  */
 abstract class ClientTestCase extends TestCase
 {
+    use GuardedLoop;
+
     /** @var resource|null */
     private $process = null;
     /** @var array<int, resource> */
@@ -70,31 +73,6 @@ abstract class ClientTestCase extends TestCase
      */
     protected function inLoop(\Closure $test, float $guard = 5.0): mixed
     {
-        $result = null;
-        $error = null;
-        $finished = false;
-        Loop::async(static function () use ($test, &$result, &$error, &$finished): void {
-            try {
-                $result = $test();
-            } catch (\Throwable $e) {
-                $error = $e;
-            }
-            $finished = true;
-        });
-        $timedOut = false;
-        $timer = Loop::delay($guard, static function () use (&$timedOut): void {
-            $timedOut = true;
-            Loop::stop();
-        });
-        Loop::unreference($timer);
-        Loop::run();
-        Loop::cancel($timer);
-        if ($error !== null) {
-            throw $error;
-        }
-        self::assertFalse($timedOut, "The test did not finish within the {$guard} s guard");
-        self::assertTrue($finished, 'The loop stopped before the test Fiber finished');
-
-        return $result;
+        return $this->runGuarded($test, $guard);
     }
 }
