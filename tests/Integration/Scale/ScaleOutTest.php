@@ -20,8 +20,6 @@ final class ScaleOutTest extends TestCase
     /** @var resource|null nginx or HAProxy */
     private mixed $nginx = null;
 
-    private string $nginxDir = '';
-
     protected function tearDown(): void
     {
         if (\is_resource($this->nginx)) {
@@ -51,17 +49,7 @@ final class ScaleOutTest extends TestCase
             $front = $this->startNginx(array_map(static fn(KilnProcess $node): int => $node->port(), $nodes));
 
             // A session made through one node is used through the others (round-robin: one node per request).
-            $cookie = null;
-            $seen = [];
-            for ($i = 1; $i <= 6; $i++) {
-                [$status, $body, $cookie] = self::request('GET', "$front/session/visits", $cookie);
-                self::assertSame(200, $status, $body);
-                $visits = json_decode($body, true);
-                self::assertIsArray($visits);
-                self::assertSame($i, $visits['visits'], "visit $i");
-                $seen[] = $visits['node'];
-            }
-            self::assertCount(3, array_unique($seen), 'the six visits went through all three nodes');
+            $cookie = self::sixVisits($front, 'the six visits went through all three nodes');
 
             // 1,000 concurrent increments through the front give exactly 1,000, each value once.
             $values = self::concurrentPosts("$front/counter/hits", 1000, 50);
@@ -140,17 +128,7 @@ final class ScaleOutTest extends TestCase
                 $nodes[] = KilnProcess::start(self::APP, ['--workers=1', '--redis=' . $redis->uri()]);
             }
             $front = $this->startHaproxy(array_map(static fn(KilnProcess $node): int => $node->port(), $nodes));
-            $cookie = null;
-            $seen = [];
-            for ($i = 1; $i <= 6; $i++) {
-                [$status, $body, $cookie] = self::request('GET', "$front/session/visits", $cookie);
-                self::assertSame(200, $status, $body);
-                $visits = json_decode($body, true);
-                self::assertIsArray($visits);
-                self::assertSame($i, $visits['visits'], "visit $i");
-                $seen[] = $visits['node'];
-            }
-            self::assertCount(3, array_unique($seen), 'round-robin over the three nodes');
+            self::sixVisits($front, 'round-robin over the three nodes');
             $values = self::concurrentPosts("$front/counter/through-haproxy", 300, 30);
             sort($values);
             self::assertSame(range(1, 300), $values);
@@ -170,8 +148,7 @@ final class ScaleOutTest extends TestCase
     private function startHaproxy(array $ports): string
     {
         self::assertFileExists('/usr/sbin/haproxy', 'haproxy is missing: scripts/install-deps.sh dev installs it');
-        $dir = sys_get_temp_dir() . '/kiln-scale-haproxy-' . bin2hex(random_bytes(4));
-        mkdir($dir);
+        $dir = self::frontDir('haproxy');
         $port = self::freePort();
         $servers = implode("\n", array_map(static fn(int $i, int $p): string => "    server n$i 127.0.0.1:$p check", array_keys($ports), $ports));
         file_put_contents("$dir/haproxy.cfg", <<<CFG
@@ -192,10 +169,7 @@ final class ScaleOutTest extends TestCase
             $servers
 
             CFG);
-        $process = proc_open(['/usr/sbin/haproxy', '-db', '-f', "$dir/haproxy.cfg"], [0 => ['file', '/dev/null', 'r'], 1 => ['file', "$dir/stdout.log", 'w'], 2 => ['file', "$dir/stderr.log", 'w']], $pipes);
-        self::assertIsResource($process);
-        $this->nginx = $process;
-        return $this->waitForFront($process, $port, "$dir/stderr.log");
+        return $this->startFront(['/usr/sbin/haproxy', '-db', '-f', "$dir/haproxy.cfg"], $dir, $port);
     }
 
     /**
@@ -206,23 +180,22 @@ final class ScaleOutTest extends TestCase
     private function startNginx(array $ports): string
     {
         self::assertFileExists('/usr/sbin/nginx', 'nginx is missing: scripts/install-deps.sh dev installs it');
-        $this->nginxDir = sys_get_temp_dir() . '/kiln-scale-nginx-' . bin2hex(random_bytes(4));
-        mkdir($this->nginxDir);
+        $dir = self::frontDir('nginx');
         $port = self::freePort();
         $servers = implode("\n", array_map(static fn(int $p): string => "        server 127.0.0.1:$p max_fails=1 fail_timeout=10s;", $ports));
-        file_put_contents("$this->nginxDir/nginx.conf", <<<CONF
+        file_put_contents("$dir/nginx.conf", <<<CONF
             worker_processes 1;
             daemon off;
-            pid $this->nginxDir/nginx.pid;
-            error_log $this->nginxDir/error.log;
+            pid $dir/nginx.pid;
+            error_log $dir/error.log;
             events { worker_connections 1024; }
             http {
                 access_log off;
-                client_body_temp_path $this->nginxDir/body;
-                proxy_temp_path $this->nginxDir/proxy;
-                fastcgi_temp_path $this->nginxDir/fastcgi;
-                uwsgi_temp_path $this->nginxDir/uwsgi;
-                scgi_temp_path $this->nginxDir/scgi;
+                client_body_temp_path $dir/body;
+                proxy_temp_path $dir/proxy;
+                fastcgi_temp_path $dir/fastcgi;
+                uwsgi_temp_path $dir/uwsgi;
+                scgi_temp_path $dir/scgi;
                 upstream kiln {
             $servers
                     keepalive 32;
@@ -247,15 +220,28 @@ final class ScaleOutTest extends TestCase
                 }
             }
             CONF);
-        $process = proc_open(['/usr/sbin/nginx', '-p', $this->nginxDir, '-c', "$this->nginxDir/nginx.conf"], [0 => ['file', '/dev/null', 'r'], 1 => ['file', "$this->nginxDir/stdout.log", 'w'], 2 => ['file', "$this->nginxDir/stderr.log", 'w']], $pipes);
-        self::assertIsResource($process);
-        $this->nginx = $process;
-        return $this->waitForFront($process, $port, "$this->nginxDir/stderr.log");
+        return $this->startFront(['/usr/sbin/nginx', '-p', $dir, '-c', "$dir/nginx.conf"], $dir, $port);
     }
 
-    /** @param resource $process */
-    private function waitForFront(mixed $process, int $port, string $stderr): string
+    /** A fresh temp dir for the front proxy's config and logs. */
+    private static function frontDir(string $name): string
     {
+        $dir = sys_get_temp_dir() . "/kiln-scale-$name-" . bin2hex(random_bytes(4));
+        mkdir($dir);
+        return $dir;
+    }
+
+    /**
+     * Starts the front proxy (its output in $dir) and waits until it listens on $port.
+     *
+     * @param list<string> $command
+     */
+    private function startFront(array $command, string $dir, int $port): string
+    {
+        $process = proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['file', "$dir/stdout.log", 'w'], 2 => ['file', "$dir/stderr.log", 'w']], $pipes);
+        self::assertIsResource($process);
+        $this->nginx = $process;
+        $stderr = "$dir/stderr.log";
         $deadline = microtime(true) + 10.0;
         while (@stream_socket_client("tcp://127.0.0.1:$port", $errno, $error, 0.2) === false) {
             self::assertTrue(proc_get_status($process)['running'], 'the proxy exited: ' . @file_get_contents($stderr));
@@ -263,6 +249,26 @@ final class ScaleOutTest extends TestCase
             usleep(50_000);
         }
         return "http://127.0.0.1:$port";
+    }
+
+    /**
+     * Six visits through the front with one session: each is counted once more in the session, and together
+     * they went through all three nodes. Returns the session cookie.
+     */
+    private static function sixVisits(string $front, string $allNodes): ?string
+    {
+        $cookie = null;
+        $seen = [];
+        for ($i = 1; $i <= 6; $i++) {
+            [$status, $body, $cookie] = self::request('GET', "$front/session/visits", $cookie);
+            self::assertSame(200, $status, $body);
+            $visits = json_decode($body, true);
+            self::assertIsArray($visits);
+            self::assertSame($i, $visits['visits'], "visit $i");
+            $seen[] = $visits['node'];
+        }
+        self::assertCount(3, array_unique($seen), $allNodes);
+        return $cookie;
     }
 
     private static function freePort(): int
