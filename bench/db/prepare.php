@@ -17,17 +17,10 @@ use Kiln\Tests\Support\PeerProcess;
 use Kiln\Tests\Support\PostgresServer;
 
 require __DIR__ . '/../../vendor/autoload.php';
+require __DIR__ . '/../lib/prepared.php';
 
 $dir = $argv[1] ?? throw new Error('usage: php bench/db/prepare.php DIR');
-$stop = false;
-pcntl_async_signals(true);
-pcntl_signal(SIGTERM, function () use (&$stop): void {
-    $stop = true;
-});
-pcntl_signal(SIGINT, function () use (&$stop): void {
-    $stop = true;
-});
-try {
+benchHoldPrepared(static function () use ($dir): array {
     $pg = PostgresServer::start();
     $my = MariaDbServer::start();
     $rows = [];
@@ -51,18 +44,11 @@ try {
     }
     file_put_contents("$www/config.php", "<?php\nreturn " . var_export(['pg' => $pg->url(), 'my' => $my->url()], true) . ";\n");
     chmod($dir, 0o755);
-    $info = ['pg_url' => $pg->url(), 'my_url' => $my->url(), 'www' => $www];
-} catch (Throwable $e) {
-    echo 'error=' . str_replace("\n", ' | ', $e->getMessage()) . "\n";
-    exit(1);
-}
-foreach ($info as $key => $value) {
-    echo "$key=$value\n";
-}
-echo "ready\n";
-while (!$stop) {
-    sleep(1);
-}
-$pg->stop();
-$my->stop();
-PeerProcess::removeDir($www);
+    $release = static function () use ($pg, $my, $www): void {
+        $pg->stop();
+        $my->stop();
+        PeerProcess::removeDir($www);
+    };
+
+    return [['pg_url' => $pg->url(), 'my_url' => $my->url(), 'www' => $www], $release];
+});

@@ -25,6 +25,7 @@ use Kiln\Tests\Support\MariaDbServer;
 use Kiln\Tests\Support\PeerProcess;
 
 require __DIR__ . '/../lib/autoload.php';
+require __DIR__ . '/../lib/prepared.php';
 
 const BENCH_WP_DB = 'wp_bench';
 const BENCH_WP_TITLE = 'Kiln benchmark post';
@@ -121,25 +122,8 @@ if ($dir === false || !is_dir($dir)) {
     exit(2);
 }
 putenv("TMPDIR=$dir"); // PeerProcess::tempDir() goes through sys_get_temp_dir(), which reads TMPDIR on first use
-$stop = false;
-pcntl_async_signals(true);
-pcntl_signal(SIGTERM, function () use (&$stop): void {
-    $stop = true;
-});
-pcntl_signal(SIGINT, function () use (&$stop): void {
-    $stop = true;
-});
-try {
+benchHoldPrepared(static function () use ($dir): array {
     [$db, $info] = bench_wp_prepare($dir);
-} catch (Throwable $e) {
-    echo 'error=' . str_replace("\n", ' | ', $e->getMessage()) . "\n";
-    exit(1);
-}
-foreach ($info as $key => $value) {
-    echo "$key=$value\n";
-}
-echo "ready\n";
-while (!$stop) {
-    sleep(1);
-}
-$db->stop();
+
+    return [$info, $db->stop(...)];
+});
