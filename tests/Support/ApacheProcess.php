@@ -128,4 +128,14 @@ final class ApacheProcess
     {
         return PeerProcess::tail("{$this->dir}/apache2.out") . "\n" . PeerProcess::tail("{$this->dir}/error.log");
     }
+
+    public function baseUrl(): string
+    {
+        return "http://127.0.0.1:{$this->port}";
+    }
+
+    public function port(): int
+    {
+        return $this->port;
+    }
 }

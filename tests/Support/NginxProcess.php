@@ -206,4 +206,14 @@ final class NginxProcess
     {
         return $this->documentRoot;
     }
+
+    public function baseUrl(): string
+    {
+        return "http://127.0.0.1:{$this->port}";
+    }
+
+    public function port(): int
+    {
+        return $this->port;
+    }
 }

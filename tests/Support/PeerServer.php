@@ -5,24 +5,14 @@ declare(strict_types=1);
 namespace Kiln\Tests\Support;
 
 /**
- * What a peer web server for tests (ApacheProcess, NginxProcess) offers once started: its address, its process
- * and temp dir, and stop() by PID (also when the object goes away), the dir removed. The class holds the
- * PeerProcess as $process, its temp dir as $dir and its port as $port.
+ * What a peer server for tests (ApacheProcess, NginxProcess, PhpFpmProcess) offers once started: its process and
+ * temp dir, and stop() by PID (also when the object goes away), the dir removed. The class holds the PeerProcess
+ * as $process and its temp dir as $dir.
  *
  * @internal
  */
 trait PeerServer
 {
-    public function baseUrl(): string
-    {
-        return "http://127.0.0.1:{$this->port}";
-    }
-
-    public function port(): int
-    {
-        return $this->port;
-    }
-
     public function pid(): int
     {
         return $this->process->pid();

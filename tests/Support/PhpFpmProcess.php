@@ -15,6 +15,8 @@ namespace Kiln\Tests\Support;
  */
 final class PhpFpmProcess
 {
+    use PeerServer;
+
     public const BINARY = '/usr/sbin/php-fpm8.2';
 
     private function __construct(
@@ -45,20 +47,15 @@ final class PhpFpmProcess
         if ($children < 1) {
             throw new \ValueError("children must be at least 1, got $children");
         }
-        $lastError = null;
-        for ($attempt = 0; $attempt < 3; $attempt++) { // a free port can be taken between picking and binding
+        return PeerProcess::onFreePort(static function (int $port) use ($children, $tcp, $unix, $user, $ini, $env, $maxRequests, $timeout): self {
             $dir = PeerProcess::tempDir('kiln-fpm');
             try {
-                return self::startIn($dir, $children, $tcp ? PeerProcess::freePort() : null, $unix, $user, $ini, $env, $maxRequests, $timeout);
+                return self::startIn($dir, $children, $tcp ? $port : null, $unix, $user, $ini, $env, $maxRequests, $timeout);
             } catch (\RuntimeException $e) {
                 PeerProcess::removeDir($dir);
-                $lastError = $e;
-                if (!str_contains($e->getMessage(), 'Address already in use')) {
-                    break;
-                }
+                throw $e;
             }
-        }
-        throw $lastError;
+        });
     }
 
     /**
@@ -153,35 +150,9 @@ final class PhpFpmProcess
         return $this->children;
     }
 
-    public function pid(): int
-    {
-        return $this->process->pid();
-    }
-
     /** @return list<int> the live pool children (the master's descendants) */
     public function childPids(): array
     {
         return PeerProcess::descendants($this->process->pid());
-    }
-
-    public function directory(): string
-    {
-        return $this->dir;
-    }
-
-    public function isRunning(): bool
-    {
-        return $this->process->isRunning();
-    }
-
-    public function stop(): void
-    {
-        $this->process->stop();
-        PeerProcess::removeDir($this->dir);
-    }
-
-    public function __destruct()
-    {
-        $this->stop();
     }
 }
