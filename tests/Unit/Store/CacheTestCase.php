@@ -7,12 +7,15 @@ namespace Kiln\Tests\Unit\Store;
 use Kiln\Store\Cache;
 use Kiln\Store\Psr16Cache;
 use Kiln\Store\Store;
+use Kiln\Tests\Support\ForkedChildren;
 use PHPUnit\Framework\TestCase;
 use Psr\SimpleCache\InvalidArgumentException;
 
 /** The Cache contract (tags, remember() with its node-wide lock) and its PSR-16 adapter, on every Store backend. */
 abstract class CacheTestCase extends TestCase
 {
+    use ForkedChildren;
+
     abstract protected function createStore(): Store;
 
     public function testAMissGivesTheDefaultAndNullIsAValueLikeAnyOther(): void
@@ -75,33 +78,15 @@ abstract class CacheTestCase extends TestCase
     {
         $store = $this->createStore();
         $cache = new Cache($store);
-        $children = [];
         $results = sys_get_temp_dir() . '/kiln-remember-' . bin2hex(random_bytes(4));
-        for ($c = 0; $c < 3; $c++) {
-            $pid = pcntl_fork();
-            self::assertNotSame(-1, $pid, 'fork');
-            if ($pid === 0) {
-                $code = 0;
-                try {
-                    $value = $cache->remember('slow', 60, static function () use ($store): string {
-                        $n = $store->increment('computations');
-                        usleep(300_000);
-                        return "computed by #$n";
-                    });
-                    file_put_contents($results, $value . "\n", \FILE_APPEND | \LOCK_EX);
-                } catch (\Throwable $e) {
-                    fwrite(\STDERR, (string) $e);
-                    $code = 1;
-                }
-                pcntl_exec(PHP_BINARY, ['-n', '-r', "exit($code);"]);
-                posix_kill((int) getmypid(), SIGKILL);
-            }
-            $children[] = $pid;
-        }
-        foreach ($children as $pid) {
-            pcntl_waitpid($pid, $status);
-            self::assertTrue(pcntl_wifexited($status) && pcntl_wexitstatus($status) === 0, 'a child failed');
-        }
+        $this->inChildren(3, static function () use ($cache, $store, $results): void {
+            $value = $cache->remember('slow', 60, static function () use ($store): string {
+                $n = $store->increment('computations');
+                usleep(300_000);
+                return "computed by #$n";
+            });
+            file_put_contents($results, $value . "\n", \FILE_APPEND | \LOCK_EX);
+        });
         $lines = file($results, \FILE_IGNORE_NEW_LINES);
         @unlink($results);
         self::assertSame(1, $store->get('computations'));

@@ -6,11 +6,14 @@ namespace Kiln\Tests\Unit\Store;
 
 use Kiln\Store\Counter;
 use Kiln\Store\Store;
+use Kiln\Tests\Support\ForkedChildren;
 use PHPUnit\Framework\TestCase;
 
 /** The Counter contract, on every Store backend. */
 abstract class CounterTestCase extends TestCase
 {
+    use ForkedChildren;
+
     abstract protected function createStore(): Store;
 
     public function testACounterStartsAtZeroCountsBothWaysAndResets(): void
@@ -46,30 +49,12 @@ abstract class CounterTestCase extends TestCase
     public function testThreeProcessesHammeringOneCounterGetAnExactTotal(): void
     {
         $store = $this->createStore();
-        $children = [];
-        for ($c = 0; $c < 3; $c++) {
-            $pid = pcntl_fork();
-            self::assertNotSame(-1, $pid, 'fork');
-            if ($pid === 0) {
-                $code = 0;
-                try {
-                    $counter = new Counter($store, 'shared');
-                    for ($i = 0; $i < 2000; $i++) {
-                        $counter->increment();
-                    }
-                } catch (\Throwable $e) {
-                    fwrite(\STDERR, (string) $e);
-                    $code = 1;
-                }
-                pcntl_exec(PHP_BINARY, ['-n', '-r', "exit($code);"]);
-                posix_kill((int) getmypid(), SIGKILL);
+        $this->inChildren(3, static function () use ($store): void {
+            $counter = new Counter($store, 'shared');
+            for ($i = 0; $i < 2000; $i++) {
+                $counter->increment();
             }
-            $children[] = $pid;
-        }
-        foreach ($children as $pid) {
-            pcntl_waitpid($pid, $status);
-            self::assertTrue(pcntl_wifexited($status) && pcntl_wexitstatus($status) === 0, 'a child failed');
-        }
+        });
         self::assertSame(6000, (new Counter($store, 'shared'))->value());
     }
 

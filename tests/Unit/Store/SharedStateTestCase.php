@@ -5,11 +5,14 @@ declare(strict_types=1);
 namespace Kiln\Tests\Unit\Store;
 
 use Kiln\Store\SharedState;
+use Kiln\Tests\Support\ForkedChildren;
 use PHPUnit\Framework\TestCase;
 
 /** The contract every SharedState implementation passes (see the interface's docblock). */
 abstract class SharedStateTestCase extends TestCase
 {
+    use ForkedChildren;
+
     /** A fresh, empty store, shared with processes forked after this call. */
     abstract protected function createState(): SharedState;
 
@@ -101,29 +104,11 @@ abstract class SharedStateTestCase extends TestCase
     {
         $state = $this->createState();
         $state->update('counter', static fn(): array => [0], 60);
-        $children = [];
-        for ($c = 0; $c < 4; $c++) {
-            $pid = pcntl_fork();
-            self::assertNotSame(-1, $pid, 'fork');
-            if ($pid === 0) {
-                $code = 0;
-                try {
-                    for ($i = 0; $i < 1000; $i++) {
-                        $state->update('counter', static fn(?array $current): array => [($current[0] ?? 0) + 1], 60);
-                    }
-                } catch (\Throwable) {
-                    $code = 1;
-                }
-                // Leave without PHPUnit's shutdown handlers (they belong to the parent).
-                pcntl_exec(PHP_BINARY, ['-n', '-r', "exit($code);"]);
-                posix_kill(getmypid(), SIGKILL);
+        $this->inChildren(4, static function () use ($state): void {
+            for ($i = 0; $i < 1000; $i++) {
+                $state->update('counter', static fn(?array $current): array => [($current[0] ?? 0) + 1], 60);
             }
-            $children[] = $pid;
-        }
-        foreach ($children as $pid) {
-            pcntl_waitpid($pid, $status);
-            self::assertTrue(pcntl_wifexited($status) && pcntl_wexitstatus($status) === 0, 'a child failed');
-        }
+        });
         self::assertSame([4000], $state->get('counter'));
     }
 }

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Tests\Unit\Store;
 
 use Kiln\Store\Store;
+use Kiln\Tests\Support\ForkedChildren;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -13,6 +14,8 @@ use PHPUnit\Framework\TestCase;
  */
 abstract class StoreTestCase extends TestCase
 {
+    use ForkedChildren;
+
     /** A fresh, empty store, shared with processes forked after this call. */
     abstract protected function createStore(): Store;
 
@@ -199,32 +202,5 @@ abstract class StoreTestCase extends TestCase
         });
         self::assertSame(3000, $store->get('hits'));
         self::assertSame(3000, $store->get('cas'));
-    }
-
-    /** Runs $body in $count forked processes at once and fails unless each returns normally. */
-    protected function inChildren(int $count, \Closure $body): void
-    {
-        $children = [];
-        for ($c = 0; $c < $count; $c++) {
-            $pid = pcntl_fork();
-            self::assertNotSame(-1, $pid, 'fork');
-            if ($pid === 0) {
-                $code = 0;
-                try {
-                    $body();
-                } catch (\Throwable $e) {
-                    fwrite(\STDERR, (string) $e);
-                    $code = 1;
-                }
-                // Leave without PHPUnit's shutdown handlers (they belong to the parent).
-                pcntl_exec(PHP_BINARY, ['-n', '-r', "exit($code);"]);
-                posix_kill(getmypid(), SIGKILL);
-            }
-            $children[] = $pid;
-        }
-        foreach ($children as $pid) {
-            pcntl_waitpid($pid, $status);
-            self::assertTrue(pcntl_wifexited($status) && pcntl_wexitstatus($status) === 0, 'a child failed');
-        }
     }
 }

@@ -8,11 +8,14 @@ use Kiln\Store\Session\SessionCodec;
 use Kiln\Store\Session\SessionStore;
 use Kiln\Store\Session\StoreSessionHandler;
 use Kiln\Store\Store;
+use Kiln\Tests\Support\ForkedChildren;
 use PHPUnit\Framework\TestCase;
 
 /** Sessions in a Store, for App routes and for PHP's native session_start(), on every Store backend. */
 abstract class SessionStoreTestCase extends TestCase
 {
+    use ForkedChildren;
+
     abstract protected function createStore(): Store;
 
     public function testASessionIsKeptAsPhpRedisKeepsItUnderItsKeyAndFormat(): void
@@ -44,30 +47,12 @@ abstract class SessionStoreTestCase extends TestCase
     {
         $store = $this->createStore();
         $id = SessionStore::newId();
-        $children = [];
-        for ($c = 0; $c < 2; $c++) {
-            $pid = pcntl_fork();
-            self::assertNotSame(-1, $pid, 'fork');
-            if ($pid === 0) {
-                $code = 0;
-                try {
-                    $sessions = new SessionStore($store);
-                    for ($i = 0; $i < 40; $i++) { // 80 keys in all: within the /dev/shm table's ~1,000-byte values
-                        $sessions->commit($id, ["p{$c}_$i" => serialize($i)], []);
-                    }
-                } catch (\Throwable $e) {
-                    fwrite(\STDERR, (string) $e);
-                    $code = 1;
-                }
-                pcntl_exec(PHP_BINARY, ['-n', '-r', "exit($code);"]);
-                posix_kill((int) getmypid(), SIGKILL);
+        $this->inChildren(2, static function (int $c) use ($store, $id): void {
+            $sessions = new SessionStore($store);
+            for ($i = 0; $i < 40; $i++) { // 80 keys in all: within the /dev/shm table's ~1,000-byte values
+                $sessions->commit($id, ["p{$c}_$i" => serialize($i)], []);
             }
-            $children[] = $pid;
-        }
-        foreach ($children as $pid) {
-            pcntl_waitpid($pid, $status);
-            self::assertTrue(pcntl_wifexited($status) && pcntl_wexitstatus($status) === 0, 'a child failed');
-        }
+        });
         $values = SessionCodec::decode((string) (new SessionStore($store))->read($id));
         self::assertCount(80, $values);
         self::assertSame(39, $values['p0_39']);
