@@ -14,6 +14,7 @@ use PHPUnit\Framework\TestCase;
 final class ForkRunnerTest extends TestCase
 {
     use KilnPerClass;
+
     private const APP = __DIR__ . '/fixture/app.php';
 
     public static function setUpBeforeClass(): void
