@@ -116,7 +116,7 @@ abstract class AppTestCase extends TestCase
     private function runOn(string $stack): Run
     {
         if (!static::isAppInstalled() || !MariaDbServer::isInstalled() || !ApacheProcess::isInstalled()) {
-            self::markTestSkipped(static::app() . ', MariaDB or Apache mod_php is not installed: run scripts/install-apps.sh');
+            self::fail(static::app() . ', MariaDB or Apache mod_php is not installed: run scripts/install-apps.sh (make test-apps does)');
         }
         self::$db ??= MariaDbServer::start();
         $copy = $this->prepare(self::$db, $stack);

@@ -194,7 +194,7 @@ final class ApacheParityTest extends TestCase
     public function testKilnEndsWhereApacheEnds(): void
     {
         if (!ApacheProcess::isInstalled()) {
-            self::markTestSkipped('Apache with mod_php is not installed (apt-get install apache2 libapache2-mod-php8.2)');
+            self::fail('Apache with mod_php is not installed (apt-get install apache2 libapache2-mod-php8.2): scripts/install-deps.sh installs it');
         }
         $root = PeerProcess::tempDir('kiln-htaccess-parity');
         try {

@@ -16,7 +16,7 @@ final class PhpFpmHtaccessTest extends TestCase
     public function testPhpValueGoesToPhpFpmAsPhpValueAndSetEnvAsAParam(): void
     {
         if (!is_executable(PhpFpmProcess::BINARY)) {
-            self::markTestSkipped('php-fpm8.2 is not installed (apt-get install php8.2-fpm)');
+            self::fail('php-fpm8.2 is not installed (apt-get install php8.2-fpm): scripts/install-deps.sh installs it');
         }
         $root = PeerProcess::tempDir('kiln-htaccess-fpm');
         $fpm = null;

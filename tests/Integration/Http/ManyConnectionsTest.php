@@ -19,7 +19,7 @@ final class ManyConnectionsTest extends TestCase
     protected function setUp(): void
     {
         if (!\extension_loaded('ffi') && $this->name() === 'testEpollWorkerServesElevenHundredConcurrentConnections') {
-            self::markTestSkipped('the epoll driver needs ext-ffi');
+            self::fail('the epoll driver needs ext-ffi: scripts/install-deps.sh installs it');
         }
         [$soft, $hard] = [posix_getrlimit()['soft openfiles'] ?? 0, posix_getrlimit()['hard openfiles'] ?? 0];
         if ((int) $soft < 3 * self::CONNECTIONS) {

@@ -15,7 +15,7 @@ final class RecyclingUnderLoadTest extends IsolatedTestCase
     public function testTwentyThousandRequestsWithChildrenRecycledEvery500FailNone(): void
     {
         if (!is_executable(self::AB)) {
-            self::markTestSkipped('ab (apache2-utils) is not installed');
+            self::fail('ab (apache2-utils) is not installed: scripts/install-deps.sh installs it');
         }
         $server = $this->serve(['KILN_TEST_POOL_SIZE' => '2', 'KILN_TEST_POOL_MAX_REQUESTS' => '500'], ['--workers=2']);
         $this->waitForChildren(4);

@@ -12,7 +12,7 @@ final class EpollDriverTest extends DriverTestCase
     protected function createDriver(): Driver
     {
         if (!EpollDriver::isSupported()) {
-            self::markTestSkipped('epoll through FFI is not available (needs Linux and ext-ffi)');
+            self::fail('epoll through FFI is not available (needs Linux and ext-ffi: scripts/install-deps.sh installs php-ffi)');
         }
 
         return new EpollDriver();

@@ -17,7 +17,7 @@ final class TlsTest extends ClientTestCase
     protected function setUp(): void
     {
         if (!\extension_loaded('openssl')) {
-            self::markTestSkipped('ext-openssl is not loaded');
+            self::fail('ext-openssl is not loaded: scripts/install-deps.sh installs it');
         }
         parent::setUp();
         $this->dir = \sys_get_temp_dir() . '/kiln-client-tls-' . \bin2hex(\random_bytes(4));

@@ -18,7 +18,7 @@ final class RuntimeTest extends TestCase
     public static function setUpBeforeClass(): void
     {
         if (!\extension_loaded('ffi')) {
-            self::markTestSkipped('the sequential tier needs ext-ffi');
+            self::fail('the sequential tier needs ext-ffi: scripts/install-deps.sh installs it');
         }
         $process = proc_open([PHP_BINARY, __DIR__ . '/../../../Fixtures/sequential/engine.php'], [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
         self::assertIsResource($process);

@@ -13,7 +13,7 @@ final class NativeTest extends TestCase
     {
         $native = Native::get();
         if ($native === null) {
-            self::markTestSkipped('needs ext-ffi');
+            self::fail('needs ext-ffi: scripts/install-deps.sh installs it');
         }
         try {
             $native->symbol('kiln_no_such_global');
@@ -31,7 +31,7 @@ final class NativeTest extends TestCase
     {
         $native = Native::get();
         if ($native === null) {
-            self::markTestSkipped('needs ext-ffi');
+            self::fail('needs ext-ffi: scripts/install-deps.sh installs it');
         }
         $this->expectException(\Error::class);
         $native->symbol('x[]; extern int y');
