@@ -32,6 +32,14 @@ final class Sidecars
 
     private ?string $dir = null;
 
+    /**
+     * Members of shared sets replaced on a reload, by pid: each ends (SIGTERM, its group) once the workers
+     * that used it (array of pid => true) are gone, so that no request in flight to it is cut.
+     *
+     * @var array<int, array{SidecarProcess, array<int, true>}>
+     */
+    private array $draining = [];
+
     private int $sequence = 0;
 
     private bool $stopping = false;
@@ -84,9 +92,54 @@ final class Sidecars
         $this->end($process, $kill ? SIGKILL : SIGTERM);
     }
 
+    /**
+     * A reload: every shared set gets fresh members on new sockets (a php-cgi parent's shared memory
+     * only grows; a new one starts empty). Workers are told as each is up; the old member ends once the
+     * workers that used it are gone (they finish their requests before they exit).
+     */
+    public function renewShared(): void
+    {
+        if ($this->stopping) {
+            return;
+        }
+        foreach ($this->sets as $set) {
+            if ($set->owner !== 0) {
+                continue;
+            }
+            foreach ($set->members as $index => $old) {
+                if ($old->state === SidecarState::Stopping) {
+                    continue;
+                }
+                $this->log->debug("{$old->label()} is replaced for the reload; it ends once its workers are gone");
+                $this->draining[$old->pid] = [$old, $set->subscribers];
+                unset($set->members[$index]);
+                $this->spawn($set, $index);
+            }
+        }
+        $this->endDrained();
+    }
+
+    /** Ends the replaced members no worker uses any more. */
+    private function endDrained(): void
+    {
+        foreach ($this->draining as $pid => [$process, $workers]) {
+            if ($workers === [] || $this->stopping && $process->state !== SidecarState::Stopping) {
+                unset($this->draining[$pid]);
+                if ($process->state !== SidecarState::Stopping && $process->state !== SidecarState::Exited) {
+                    $this->end($process, SIGTERM);
+                }
+            }
+        }
+    }
+
     /** Its worker exited: every process of its sets ends, and none is replaced. */
     public function ownerGone(int $owner): void
     {
+        foreach ($this->draining as $pid => [$process, $workers]) {
+            unset($workers[$owner]);
+            $this->draining[$pid] = [$process, $workers];
+        }
+        $this->endDrained();
         foreach ($this->sets as $key => $set) {
             unset($set->subscribers[$owner]);
             if ($set->owner === 0 && $set->subscribers === [] && $this->stopping) {
@@ -173,7 +226,7 @@ final class Sidecars
         if ($process === null) {
             return false;
         }
-        unset($this->processes[$pid]);
+        unset($this->processes[$pid], $this->draining[$pid]);
         // What it forked and left behind (php-cgi's children when their parent was killed) ends too.
         @posix_kill(-$pid, SIGKILL);
         $process->become(SidecarState::Exited);

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Integration\Isolated;
 
+use Kiln\Tests\Support\RawClient;
+
 /**
  * The server's php-cgi pool (one parent, its children) is started and stopped by the supervisor; php-cgi
  * recycles and replaces children; nothing of it outlives the server, however it ends.
@@ -58,15 +60,26 @@ final class ChildLifecycleTest extends IsolatedTestCase
         self::assertEqualsCanonicalizing($children, $this->phpCgiPids(), 'and so do its children, and no more');
     }
 
-    public function testAReloadKeepsServingFromThePoolWithNoProcessLeftOver(): void
+    public function testAReloadStartsAFreshParentAndTheOldOneEndsWithItsChildrenOnceItsRequestEnded(): void
     {
         $server = $this->serve(['KILN_TEST_POOL_SIZE' => '1']);
-        $this->waitForChildren(1);
+        [$oldChild] = $this->waitForChildren(1);
+        [$oldParent] = $this->phpCgiParents();
+        $running = RawClient::to($server);
+        $running->send("GET /legacy/sleep.php?ms=1500 HTTP/1.1\r\nHost: test\r\n\r\n");
+        usleep(300_000);
         $server->signal(SIGHUP);
         $server->waitForLog('~reloaded: generation 2 serving~', 10.0);
         $response = $this->get('/legacy/pid.php');
         self::assertSame(200, $response['status']);
-        self::waitUntil(fn(): bool => \count($this->phpCgiParents()) === 1 && \count($this->phpCgiPids()) === 1, 5.0, 'one parent with one child');
+        self::assertNotSame((string) $oldChild, $response['body'], 'the new generation uses the new parent');
+        $answer = $running->readResponse(10.0);
+        self::assertSame(200, $answer['status'] ?? 0, 'the request in flight to the old parent is answered');
+        self::assertSame("slept $oldChild", $answer['body'] ?? '');
+        $running->close();
+        self::waitUntil(static fn(): bool => !self::isAlive($oldParent) && !self::isAlive($oldChild), 10.0, 'the old parent and its child to end');
+        self::assertCount(1, $this->phpCgiParents());
+        self::assertCount(1, $this->phpCgiPids());
     }
 
     public function testChildrenDoNotOutliveASupervisorKilledOutright(): void
