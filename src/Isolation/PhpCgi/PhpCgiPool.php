@@ -104,7 +104,8 @@ final class PhpCgiPool implements SidecarListener
 
     /**
      * What the supervisor runs, once for the server: `php-cgi -d opcache.enable=1 [-d NAME=VALUE…] -b {socket}`, allowlisted env only.
-     * The NAME=VALUE pairs are --php-ini's, then the JIT's (Kiln::JIT) for what --php-ini leaves unset.
+     * The NAME=VALUE pairs are --php-ini's, then the JIT's (Kiln::JIT) and max_execution_time (--time-limit,
+     * rounded up) for what --php-ini leaves unset.
      */
     public function spec(): SidecarSpec
     {
@@ -117,6 +118,11 @@ final class PhpCgiPool implements SidecarListener
     {
         $command = [$this->options->binary, '-d', 'opcache.enable=1'];
         $ini = $this->options->jit ? $this->options->phpIni + Kiln::JIT : $this->options->phpIni;
+        // The worker cannot tell which child holds a request it gave up on (504), so PHP itself ends a script
+        // that spins past the time limit (max_execution_time counts CPU time), and the child takes the next.
+        if ($this->options->timeLimit > 0 && !isset($ini['max_execution_time'])) {
+            $ini['max_execution_time'] = (string) (int) ceil($this->options->timeLimit);
+        }
         foreach ($ini as $name => $value) {
             $command[] = '-d';
             $command[] = preg_match('~^[A-Za-z0-9_./:,+\-]*$~', $value) === 1 ? "$name=$value" : "$name=\"$value\"";
