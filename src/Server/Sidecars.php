@@ -65,6 +65,11 @@ final class Sidecars
                     $this->announce($process, $owner);
                 }
             }
+            foreach ($this->sets[$key]->spawnAt as $index => $at) {
+                // A member backing off after failed starts: this worker learns it now, not at the next failure.
+                $delay = max(0.001, $at - microtime(true));
+                ($this->send)($owner, new Message(Message::SIDECAR_DOWN, "{$spec->name} $index $delay {$spec->name}#$index is restarting after failed starts"));
+            }
             return;
         }
         $set = $this->sets[$key] = new SidecarSet(++$this->sequence, $spec->shared ? 0 : $owner, $spec);
