@@ -126,7 +126,7 @@ final class Application
               --no-htaccess             ignore .htaccess files (default: read them)
               --symlinks=inside|owner|follow  symlinks out of the root: never followed (default), when
                                         link and target have one owner, or always
-              --pool-size=N             php-cgi children per worker, isolated tier (default 2)
+              --pool-size=N             php-cgi children of the server, isolated tier (default 4)
               --pool-max-requests=N     requests a php-cgi child serves before it is replaced (default 10000)
               --pool-queue=N            requests per worker waiting for a child before 503 (default 512)
               --php-cgi=PATH            the php-cgi binary (default: php-cgi from PATH)

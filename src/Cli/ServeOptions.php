@@ -236,7 +236,7 @@ final class ServeOptions
             return SiteConfig::create(
                 tier: $options->string('tier') ?? 'auto',
                 timeLimit: $options->float('time-limit') ?? 30.0,
-                poolSize: $options->int('pool-size') ?? 2,
+                poolSize: $options->int('pool-size') ?? 4,
                 poolMaxRequests: $options->int('pool-max-requests') ?? 10_000,
                 poolQueue: $options->int('pool-queue') ?? 512,
                 phpCgi: $options->string('php-cgi'),

@@ -89,6 +89,7 @@ final class SidecarClient implements SidecarHost
     {
         foreach ($this->pids as $members) {
             foreach ($members as $pid) {
+                @posix_kill(-$pid, SIGTERM); // its process group: what it forked (php-cgi's children) too
                 @posix_kill($pid, SIGTERM);
             }
         }

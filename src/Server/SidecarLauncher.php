@@ -51,6 +51,9 @@ final class SidecarLauncher
         if ($pid > 0) {
             return $pid;
         }
+        // A process group of its own, so that what it forks (php-cgi's children) ends with it: every stop
+        // signals the group (-pid), and a worker whose supervisor was killed does the same.
+        posix_setsid();
         foreach ([SIGTERM, SIGUSR1, SIGCHLD] as $signal) {
             pcntl_signal($signal, SIG_DFL);
         }

@@ -35,6 +35,7 @@ final class SidecarProcess
 
     public function label(): string
     {
-        return "sidecar {$this->set->spec->name}#{$this->index} (pid {$this->pid}) of worker pid {$this->set->owner}";
+        $of = $this->set->owner === 0 ? 'of the server' : "of worker pid {$this->set->owner}";
+        return "sidecar {$this->set->spec->name}#{$this->index} (pid {$this->pid}) $of";
     }
 }

@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Server;
 
-/** One worker's set of sidecars from one SidecarSpec, as the supervisor keeps it (see Sidecars). */
+/** One worker's set of sidecars from one SidecarSpec (or the server's, when the spec is shared), as the supervisor keeps it (see Sidecars). */
 final class SidecarSet
 {
     /** @var array<int, SidecarProcess> member index => its current process */
@@ -15,6 +15,9 @@ final class SidecarSet
 
     /** @var array<int, float> member index => when to start it (backing off) */
     public array $spawnAt = [];
+
+    /** @var array<int, true> the workers told about a shared set's members (pid => true); its owner is 0 */
+    public array $subscribers = [];
 
     /** The executable, resolved once (null: not found). */
     public ?string $program = null;

@@ -24,6 +24,11 @@ final class SidecarSpec
         public readonly array $command,
         public readonly array $env,
         public readonly int $count,
+        /**
+         * One set for the whole server rather than one per worker: the first worker to ask starts it, the
+         * others are told where it is, and it runs until the server stops (the isolated tier's php-cgi parent).
+         */
+        public readonly bool $shared = false,
     ) {
         if (preg_match('/^[A-Za-z0-9._-]{1,64}$/', $name) !== 1) {
             throw new \ValueError("Sidecar name '$name' must be 1-64 characters of A-Z, a-z, 0-9, '.', '_' or '-'");
@@ -49,7 +54,7 @@ final class SidecarSpec
 
     public function toJson(): string
     {
-        return json_encode(['name' => $this->name, 'command' => $this->command, 'env' => (object) $this->env, 'count' => $this->count], JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES);
+        return json_encode(['name' => $this->name, 'command' => $this->command, 'env' => (object) $this->env, 'count' => $this->count, 'shared' => $this->shared], JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES);
     }
 
     /** @throws \ValueError for anything but what toJson() makes */
@@ -75,6 +80,6 @@ final class SidecarSpec
         if ($command === []) {
             throw new \ValueError('Sidecar command is empty');
         }
-        return new self($data['name'], $command, $env, $data['count']);
+        return new self($data['name'], $command, $env, $data['count'], ($data['shared'] ?? false) === true);
     }
 }

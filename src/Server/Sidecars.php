@@ -11,6 +11,10 @@ namespace Kiln\Server;
  * socket accepts connections, replaces a member the worker is done with (`sidecar-replace`), replaces one
  * that died (at once after a healthy life; with backoff when it died within HEALTHY_AFTER seconds of its
  * start or never listened), and stops a worker's sidecars by pid when that worker exits.
+ * A shared spec makes one set for the whole server (owner 0): every worker that asks is told about it,
+ * a worker's exit does not end it, and it ends when the server stops and its last worker is gone
+ * (docs/design/018-shared-memory-isolated-pool.md). Each sidecar runs in a process group of its own and
+ * every signal goes to the group, so what it forked ends with it.
  * Nothing here knows what the processes are. Why the supervisor owns them: docs/design/007-php-cgi-pool.md.
  */
 final class Sidecars
@@ -27,6 +31,14 @@ final class Sidecars
     private array $sets = [];
 
     private ?string $dir = null;
+
+    /**
+     * Members of shared sets replaced on a reload, by pid: each ends (SIGTERM, its group) once the workers
+     * that used it (array of pid => true) are gone, so that no request in flight to it is cut.
+     *
+     * @var array<int, array{SidecarProcess, array<int, true>}>
+     */
+    private array $draining = [];
 
     private int $sequence = 0;
 
@@ -45,16 +57,23 @@ final class Sidecars
         if ($this->stopping) {
             return;
         }
-        $key = "$owner/{$spec->name}";
+        $key = $spec->shared ? "0/{$spec->name}" : "$owner/{$spec->name}";
         if (isset($this->sets[$key])) {
+            $this->sets[$key]->subscribers[$owner] = true;
             foreach ($this->sets[$key]->members as $process) {
                 if ($process->state === SidecarState::Up) {
-                    $this->announce($process);
+                    $this->announce($process, $owner);
                 }
+            }
+            foreach ($this->sets[$key]->spawnAt as $index => $at) {
+                // A member backing off after failed starts: this worker learns it now, not at the next failure.
+                $delay = max(0.001, $at - microtime(true));
+                ($this->send)($owner, new Message(Message::SIDECAR_DOWN, "{$spec->name} $index $delay {$spec->name}#$index is restarting after failed starts"));
             }
             return;
         }
-        $set = $this->sets[$key] = new SidecarSet(++$this->sequence, $owner, $spec);
+        $set = $this->sets[$key] = new SidecarSet(++$this->sequence, $spec->shared ? 0 : $owner, $spec);
+        $set->subscribers[$owner] = true;
         $set->program = SidecarLauncher::resolve($spec->command[0], $spec->env['PATH'] ?? (string) getenv('PATH'));
         $this->log->debug("starting {$spec->count} sidecar(s) '{$spec->name}' for worker pid $owner");
         for ($index = 0; $index < $spec->count; $index++) {
@@ -65,7 +84,10 @@ final class Sidecars
     /** Ends process $pid, member $index of the worker's set, and starts a fresh one in its place. */
     public function replace(int $owner, string $name, int $index, int $pid, bool $kill, string $reason): void
     {
-        $process = ($this->sets["$owner/$name"] ?? null)?->members[$index] ?? null;
+        $process = ($this->sets["$owner/$name"] ?? $this->sets["0/$name"] ?? null)?->members[$index] ?? null;
+        if ($process !== null && $process->set->owner === 0 && !isset($process->set->subscribers[$owner])) {
+            return;
+        }
         if ($process === null || $process->pid !== $pid || $process->state === SidecarState::Stopping) {
             return; // that process is gone already (and its replacement is not what the worker gave up on)
         }
@@ -75,10 +97,60 @@ final class Sidecars
         $this->end($process, $kill ? SIGKILL : SIGTERM);
     }
 
+    /**
+     * A reload: every shared set gets fresh members on new sockets (a php-cgi parent's shared memory
+     * only grows; a new one starts empty). Workers are told as each is up; the old member ends once the
+     * workers that used it are gone (they finish their requests before they exit).
+     */
+    public function renewShared(): void
+    {
+        if ($this->stopping) {
+            return;
+        }
+        foreach ($this->sets as $set) {
+            if ($set->owner !== 0) {
+                continue;
+            }
+            foreach ($set->members as $index => $old) {
+                if ($old->state === SidecarState::Stopping) {
+                    continue;
+                }
+                $this->log->debug("{$old->label()} is replaced for the reload; it ends once its workers are gone");
+                $this->draining[$old->pid] = [$old, $set->subscribers];
+                unset($set->members[$index]);
+                $this->spawn($set, $index);
+            }
+        }
+        $this->endDrained();
+    }
+
+    /** Ends the replaced members no worker uses any more. */
+    private function endDrained(): void
+    {
+        foreach ($this->draining as $pid => [$process, $workers]) {
+            if ($workers === [] || $this->stopping && $process->state !== SidecarState::Stopping) {
+                unset($this->draining[$pid]);
+                if ($process->state !== SidecarState::Stopping && $process->state !== SidecarState::Exited) {
+                    $this->end($process, SIGTERM);
+                }
+            }
+        }
+    }
+
     /** Its worker exited: every process of its sets ends, and none is replaced. */
     public function ownerGone(int $owner): void
     {
+        foreach ($this->draining as $pid => [$process, $workers]) {
+            unset($workers[$owner]);
+            $this->draining[$pid] = [$process, $workers];
+        }
+        $this->endDrained();
         foreach ($this->sets as $key => $set) {
+            unset($set->subscribers[$owner]);
+            if ($set->owner === 0 && $set->subscribers === [] && $this->stopping) {
+                $this->endShared($key, $set);
+                continue;
+            }
             if ($set->owner !== $owner) {
                 continue;
             }
@@ -96,22 +168,55 @@ final class Sidecars
     public function stopping(): void
     {
         $this->stopping = true;
-        foreach ($this->sets as $set) {
+        foreach ($this->sets as $key => $set) {
             $set->spawnAt = [];
+            if ($set->owner === 0 && $set->subscribers === []) {
+                $this->endShared($key, $set);
+            }
+        }
+    }
+
+    /** A shared set nobody uses any more while the server stops: its members end, none is replaced. */
+    private function endShared(string $key, SidecarSet $set): void
+    {
+        unset($this->sets[$key]);
+        foreach ($set->members as $process) {
+            $process->replace = false;
+            if ($process->state !== SidecarState::Stopping) {
+                $this->end($process, SIGTERM);
+            }
         }
     }
 
     public function killAll(): void
     {
         foreach ($this->processes as $process) {
-            @posix_kill($process->pid, SIGKILL);
+            self::signal($process->pid, SIGKILL);
         }
     }
 
-    /** @return list<int> pids of every sidecar running now (for `kiln status`) */
+    /** @return list<int> pids of every sidecar running now and of the processes each forked (for `kiln status`) */
     public function pids(): array
     {
-        return array_keys($this->processes);
+        $pids = [];
+        foreach (array_keys($this->processes) as $pid) {
+            $pids[] = $pid;
+            foreach (glob("/proc/$pid/task/*/children") ?: [] as $file) {
+                foreach (preg_split('/\s+/', trim((string) @file_get_contents($file))) ?: [] as $child) {
+                    if (ctype_digit($child)) {
+                        $pids[] = (int) $child;
+                    }
+                }
+            }
+        }
+        return $pids;
+    }
+
+    /** Signals the sidecar's process group (it leads one: SidecarLauncher), and the pid itself should it not. */
+    private static function signal(int $pid, int $signal): void
+    {
+        @posix_kill(-$pid, $signal);
+        @posix_kill($pid, $signal);
     }
 
     public function isEmpty(): bool
@@ -126,7 +231,9 @@ final class Sidecars
         if ($process === null) {
             return false;
         }
-        unset($this->processes[$pid]);
+        unset($this->processes[$pid], $this->draining[$pid]);
+        // What it forked and left behind (php-cgi's children when their parent was killed) ends too.
+        @posix_kill(-$pid, SIGKILL);
         $process->become(SidecarState::Exited);
         @unlink($process->socket);
         $set = $process->set;
@@ -144,7 +251,7 @@ final class Sidecars
         } elseif ($process->failure === null && $process->upAt !== null && microtime(true) - $process->startedAt >= self::HEALTHY_AFTER) {
             $set->failures[$process->index] = 0;
             $this->log->warning("{$process->label()} $how; replacing it now");
-            ($this->send)($set->owner, new Message(Message::SIDECAR_DOWN, "{$set->spec->name} {$process->index} 0 $how"));
+            $this->tell($set, new Message(Message::SIDECAR_DOWN, "{$set->spec->name} {$process->index} 0 $how"));
             $this->spawn($set, $process->index);
         } else {
             $why = $process->failure ?? ($process->upAt === null ? "$how before listening on its socket" : "$how right after its start");
@@ -168,7 +275,7 @@ final class Sidecars
                     $this->end($process, SIGKILL);
                 }
             } elseif ($process->state === SidecarState::Stopping && $now >= $process->killAt) {
-                @posix_kill($process->pid, SIGKILL);
+                self::signal($process->pid, SIGKILL);
                 $process->killAt = $now + 1.0;
             }
         }
@@ -254,19 +361,29 @@ final class Sidecars
         $delay = $this->backoff->delay($failures);
         $set->spawnAt[$index] = microtime(true) + $delay;
         $this->log->error(\sprintf('%s; restarting it in %.1f s (failure %d in a row)', $why, $delay, $failures));
-        ($this->send)($set->owner, new Message(Message::SIDECAR_DOWN, "{$set->spec->name} $index $delay $why"));
+        $this->tell($set, new Message(Message::SIDECAR_DOWN, "{$set->spec->name} $index $delay $why"));
     }
 
-    private function announce(SidecarProcess $process): void
+    /** Tells the set's worker, or every worker that uses a shared set. */
+    private function tell(SidecarSet $set, Message $message): void
     {
-        ($this->send)($process->set->owner, new Message(Message::SIDECAR_UP, "{$process->set->spec->name} {$process->index} {$process->pid} {$process->socket}"));
+        foreach (array_keys($set->subscribers) as $worker) {
+            ($this->send)($worker, $message);
+        }
+    }
+
+    /** @param int|null $worker only that worker (it just asked); null: every worker of the set */
+    private function announce(SidecarProcess $process, ?int $worker = null): void
+    {
+        $message = new Message(Message::SIDECAR_UP, "{$process->set->spec->name} {$process->index} {$process->pid} {$process->socket}");
+        $worker === null ? $this->tell($process->set, $message) : ($this->send)($worker, $message);
     }
 
     private function end(SidecarProcess $process, int $signal): void
     {
         $process->become(SidecarState::Stopping);
         $process->killAt = $signal === SIGKILL ? microtime(true) + 1.0 : microtime(true) + self::STOP_GRACE;
-        @posix_kill($process->pid, $signal);
+        self::signal($process->pid, $signal);
     }
 
     private function dir(): string

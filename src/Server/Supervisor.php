@@ -143,6 +143,7 @@ final class Supervisor
             if ($this->reloadAsked && !$this->fleet->reloading()) {
                 $this->reloadAsked = false;
                 $this->fleet->reload();
+                $this->sidecars->renewShared();
             }
         }
         $this->sidecars->tick($now);
@@ -343,6 +344,7 @@ final class Supervisor
             return;
         }
         $this->fleet->reload();
+        $this->sidecars->renewShared();
         $this->background?->reload();
     }
 

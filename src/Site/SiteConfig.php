@@ -81,7 +81,7 @@ final class SiteConfig
     public static function create(
         string $tier = 'auto',
         float $timeLimit = 30.0,
-        int $poolSize = 2,
+        int $poolSize = 4,
         int $poolMaxRequests = 10_000,
         int $poolQueue = 512,
         ?string $phpCgi = null,

@@ -133,6 +133,7 @@ abstract class AppTestCase extends TestCase
             $run->finish(microtime(true) - $started);
             self::$logs[static::app() . " $stack"] = $server?->diagnostics() ?? '';
             $run->recordChurn($server?->workerChurn());
+            $run->pssBytes = $server?->pssBytes();
             if ($server !== null && $stack === Stack::SEQUENTIAL) {
                 preg_match_all('~--dev: (\S+ \[\w+\] leaves \S+ \S+)~', $server->log(), $reports);
                 self::$devReports[static::app()] = array_values(array_unique($reports[1]));

@@ -12,12 +12,12 @@ use Kiln\Isolation\FastCgi\FastCgiTimeoutException;
 use Kiln\Isolation\FastCgi\FastCgiUnavailableException;
 
 /**
- * Sends one FastCGI request to an idle child of the worker's php-cgi pool and hands back the exchange.
- * Each child has its own address and at most one request (so one kept connection) at a time.
+ * Sends one FastCGI request to the server's php-cgi pool (one socket, a connection per request) and hands
+ * back the exchange.
  *
- * Failures: PoolBusyException (503), PoolUnavailableException (502), FastCgiTimeoutException (504: the child is killed and replaced),
- * FastCgiException (502: the child is killed and replaced). A child found dead before it got a byte of the
- * request (its socket refuses: the supervisor has not told this worker yet) is skipped once for another.
+ * Failures: PoolBusyException (503), PoolUnavailableException (502), FastCgiTimeoutException (504),
+ * FastCgiException (502: a child that died during the request; php-cgi forks another). A socket that refuses
+ * before it got a byte of the request (a parent that died: the supervisor has not told this worker yet) is tried once more.
  */
 final class PhpCgiClient
 {
@@ -29,8 +29,10 @@ final class PhpCgiClient
         $this->fastcgi = new FastCgiClient(new FastCgiOptions(
             readTimeout: $limit ?? 1e9,
             requestTimeout: $limit,
-            maxConnections: 1,
-            keepConnections: true,
+            maxConnections: $pool->options->size,
+            // A connection per request: a child that reached PHP_FCGI_MAX_REQUESTS exits after its answer,
+            // and a request sent on a kept connection to it would be lost (docs/design/018).
+            keepConnections: false,
             abortGrace: min(PhpCgiExchange::ABORT_GRACE, $limit ?? INF),
             // The supervisor says when a child ends, and the pool then closes its connection (onRetire);
             // a request that still finds one dead before a byte of it was taken is retried.
@@ -42,12 +44,21 @@ final class PhpCgiClient
         });
     }
 
-    /** With a pool of its own, asked for now: in a booting worker the ask goes out once the worker serves. */
+    /** @var array<string, self> by pool name: the clients create() made in this process */
+    private static array $clients = [];
+
+    /**
+     * The client of the server's pool with these settings, asked for now (in a booting worker the ask goes
+     * out once the worker serves). Asked twice in one worker with the same settings, it is the same client.
+     */
     public static function create(PhpCgiOptions $options): self
     {
         $pool = new PhpCgiPool($options);
+        if (isset(self::$clients[$pool->name])) {
+            return self::$clients[$pool->name];
+        }
         $pool->open();
-        return new self($pool);
+        return self::$clients[$pool->name] = new self($pool);
     }
 
     /**

@@ -18,7 +18,7 @@ final class PhpCgiOptions
         /** The php-cgi binary: an absolute path, or a name looked up in PATH. */
         public readonly string $binary = 'php-cgi',
         /** Children of this worker. */
-        public readonly int $size = 2,
+        public readonly int $size = 4,
         /** Requests a child serves before it is replaced (always below php-cgi's own limit, which is off). */
         public readonly int $maxRequests = 10_000,
         /** Requests that may wait for a free child; past that, 503. As many as a worker has connections by default (docs/design/007). */

@@ -15,29 +15,24 @@ use Kiln\Server\SidecarListener;
 use Kiln\Server\SidecarSpec;
 
 /**
- * One worker's slice of php-cgi children (the supervisor runs them: see Kiln\Server\Sidecars), and the
- * requests waiting for one. The slice is this worker's alone, so choosing an idle child needs no locking.
+ * The isolated tier's php-cgi pool as one worker uses it: one php-cgi parent for the whole server, run by
+ * the supervisor (a shared sidecar set of one member, see Kiln\Server\Sidecars), with `size` children of
+ * its own (PHP_FCGI_CHILDREN) that share one opcache, one JIT buffer and one APCu segment, all listening on
+ * the parent's one unix socket. Why: docs/design/018-shared-memory-isolated-pool.md.
  *
- * - acquire() hands out an idle child at once, else waits in a FIFO queue of at most `queue` requests
- *   for at most `timeLimit` seconds (PoolBusyException: full or too long → 503), or throws PoolUnavailableException (→ 502)
- *   when every child failed to start and the supervisor is backing off.
- * - release() ends the lease. A child that a request had to give up on (timeout, broken exchange:
- *   $reusable false) gets no further request: the supervisor is asked for a fresh one in its place
- *   (SIGKILL) and announces it. A child that served `maxRequests` requests is replaced the same way
- *   (SIGTERM), one child of the slice at a time: children that share the load evenly reach the limit
- *   together, and replacing them together would leave the slice with none for a while. So one that
- *   reaches it while another is being replaced serves on until that one is back.
- * - Before the supervisor is asked, onRetire's callback lets go of the child's socket: php-cgi waits for
- *   the next request on a kept connection in a read() it retries on EINTR, so SIGTERM ends it only once
- *   that connection is closed (measured: still running 0.5 s after SIGTERM; gone 3 ms after the close).
- * - php-cgi's own request limit is off (PHP_FCGI_MAX_REQUESTS=0): it would exit on it and drop the
- *   request it had accepted next, so only Kiln decides when a child goes.
+ * - acquire() hands out a lease at once while fewer than `size` requests of this worker are in flight to
+ *   the pool, else waits in a FIFO queue of at most `queue` requests for at most `timeLimit` seconds
+ *   (PoolBusyException: full or too long → 503), or throws PoolUnavailableException (→ 502) when the
+ *   parent failed to start and the supervisor is backing off. Several workers may together send more
+ *   than `size`: the extra connections wait in the socket's listen backlog (the time limit bounds them).
+ * - Each request gets a connection of its own (no FCGI_KEEP_CONN), so a child that leaves (its
+ *   PHP_FCGI_MAX_REQUESTS reached, or killed) holds no request but the one it ran; the parent forks a
+ *   fresh child in its place. Recycling is php-cgi's: `maxRequests` is PHP_FCGI_MAX_REQUESTS.
+ * - A new parent (the supervisor replaced one that died) is used for the next requests; those in flight
+ *   to the old one end on their own connections.
  */
 final class PhpCgiPool implements SidecarListener
 {
-    /** @var array<int, PhpCgiChild> */
-    private array $children = [];
-
     /** @var array<int, Suspension> FIFO */
     private array $waiters = [];
 
@@ -57,9 +52,24 @@ final class PhpCgiPool implements SidecarListener
     /** @var (\Closure(FastCgiAddress): void)|null */
     private ?\Closure $letGo = null;
 
-    private readonly string $name;
+    /** The set's name, the same in every worker for the same settings (so they share one parent). */
+    public readonly string $name;
 
     private readonly SidecarHost $host;
+
+    /** The parent: Starting until the supervisor says it listens, Idle while it does, Failed while backing off. */
+    private ChildState $state = ChildState::Starting;
+
+    private ?int $pid = null;
+
+    private string $socket = '';
+
+    private ?FastCgiAddress $address = null;
+
+    private string $failure = '';
+
+    /** This worker's requests in flight to the pool. */
+    private int $inFlight = 0;
 
     /** @param array<string, string>|null $environment where passEnv values come from; null: this process's */
     public function __construct(
@@ -68,10 +78,9 @@ final class PhpCgiPool implements SidecarListener
         private readonly ?array $environment = null,
     ) {
         $this->host = $host ?? SidecarClient::current();
-        $this->name = 'php-cgi-' . spl_object_id($this);
-        for ($index = 0; $index < $options->size; $index++) {
-            $this->children[$index] = new PhpCgiChild($index);
-        }
+        [$command, $env] = $this->commandAndEnvironment();
+        $settings = [$command, $env, $options->queue, $options->timeLimit];
+        $this->name = 'php-cgi-' . substr(hash('sha256', json_encode($settings, JSON_THROW_ON_ERROR)), 0, 16);
     }
 
     /** Asks the supervisor for the children (once; acquire() does it too). */
@@ -94,13 +103,26 @@ final class PhpCgiPool implements SidecarListener
     }
 
     /**
-     * What the supervisor runs: `php-cgi -d opcache.enable=1 [-d NAME=VALUE…] -b {socket}`, allowlisted env only.
-     * The NAME=VALUE pairs are --php-ini's, then the JIT's (Kiln::JIT) for what --php-ini leaves unset.
+     * What the supervisor runs, once for the server: `php-cgi -d opcache.enable=1 [-d NAME=VALUE…] -b {socket}`, allowlisted env only.
+     * The NAME=VALUE pairs are --php-ini's, then the JIT's (Kiln::JIT) and max_execution_time (--time-limit,
+     * rounded up) for what --php-ini leaves unset.
      */
     public function spec(): SidecarSpec
     {
+        [$command, $env] = $this->commandAndEnvironment();
+        return new SidecarSpec($this->name, $command, $env, 1, shared: true);
+    }
+
+    /** @return array{non-empty-list<string>, array<string, string>} */
+    private function commandAndEnvironment(): array
+    {
         $command = [$this->options->binary, '-d', 'opcache.enable=1'];
         $ini = $this->options->jit ? $this->options->phpIni + Kiln::JIT : $this->options->phpIni;
+        // The worker cannot tell which child holds a request it gave up on (504), so PHP itself ends a script
+        // that spins past the time limit (max_execution_time counts CPU time), and the child takes the next.
+        if ($this->options->timeLimit > 0 && !isset($ini['max_execution_time'])) {
+            $ini['max_execution_time'] = (string) (int) ceil($this->options->timeLimit);
+        }
         foreach ($ini as $name => $value) {
             $command[] = '-d';
             $command[] = preg_match('~^[A-Za-z0-9_./:,+\-]*$~', $value) === 1 ? "$name=$value" : "$name=\"$value\"";
@@ -113,22 +135,23 @@ final class PhpCgiPool implements SidecarListener
                 $env[$variable] = $environment[$variable];
             }
         }
-        // One process per socket (no php-cgi manager), and no php-cgi request limit: Kiln recycles.
-        $env['PHP_FCGI_CHILDREN'] = '0';
-        $env['PHP_FCGI_MAX_REQUESTS'] = '0';
-        return new SidecarSpec($this->name, $command, $env, $this->options->size);
+        // One parent in php-cgi's manager mode with `size` children, which it replaces as they reach
+        // their request limit or die.
+        $env['PHP_FCGI_CHILDREN'] = (string) $this->options->size;
+        $env['PHP_FCGI_MAX_REQUESTS'] = (string) $this->options->maxRequests;
+        return [$command, $env];
     }
 
     /** @throws PoolBusyException|PoolUnavailableException */
     public function acquire(): PhpCgiLease
     {
         $this->open();
-        if ($this->waiters === [] && ($child = $this->idleChild()) !== null) {
-            return $this->lease($child);
+        if ($this->waiters === [] && $this->free()) {
+            return $this->lease();
         }
         $this->throwIfUnavailable();
         if (\count($this->waiters) >= $this->options->queue) {
-            throw new PoolBusyException("All {$this->options->size} php-cgi children are busy and {$this->options->queue} requests wait already (--pool-queue)");
+            throw new PoolBusyException("All {$this->options->size} php-cgi children are busy with this worker's requests and {$this->options->queue} requests wait already (--pool-queue)");
         }
         $suspension = Loop::getSuspension();
         $id = $this->nextWaiter++;
@@ -173,66 +196,56 @@ final class PhpCgiPool implements SidecarListener
         return $timer;
     }
 
-    /** @param bool $reusable false when the request gave up on the child (timeout, broken exchange): it is killed */
+    /**
+     * Ends the lease. $reusable false (a timeout, a broken exchange) needs nothing more: the request's own
+     * connection was closed, and the child behind it is php-cgi's to replace.
+     */
     public function release(PhpCgiLease $lease, bool $reusable = true, string $why = ''): void
     {
         if ($lease->released) {
             return;
         }
         $lease->released = true;
-        $child = $this->children[$lease->index];
-        if ($child->pid !== $lease->pid || $child->state !== ChildState::Busy) {
-            return; // that process is gone already (the supervisor said so); its slot moved on
-        }
-        if (!$reusable) {
-            $this->retire($child, true, $why === '' ? 'the request gave up on it' : $why);
-        } elseif ($child->served >= $this->options->maxRequests && !$this->replacing()) {
-            $this->retire($child, false, "served {$child->served} requests (--pool-max-requests={$this->options->maxRequests})");
-        } else {
-            $child->state = ChildState::Idle;
-            $this->handOut();
-        }
+        $this->inFlight--;
+        $this->handOut();
     }
 
     public function sidecarUp(int $index, int $pid, string $socket): void
     {
-        $child = $this->children[$index] ?? null;
-        if ($child === null) {
+        if ($index !== 0) {
             return;
         }
-        $child->pid = $pid;
-        $child->socket = $socket;
-        $child->address = FastCgiAddress::unix($socket);
-        $child->served = 0;
-        $child->failure = '';
-        $child->state = ChildState::Idle;
+        if ($this->address !== null && $this->socket !== $socket && $this->letGo !== null) {
+            ($this->letGo)($this->address);
+        }
+        $this->pid = $pid;
+        $this->socket = $socket;
+        $this->address = FastCgiAddress::unix($socket);
+        $this->failure = '';
+        $this->state = ChildState::Idle;
         $this->handOut();
     }
 
     public function sidecarDown(int $index, float $retryIn, string $reason): void
     {
-        $child = $this->children[$index] ?? null;
-        if ($child === null) {
+        if ($index !== 0) {
             return;
         }
-        $child->pid = null;
-        if ($child->address !== null && $this->letGo !== null) {
-            ($this->letGo)($child->address);
+        if ($this->address !== null && $this->letGo !== null) {
+            ($this->letGo)($this->address);
         }
-        $child->socket = '';
-        $child->address = null;
+        $this->pid = null;
+        $this->socket = '';
+        $this->address = null;
         if ($retryIn > 0) {
-            $child->state = ChildState::Failed;
-            $child->failure = $reason;
-            $child->retryAt = Loop::now() + $retryIn;
-        } else {
-            $child->state = ChildState::Starting;
-        }
-        if ($this->unavailable() !== null) {
+            $this->state = ChildState::Failed;
+            $this->failure = $reason;
             foreach ($this->waiters as $id => $waiter) {
                 unset($this->waiters[$id], $this->giveUpAt[$id]);
-                $waiter->throw(new PoolUnavailableException((string) $this->unavailable()));
+                $waiter->throw(new PoolUnavailableException('php-cgi cannot run: ' . $reason));
             }
+        } else {
+            $this->state = ChildState::Starting;
         }
     }
 
@@ -251,90 +264,51 @@ final class PhpCgiPool implements SidecarListener
         });
     }
 
-    /** @return array<string, int> children by state, and requests waiting (for status and tests) */
+    /** @return array<string, int> this worker's view of the children by state, and requests waiting (for status and tests) */
     public function stats(): array
     {
         $stats = ['waiting' => \count($this->waiters)];
         foreach (ChildState::cases() as $state) {
             $stats[$state->value] = 0;
         }
-        foreach ($this->children as $child) {
-            $stats[$child->state->value]++;
+        if ($this->state === ChildState::Idle) {
+            $stats[ChildState::Busy->value] = min($this->inFlight, $this->options->size);
+            $stats[ChildState::Idle->value] = $this->options->size - $stats[ChildState::Busy->value];
+        } else {
+            $stats[$this->state->value] = $this->options->size;
         }
         return $stats;
     }
 
-    private function retire(PhpCgiChild $child, bool $kill, string $why): void
+    /** Whether this worker may send one more request to the pool now. */
+    private function free(): bool
     {
-        $child->state = ChildState::Retiring;
-        $pid = $child->pid;
-        \assert($pid !== null);
-        $child->pid = null;
-        if ($child->address !== null && $this->letGo !== null) {
-            ($this->letGo)($child->address);
-        }
-        $this->host->replace($this->name, $child->index, $pid, $kill, $why);
+        return $this->state === ChildState::Idle && $this->inFlight < $this->options->size;
     }
 
-    /** Whether a child of the slice is being replaced now (asked for, not announced yet). */
-    private function replacing(): bool
+    private function lease(): PhpCgiLease
     {
-        foreach ($this->children as $child) {
-            if ($child->state === ChildState::Retiring || $child->state === ChildState::Starting) {
-                return true;
-            }
-        }
-        return false;
+        \assert($this->pid !== null && $this->address !== null);
+        $this->inFlight++;
+        return new PhpCgiLease(0, $this->pid, $this->socket, $this->address);
     }
 
-    private function idleChild(): ?PhpCgiChild
-    {
-        foreach ($this->children as $child) {
-            if ($child->state === ChildState::Idle) {
-                return $child;
-            }
-        }
-        return null;
-    }
-
-    private function lease(PhpCgiChild $child): PhpCgiLease
-    {
-        \assert($child->pid !== null && $child->address !== null);
-        $child->state = ChildState::Busy;
-        $child->served++;
-        return new PhpCgiLease($child->index, $child->pid, $child->socket, $child->address);
-    }
-
-    /** Gives idle children to the longest waiting requests. */
+    /** Gives free places to the longest waiting requests. */
     private function handOut(): void
     {
-        while ($this->waiters !== [] && ($child = $this->idleChild()) !== null) {
+        while ($this->waiters !== [] && $this->free()) {
             $id = array_key_first($this->waiters);
             $waiter = $this->waiters[$id];
             unset($this->waiters[$id], $this->giveUpAt[$id]);
-            $waiter->resume($this->lease($child));
+            $waiter->resume($this->lease());
         }
     }
 
     /** @throws PoolUnavailableException */
     private function throwIfUnavailable(): void
     {
-        $why = $this->unavailable();
-        if ($why !== null) {
-            throw new PoolUnavailableException($why);
+        if ($this->state === ChildState::Failed) {
+            throw new PoolUnavailableException('php-cgi cannot run: ' . $this->failure);
         }
-    }
-
-    /** Why no child can run (every one failed and is backing off), null when one runs or is starting. */
-    private function unavailable(): ?string
-    {
-        $failure = null;
-        foreach ($this->children as $child) {
-            if ($child->state !== ChildState::Failed) {
-                return null;
-            }
-            $failure = $child->failure;
-        }
-        return 'php-cgi cannot run: ' . $failure;
     }
 }

@@ -88,6 +88,18 @@ final class Matrix
             }
             $out .= "| $app | " . implode(' | ', $cells) . " |\n";
         }
+        $out .= "\n## Memory per stack\n\nThe PSS of the stack's whole process tree (Kiln's supervisor, its 2 workers and, on the isolated\n"
+            . "tier, the php-cgi parent and its children; Apache's processes; php-fpm's master and children), summed from\n"
+            . "`/proc/PID/smaps_rollup` at the end of each flow, in MiB (memory after a few dozen requests, not a peak).\n\n";
+        $out .= '| app | ' . implode(' | ', $stacks) . " |\n|---|" . str_repeat('---:|', \count($stacks)) . "\n";
+        foreach (array_keys(self::APPS) as $app) {
+            $cells = [];
+            foreach ($stacks as $stack) {
+                $bytes = (self::$runs[$app][$stack] ?? null)?->pssBytes;
+                $cells[] = $bytes === null ? '–' : number_format($bytes / 1048576, 1);
+            }
+            $out .= "| $app | " . implode(' | ', $cells) . " |\n";
+        }
         $out .= "\n## What each flow does\n\n";
         foreach (self::APPS as $app => $what) {
             $out .= "- **$app**: $what; then the access checks.\n";

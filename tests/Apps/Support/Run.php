@@ -124,6 +124,9 @@ final class Run
         $this->seconds = $seconds;
     }
 
+    /** The stack's memory at the end of the flow (Stack::pssBytes()), null when not measured. */
+    public ?int $pssBytes = null;
+
     /** @param array{requests: int, replaced: int}|null $churn */
     public function recordChurn(?array $churn): void
     {

@@ -131,6 +131,39 @@ final class Stack
         ];
     }
 
+    /**
+     * The memory of the stack's whole process tree (every server process it started and their descendants:
+     * Kiln's supervisor, workers and php-cgi parent and children; Apache's; php-fpm's), summed PSS from
+     * /proc/PID/smaps_rollup as smem reads it. Null when Linux does not tell.
+     */
+    public function pssBytes(): ?int
+    {
+        $roots = array_filter([$this->kiln?->pid(), $this->apache?->pid(), $this->fpm?->pid()]);
+        $parents = [];
+        foreach (glob('/proc/[0-9]*/stat') ?: [] as $file) {
+            $stat = (string) @file_get_contents($file);
+            $close = strrpos($stat, ')');
+            if ($close !== false) {
+                $parents[(int) basename(\dirname($file))] = (int) explode(' ', substr($stat, $close + 2))[1];
+            }
+        }
+        $tree = array_values($roots);
+        for ($i = 0; $i < \count($tree); $i++) {
+            foreach ($parents as $pid => $parent) {
+                if ($parent === $tree[$i]) {
+                    $tree[] = $pid;
+                }
+            }
+        }
+        $total = null;
+        foreach ($tree as $pid) {
+            if (preg_match('/^Pss:\s+(\d+) kB$/m', (string) @file_get_contents("/proc/$pid/smaps_rollup"), $m) === 1) {
+                $total = ($total ?? 0) + (int) $m[1] * 1024;
+            }
+        }
+        return $total;
+    }
+
     public function stop(): void
     {
         $this->kiln?->stop();

@@ -26,26 +26,23 @@ final class BackendFailureTest extends IsolatedTestCase
         self::assertLessThan(0.5, microtime(true) - $started, 'refused at once, not after a wait');
         self::assertSame(200, $running->readResponse(10.0)['status'] ?? 0);
         self::assertSame(200, $queued->readResponse(10.0)['status'] ?? 0);
-        $server->waitForLog('~503: All 1 php-cgi children are busy and 1 requests wait already \(--pool-queue\)~', 2.0);
+        $server->waitForLog('~503: All 1 php-cgi children are busy with this worker\'s requests and 1 requests wait already \(--pool-queue\)~', 2.0);
         $running->close();
         $queued->close();
     }
 
-    public function testAScriptPastTheTimeLimitGets504AndItsChildIsKilledAndReplaced(): void
+    public function testAScriptPastTheTimeLimitGets504AndThePoolServesAgainOnceItsChildIsFree(): void
     {
-        $this->serve(['KILN_TEST_POOL_SIZE' => '1', 'KILN_TEST_TIME_LIMIT' => '1']);
+        $this->serve(['KILN_TEST_POOL_SIZE' => '1', 'KILN_TEST_TIME_LIMIT' => '3']);
         $child = (int) $this->get('/legacy/pid.php')['body'];
         $started = microtime(true);
-        $response = $this->get('/legacy/sleep.php?ms=5000');
+        $response = $this->get('/legacy/sleep.php?ms=4000');
         $elapsed = microtime(true) - $started;
         self::assertSame(504, $response['status']);
-        self::assertGreaterThanOrEqual(0.9, $elapsed);
-        self::assertLessThan(2.5, $elapsed);
-        self::waitUntil(static fn(): bool => !self::isAlive($child), 3.0, 'the stuck child to be killed');
+        self::assertGreaterThanOrEqual(2.9, $elapsed);
+        // The one child ends the script (php-cgi has no way to be told to stop it) and takes the next.
         $next = $this->get('/legacy/pid.php');
-        self::assertSame(200, $next['status']);
-        self::assertNotSame((string) $child, $next['body']);
-        $this->server()->waitForLog("~pid $child\\) of worker pid \\d+ is killed and replaced: no answer within the time limit~", 2.0);
+        self::assertSame([200, (string) $child], [$next['status'], $next['body']]);
     }
 
     public function testAPhpCgiThatCannotBeExecutedGives502AndTheRoutesKeepServing(): void
@@ -85,17 +82,16 @@ final class BackendFailureTest extends IsolatedTestCase
         self::assertStringNotContainsString('is killed and replaced', $server->log());
     }
 
-    public function testAClientThatLeavesALongResponseGetsItsChildReplacedAfterTheAbortGrace(): void
+    public function testAClientThatLeavesALongResponseIsLetGoAfterTheAbortGraceAndThePoolServesOn(): void
     {
         $server = $this->serve(['KILN_TEST_POOL_SIZE' => '1']);
-        $child = $this->get('/legacy/pid.php')['body'];
+        self::assertSame(200, $this->get('/legacy/pid.php')['status']);
         $this->leaveMidResponse($server, 30);
-        // php-cgi ignores ABORT_REQUEST; after the grace the connection is closed, and the child (state
-        // unknown) is replaced. The next request is served either way.
+        // php-cgi ignores ABORT_REQUEST; after the grace the request's connection is closed, and the child
+        // finds it closed at its next write and ends the script. The next request is served either way.
         $next = $this->get('/legacy/pid.php', 10.0);
         self::assertSame(200, $next['status']);
-        self::assertNotSame($child, $next['body']);
-        $server->waitForLog("~pid $child\\) of worker pid \\d+ is killed and replaced: its request was abandoned~", 2.0);
+        self::assertContains((int) $next['body'], $this->phpCgiPids());
     }
 
     /** @return array<string, int> */

@@ -45,10 +45,34 @@ abstract class IsolatedTestCase extends TestCase
         return HttpClient::get($this->server()->baseUrl() . $path, [], $timeout);
     }
 
-    /** @return list<int> php-cgi processes the supervisor runs now */
-    protected function phpCgiPids(): array
+    /** @return list<int> php-cgi parents the supervisor runs now (one per pool) */
+    protected function phpCgiParents(): array
     {
         return array_values(array_filter($this->server()->workerPids(), static fn(int $pid): bool => self::isPhpCgi($pid)));
+    }
+
+    /** @return list<int> the children of the php-cgi parents (the processes that run the scripts) */
+    protected function phpCgiPids(): array
+    {
+        $children = [];
+        foreach ($this->phpCgiParents() as $parent) {
+            array_push($children, ...self::childrenOf($parent));
+        }
+        return $children;
+    }
+
+    /** @return list<int> */
+    protected static function childrenOf(int $pid): array
+    {
+        $children = [];
+        foreach (glob("/proc/$pid/task/*/children") ?: [] as $file) {
+            foreach (preg_split('/\s+/', trim((string) @file_get_contents($file))) ?: [] as $child) {
+                if (ctype_digit($child)) {
+                    $children[] = (int) $child;
+                }
+            }
+        }
+        return $children;
     }
 
     /** @return list<int> worker processes (the supervisor's children that are not php-cgi) */
@@ -57,11 +81,11 @@ abstract class IsolatedTestCase extends TestCase
         return array_values(array_filter($this->server()->workerPids(), static fn(int $pid): bool => !self::isPhpCgi($pid)));
     }
 
-    /** @return list<int> php-cgi children, once there are $count of them and they listen */
+    /** @return list<int> php-cgi children (of every parent), once there are $count of them and their parents listen */
     protected function waitForChildren(int $count, float $timeout = 10.0): array
     {
         self::waitUntil(fn(): bool => \count($this->phpCgiPids()) === $count
-            && substr_count($this->server()->log(), ' is up on ') >= $count, $timeout, "$count php-cgi children up");
+            && substr_count($this->server()->log(), ' is up on ') >= \count($this->phpCgiParents()), $timeout, "$count php-cgi children up");
         return $this->phpCgiPids();
     }
 

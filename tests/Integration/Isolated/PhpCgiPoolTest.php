@@ -152,24 +152,38 @@ final class PhpCgiPoolTest extends IsolatedTestCase
         self::assertTrue($env['jit'], 'the children compile with the tracing JIT (--jit defaults to on)');
     }
 
-    public function testEachChildListensOnItsOwnSocketInADirectoryOnlyTheServerMayEnter(): void
+    public function testTheParentListensOnOneSocketInADirectoryOnlyTheServerMayEnterAndItsChildrenShareIt(): void
     {
-        $server = $this->serve(['KILN_TEST_POOL_SIZE' => '3']);
-        $sockets = [];
-        foreach ($this->waitForChildren(3) as $pid) {
-            $args = self::commandLine($pid);
-            $at = array_search('-b', $args, true);
-            self::assertIsInt($at, implode(' ', $args));
-            $sockets[] = $socket = $args[$at + 1];
-            self::assertSame('socket', filetype($socket));
-            self::assertContains('opcache.enable=1', $args);
-            self::assertSame(0700, fileperms(\dirname($socket)) & 0777);
-            self::assertSame(rtrim(sys_get_temp_dir(), '/') . '/kiln-' . $server->pid(), substr(\dirname($socket), 0, -9));
+        $server = $this->serve(['KILN_TEST_POOL_SIZE' => '3'], ['--workers=2']);
+        $children = $this->waitForChildren(3);
+        $parents = $this->phpCgiParents();
+        self::assertCount(1, $parents, 'one parent for both workers');
+        $args = self::commandLine($parents[0]);
+        $at = array_search('-b', $args, true);
+        self::assertIsInt($at, implode(' ', $args));
+        $socket = $args[$at + 1];
+        self::assertSame('socket', filetype($socket));
+        self::assertContains('opcache.enable=1', $args);
+        self::assertSame(0700, fileperms(\dirname($socket)) & 0777);
+        self::assertSame(rtrim(sys_get_temp_dir(), '/') . '/kiln-' . $server->pid(), substr(\dirname($socket), 0, -9));
+        self::assertSame("3\n", self::environmentOf($parents[0])['PHP_FCGI_CHILDREN'] ?? null);
+        foreach ($children as $child) {
+            self::assertSame($parents[0], posix_getpgid($child), 'in the parent\'s process group');
         }
-        self::assertCount(3, array_unique($sockets));
-        self::assertCount(1, array_unique(array_map('dirname', $sockets)));
+        self::assertSame($parents[0], posix_getpgid($parents[0]), 'which the parent leads');
         self::assertSame(0, $server->stop());
         clearstatcache();
-        self::assertDirectoryDoesNotExist(\dirname($sockets[0]), 'the socket directory goes with the server');
+        self::assertDirectoryDoesNotExist(\dirname($socket), 'the socket directory goes with the server');
+    }
+
+    /** @return array<string, string> */
+    private static function environmentOf(int $pid): array
+    {
+        $environment = [];
+        foreach (explode("\0", (string) @file_get_contents("/proc/$pid/environ")) as $pair) {
+            [$name, $value] = explode('=', $pair, 2) + [1 => ''];
+            $environment[$name] = $value . "\n";
+        }
+        return $environment;
     }
 }

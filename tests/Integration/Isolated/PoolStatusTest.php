@@ -6,7 +6,7 @@ namespace Kiln\Tests\Integration\Isolated;
 
 use Kiln\Tests\Support\KilnProcess;
 
-/** `kiln status` shows the isolated tier's php-cgi processes and the memory they take together (PSS). */
+/** `kiln status` shows the isolated tier's php-cgi processes (the parent and its children) and the memory they take together (PSS). */
 final class PoolStatusTest extends IsolatedTestCase
 {
     public function testStatusShowsThePhpCgiPoolWithItsProcessesAndTheirPssTotal(): void
@@ -14,8 +14,8 @@ final class PoolStatusTest extends IsolatedTestCase
         $pidFile = sys_get_temp_dir() . '/kiln-test-' . bin2hex(random_bytes(4)) . '.pid';
         $this->serve(['KILN_TEST_POOL_SIZE' => '2'], ["--pid-file=$pidFile"]);
         self::assertSame(200, $this->get('/legacy/hello.php')['status']);
-        $pids = $this->phpCgiPids();
-        self::assertCount(2, $pids);
+        $pids = [...$this->phpCgiParents(), ...$this->waitForChildren(2)];
+        self::assertCount(3, $pids, 'the parent and its two children');
 
         $deadline = microtime(true) + 10;
         while (true) {
@@ -29,7 +29,7 @@ final class PoolStatusTest extends IsolatedTestCase
             }
             usleep(100_000);
         }
-        self::assertSame('2', $m[1]);
+        self::assertSame('3', $m[1]);
 
         $expected = 0;
         foreach ($pids as $pid) {

@@ -32,6 +32,13 @@ final class SidecarSpecTest extends TestCase
         self::assertEquals($spec, SidecarSpec::fromJson($spec->toJson()));
     }
 
+    public function testASharedSpecStaysSharedOnItsWayToTheSupervisor(): void
+    {
+        $shared = SidecarSpec::fromJson((new SidecarSpec('s', ['p', '{socket}'], [], 1, shared: true))->toJson());
+        self::assertTrue($shared->shared);
+        self::assertFalse(SidecarSpec::fromJson((new SidecarSpec('s', ['p', '{socket}'], [], 1))->toJson())->shared);
+    }
+
     /** @return iterable<string, array{\Closure(): mixed, string}> */
     public static function misuse(): iterable
     {

@@ -36,7 +36,7 @@ final class SiteConfigTest extends TestCase
         self::assertSame(Tier::Sequential, $config->tier);
         self::assertSame('auto', $config->requestedTier);
         self::assertSame(30.0, $config->timeLimit);
-        self::assertSame(2, $config->poolSize);
+        self::assertSame(4, $config->poolSize);
         self::assertSame(10_000, $config->poolMaxRequests);
         self::assertSame(512, $config->poolQueue);
         self::assertNull($config->phpCgi);

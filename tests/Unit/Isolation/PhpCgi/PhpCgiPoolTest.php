@@ -42,16 +42,33 @@ final class PhpCgiPoolTest extends TestCase
         $pool = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', 3, phpIni: ['memory_limit' => '64M', 'error_log' => '/tmp/a b.log'], passEnv: ['APP_ENV', 'MISSING']));
         $spec = $pool->spec();
         self::assertSame(['/usr/bin/php-cgi', '-d', 'opcache.enable=1', '-d', 'memory_limit=64M', '-d', 'error_log="/tmp/a b.log"',
-            '-d', 'opcache.jit_buffer_size=64M', '-d', 'opcache.jit=tracing', '-b', '{socket}'], $spec->command);
-        self::assertSame(['APP_ENV' => 'prod', 'PHP_FCGI_CHILDREN' => '0', 'PHP_FCGI_MAX_REQUESTS' => '0'], $spec->env);
-        self::assertSame(3, $spec->count);
+            '-d', 'opcache.jit_buffer_size=64M', '-d', 'opcache.jit=tracing', '-d', 'max_execution_time=30', '-b', '{socket}'], $spec->command);
+        self::assertSame(['APP_ENV' => 'prod', 'PHP_FCGI_CHILDREN' => '3', 'PHP_FCGI_MAX_REQUESTS' => '10000'], $spec->env);
+        self::assertSame(1, $spec->count, 'one parent, in php-cgi\'s manager mode');
+        self::assertTrue($spec->shared, 'one for the server, not one per worker');
+    }
+
+    public function testPoolsWithTheSameSettingsShareANameAndOtherSettingsGetAnother(): void
+    {
+        $a = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', 3))->spec()->name;
+        self::assertSame($a, $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', 3))->spec()->name);
+        self::assertNotSame($a, $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', 4))->spec()->name);
+        self::assertNotSame($a, $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', 3, phpIni: ['memory_limit' => '64M']))->spec()->name);
+    }
+
+    public function testScriptsEndAtTheTimeLimitRoundedUpUnlessPhpIniSetsTheirOwn(): void
+    {
+        $limit = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', timeLimit: 1.5, jit: false))->spec();
+        self::assertContains('max_execution_time=2', $limit->command);
+        $own = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', timeLimit: 1.5, phpIni: ['max_execution_time' => '7'], jit: false))->spec();
+        self::assertSame(['/usr/bin/php-cgi', '-d', 'opcache.enable=1', '-d', 'max_execution_time=7', '-b', '{socket}'], $own->command);
     }
 
     public function testTheChildrenRunTheJitUnlessItIsOffOrPhpIniSetsItsOwn(): void
     {
-        $own = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', phpIni: ['opcache.jit' => 'function']))->spec();
+        $own = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', timeLimit: 0, phpIni: ['opcache.jit' => 'function']))->spec();
         self::assertSame(['/usr/bin/php-cgi', '-d', 'opcache.enable=1', '-d', 'opcache.jit=function', '-d', 'opcache.jit_buffer_size=64M', '-b', '{socket}'], $own->command);
-        $off = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', phpIni: ['memory_limit' => '64M'], jit: false))->spec();
+        $off = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', timeLimit: 0, phpIni: ['memory_limit' => '64M'], jit: false))->spec();
         self::assertSame(['/usr/bin/php-cgi', '-d', 'opcache.enable=1', '-d', 'memory_limit=64M', '-b', '{socket}'], $off->command);
     }
 
@@ -88,64 +105,50 @@ final class PhpCgiPoolTest extends TestCase
         self::assertSame(['a', 'b'], $order);
     }
 
-    public function testAChildIsReplacedOnceItServedMaxRequestsAndGetsNoMoreMeanwhile(): void
-    {
-        $pool = $this->pool(new PhpCgiOptions(size: 1, maxRequests: 2));
-        $pool->sidecarUp(0, 101, '/s1');
-        $pool->release($pool->acquire());
-        $pool->release($pool->acquire());
-        self::assertCount(1, $this->replaced);
-        self::assertSame(0, $this->replaced[0][1]);
-        self::assertFalse($this->replaced[0][2], 'recycled gently (SIGTERM): it is idle');
-        self::assertStringContainsString('served 2 requests', $this->replaced[0][3]);
-        $next = async(fn() => $pool->acquire());
-        delay(0.01);
-        self::assertFalse($next->isComplete(), 'no request goes to a retired child');
-        $pool->sidecarUp(0, 102, '/s2');
-        self::assertSame(102, $next->await()->pid);
-    }
-
-    public function testChildrenThatReachMaxRequestsTogetherAreReplacedOneAtATime(): void
+    public function testUpToPoolSizeRequestsGoToTheParentAtOnceAndTheNextWaitsForARelease(): void
     {
         $pool = $this->pool(new PhpCgiOptions(size: 2, maxRequests: 2));
-        $pool->sidecarUp(0, 101, '/s0');
-        $pool->sidecarUp(1, 102, '/s1');
-        for ($i = 0; $i < 2; $i++) {
-            $a = $pool->acquire();
-            $b = $pool->acquire();
-            $pool->release($a);
-            $pool->release($b);
-        }
-        self::assertSame([[$this->opened?->name, 0, false, 'served 2 requests (--pool-max-requests=2) (pid 101)']], $this->replaced);
-        self::assertSame(102, $pool->acquire()->pid, 'the other one serves on while the first is replaced');
-        $pool->sidecarUp(0, 103, '/s2');
-        self::assertSame(103, $pool->acquire()->pid);
-        self::assertCount(1, $this->replaced, 'still serving its request');
+        $pool->sidecarUp(0, 101, '/s');
+        $a = $pool->acquire();
+        $b = $pool->acquire();
+        self::assertSame([101, '/s', 101, '/s'], [$a->pid, $a->socket, $b->pid, $b->socket]);
+        self::assertSame(['waiting' => 0, 'starting' => 0, 'idle' => 0, 'busy' => 2, 'retiring' => 0, 'failed' => 0], $pool->stats());
+        $next = async(fn() => $pool->acquire());
+        delay(0.01);
+        self::assertFalse($next->isComplete(), 'a third waits');
+        $pool->release($a);
+        self::assertSame(101, $next->await()->pid);
+        $pool->release($b);
+        self::assertSame([], $this->replaced, 'recycling is php-cgi\'s own (PHP_FCGI_MAX_REQUESTS)');
     }
 
-    public function testAChildsKeptConnectionIsLetGoBeforeItIsReplacedAndOnceItDied(): void
-    {
-        $pool = $this->pool(new PhpCgiOptions(size: 2, maxRequests: 1));
-        $events = [];
-        $pool->onRetire(function (FastCgiAddress $address) use (&$events): void {
-            $events[] = "let go {$address->path} after " . \count($this->replaced) . ' replace(s)';
-        });
-        $pool->sidecarUp(0, 101, '/s0');
-        $pool->sidecarUp(1, 102, '/s1');
-        $pool->release($pool->acquire());
-        $pool->sidecarDown(1, 0.0, 'killed by signal 9');
-        self::assertSame(['let go /s0 after 0 replace(s)', 'let go /s1 after 1 replace(s)'], $events);
-    }
-
-    public function testAChildARequestGaveUpOnIsKilledAndReplaced(): void
+    public function testANewParentTakesTheNextRequestsAndTheOldOnesConnectionsAreLetGo(): void
     {
         $pool = $this->pool(new PhpCgiOptions(size: 2));
+        $events = [];
+        $pool->onRetire(static function (FastCgiAddress $address) use (&$events): void {
+            $events[] = "let go {$address->path}";
+        });
         $pool->sidecarUp(0, 101, '/s0');
-        $pool->sidecarUp(1, 102, '/s1');
+        $old = $pool->acquire();
+        $pool->sidecarUp(0, 102, '/s1');
+        self::assertSame(['let go /s0'], $events);
+        self::assertSame(102, $pool->acquire()->pid);
+        $pool->release($old);
+        $pool->sidecarDown(0, 0.0, 'killed by signal 9');
+        self::assertSame(['let go /s0', 'let go /s1'], $events);
+    }
+
+    public function testARequestThatGaveUpFreesItsPlaceAndAsksForNoReplacement(): void
+    {
+        $pool = $this->pool(new PhpCgiOptions(size: 1));
+        $pool->sidecarUp(0, 101, '/s0');
         $lease = $pool->acquire();
         $pool->release($lease, false, 'timed out');
-        self::assertSame([[$this->opened?->name, 0, true, 'timed out (pid 101)']], $this->replaced);
-        self::assertSame(102, $pool->acquire()->pid, 'the other child serves meanwhile');
+        $pool->release($lease, false, 'timed out');
+        self::assertSame([], $this->replaced, 'php-cgi replaces its own children');
+        self::assertSame(101, $pool->acquire()->pid);
+        self::assertSame(1, $pool->stats()['busy'], 'a second release of one lease frees nothing more');
     }
 
     public function testAFullQueueRefusesAtOnce(): void
@@ -179,29 +182,28 @@ final class PhpCgiPoolTest extends TestCase
         self::assertSame(0, $pool->stats()['waiting']);
     }
 
-    public function testWhenEveryChildFailedToStartRequestsFailAtOnceAndComeBackWithTheFirstChildUp(): void
+    public function testWhenTheParentFailedToStartRequestsFailAtOnceAndComeBackWhenItIsUp(): void
     {
         $pool = $this->pool(new PhpCgiOptions(size: 2));
         $waiting = async(fn() => $pool->acquire());
         $pool->sidecarDown(0, 0.1, 'cannot execute /nope');
-        self::assertFalse($waiting->isComplete(), 'one child may still start');
-        $pool->sidecarDown(1, 0.1, 'cannot execute /nope');
+        $thrown = null;
         try {
             $waiting->await();
-            self::fail('expected PoolUnavailableException');
-        } catch (PoolUnavailableException $e) {
-            self::assertStringContainsString('cannot execute /nope', $e->getMessage());
+        } catch (\Throwable $thrown) {
         }
+        self::assertInstanceOf(PoolUnavailableException::class, $thrown, 'the waiting request fails at once');
+        self::assertStringContainsString('cannot execute /nope', $thrown->getMessage());
         $this->expectExceptionObject(new PoolUnavailableException('php-cgi cannot run: cannot execute /nope'));
         try {
             $pool->acquire();
         } finally {
-            $pool->sidecarUp(1, 103, '/s');
+            $pool->sidecarUp(0, 103, '/s');
             self::assertSame(103, $pool->acquire()->pid);
         }
     }
 
-    public function testAChildThatDiesIsWaitedForWhenItsReplacementStartsAtOnce(): void
+    public function testWhileADeadParentsReplacementStartsRequestsWaitForIt(): void
     {
         $pool = $this->pool(new PhpCgiOptions(size: 1));
         $pool->sidecarUp(0, 101, '/s');

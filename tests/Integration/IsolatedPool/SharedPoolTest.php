@@ -1,0 +1,52 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Integration\IsolatedPool;
+
+use Kiln\Tests\Integration\Isolated\IsolatedTestCase;
+use Kiln\Tests\Support\RawClient;
+
+/** The server's one php-cgi parent: a child that dies costs only its own request, and php-cgi recycles children without losing one. */
+final class SharedPoolTest extends IsolatedTestCase
+{
+    public function testAChildKilledDuringItsRequestCostsThatRequestA502AndTheNextOnesAre200(): void
+    {
+        $server = $this->serve(['KILN_TEST_POOL_SIZE' => '1']);
+        [$child] = $this->waitForChildren(1);
+        $client = RawClient::to($server);
+        $client->send("GET /legacy/sleep.php?ms=3000 HTTP/1.1\r\nHost: test\r\n\r\n");
+        self::waitUntil(fn(): bool => $this->busy() === 1, 5.0, 'the request to reach the child');
+        posix_kill($child, SIGKILL);
+        self::assertSame(502, $client->readResponse(10.0)['status'] ?? 0);
+        $client->close();
+        for ($i = 1; $i <= 5; $i++) {
+            $response = $this->get('/legacy/pid.php');
+            self::assertSame(200, $response['status'], "request $i after the crash: {$response['body']}");
+            self::assertNotSame((string) $child, $response['body']);
+        }
+    }
+
+    public function testAHundredRequestsWithChildrenRecycledEveryFiveAreEveryOneAnswered(): void
+    {
+        $this->serve(['KILN_TEST_POOL_SIZE' => '2', 'KILN_TEST_POOL_MAX_REQUESTS' => '5'], ['--workers=2']);
+        $this->waitForChildren(2);
+        $pids = [];
+        for ($i = 1; $i <= 100; $i++) {
+            $response = $this->get('/legacy/pid.php');
+            self::assertSame(200, $response['status'], "request $i: {$response['body']}");
+            $pids[(int) $response['body']] = ($pids[(int) $response['body']] ?? 0) + 1;
+        }
+        self::assertGreaterThan(2, \count($pids), 'more children than --pool-size took turns');
+        self::assertLessThanOrEqual(5, max($pids), 'none served more than --pool-max-requests');
+    }
+
+    private function busy(): int
+    {
+        $stats = json_decode($this->get('/pool')['body'], true, 2, JSON_THROW_ON_ERROR);
+        self::assertIsArray($stats);
+        $busy = $stats['busy'] ?? null;
+        self::assertIsInt($busy);
+        return $busy;
+    }
+}
