@@ -85,6 +85,11 @@ $context = new class ($n) implements WorkerContext {
     }
 
     public function count(string $name, int $value): void {}
+
+    public function metrics(): ?Kiln\Server\Metrics\Registry
+    {
+        return null;
+    }
 };
 
 $server = new HttpServer(App::load($app), new Limits());

@@ -68,6 +68,11 @@ $context = new class implements WorkerContext {
     }
 
     public function count(string $name, int $value): void {}
+
+    public function metrics(): ?Kiln\Server\Metrics\Registry
+    {
+        return null;
+    }
 };
 
 $server = new HttpServer($app, new Limits());
