@@ -61,6 +61,27 @@ final class ResponseEncoder
 
     private int $dateSecond = -1;
 
+    /**
+     * The header lines last encoded for a Response (responseHead(), undated()), by what they were made from
+     * (exact: the same status, the same header array, whether a Date is added): a worker answering one route
+     * again and again encodes its headers once. head() (validating) neither reads nor fills it.
+     *
+     * @var array<string, string|list<string>>|null
+     */
+    private ?array $lastHeaders = null;
+
+    private int $lastStatus = 0;
+
+    private bool $lastDated = true;
+
+    /** Status line and header lines of $lastHeaders, without Date, Server and framing. */
+    private string $lastBlock = '';
+
+    /** Whether $lastHeaders hold a Date (or none is to be added) and a Server. */
+    private bool $lastHasDate = false;
+
+    private bool $lastHasServer = false;
+
     /** @param (\Closure(): int)|null $clock Unix seconds; time() by default (tests inject a fake clock) */
     public function __construct(private readonly ?\Closure $clock = null) {}
 
@@ -110,6 +131,16 @@ final class ResponseEncoder
      */
     private function encode(int $status, array $headers, bool $validate, ?int $contentLength, string $version, bool $keepAlive, bool $headRequest, string $reason = '', bool $dated = true): string
     {
+        if (!$validate && $reason === '' && $status === $this->lastStatus && $dated === $this->lastDated && $headers === $this->lastHeaders) {
+            // The same status and headers as the last response: the same lines (they passed every check then).
+            if ($version !== '1.1' && $version !== '1.0') {
+                throw new \ValueError("HTTP version must be '1.0' or '1.1', got '$version'");
+            }
+            if ($contentLength !== null && $contentLength < 0) {
+                throw new \ValueError("Content length must be >= 0 or null, got $contentLength");
+            }
+            return $this->frame($this->lastBlock, $this->lastHasDate, $this->lastHasServer, $status, $contentLength, $version, $keepAlive, $headRequest);
+        }
         if ($reason === '') {
             // The status line of a known status, made once: this also proves the status is in range.
             $out = $this->statusLines[$status] ?? $this->statusLine($status);
@@ -151,6 +182,20 @@ final class ResponseEncoder
                 $out .= "$name: $value\r\n";
             }
         }
+        if (!$validate && $reason === '') {
+            $this->lastStatus = $status;
+            $this->lastDated = $dated;
+            $this->lastHeaders = $headers;
+            $this->lastBlock = $out;
+            $this->lastHasDate = $hasDate;
+            $this->lastHasServer = $hasServer;
+        }
+        return $this->frame($out, $hasDate, $hasServer, $status, $contentLength, $version, $keepAlive, $headRequest);
+    }
+
+    /** Adds Date and Server unless the headers had them, then the framing fields and the empty line. */
+    private function frame(string $out, bool $hasDate, bool $hasServer, int $status, ?int $contentLength, string $version, bool $keepAlive, bool $headRequest): string
+    {
         if (!$hasDate) {
             $out .= $hasServer ? $this->dateLine() : $this->dateLine() . "Server: kiln\r\n";
         } elseif (!$hasServer) {
