@@ -131,17 +131,12 @@ final class ResponseEncoder
      */
     private function encode(int $status, array $headers, bool $validate, ?int $contentLength, string $version, bool $keepAlive, bool $headRequest, string $reason = '', bool $dated = true): string
     {
-        if (!$validate && $reason === '' && $status === $this->lastStatus && $dated === $this->lastDated && $headers === $this->lastHeaders) {
-            // The same status and headers as the last response: the same lines (they passed every check then).
-            if ($version !== '1.1' && $version !== '1.0') {
-                throw new \ValueError("HTTP version must be '1.0' or '1.1', got '$version'");
-            }
-            if ($contentLength !== null && $contentLength < 0) {
-                throw new \ValueError("Content length must be >= 0 or null, got $contentLength");
-            }
-            return $this->frame($this->lastBlock, $this->lastHasDate, $this->lastHasServer, $status, $contentLength, $version, $keepAlive, $headRequest);
-        }
-        if ($reason === '') {
+        // The same status and headers as the last Response: the same lines (they passed every check then).
+        $known = !$validate && $reason === '' && $status === $this->lastStatus && $dated === $this->lastDated
+            && $headers === $this->lastHeaders;
+        if ($known) {
+            $out = $this->lastBlock;
+        } elseif ($reason === '') {
             // The status line of a known status, made once: this also proves the status is in range.
             $out = $this->statusLines[$status] ?? $this->statusLine($status);
         } else {
@@ -159,43 +154,42 @@ final class ResponseEncoder
         if ($contentLength !== null && $contentLength < 0) {
             throw new \ValueError("Content length must be >= 0 or null, got $contentLength");
         }
-        $hasDate = !$dated;
-        $hasServer = false;
-        foreach ($headers as $name => $values) {
-            $name = (string) $name;
-            // Common names, as usually spelled, are neither owned nor Date/Server: no strtolower() for them.
-            if (!isset(self::PLAIN[$name])) {
-                $lower = strtolower($name);
-                if (isset(self::OWNED[$lower]) && ($status !== 101 || $lower !== 'connection')) {
-                    continue;
+        if ($known) {
+            $hasDate = $this->lastHasDate;
+            $hasServer = $this->lastHasServer;
+        } else {
+            $hasDate = !$dated;
+            $hasServer = false;
+            foreach ($headers as $name => $values) {
+                $name = (string) $name;
+                // Common names, as usually spelled, are neither owned nor Date/Server: no strtolower() for them.
+                if (!isset(self::PLAIN[$name])) {
+                    $lower = strtolower($name);
+                    if (isset(self::OWNED[$lower]) && ($status !== 101 || $lower !== 'connection')) {
+                        continue;
+                    }
+                    $hasDate = $hasDate || $lower === 'date';
+                    $hasServer = $hasServer || $lower === 'server';
                 }
-                $hasDate = $hasDate || $lower === 'date';
-                $hasServer = $hasServer || $lower === 'server';
-            }
-            if (!\is_array($values)) {
-                $values = [$values];
-            }
-            foreach ($values as $value) {
-                if ($validate) {
-                    FieldSyntax::assertResponseField($name, $value);
+                if (!\is_array($values)) {
+                    $values = [$values];
                 }
-                $out .= "$name: $value\r\n";
+                foreach ($values as $value) {
+                    if ($validate) {
+                        FieldSyntax::assertResponseField($name, $value);
+                    }
+                    $out .= "$name: $value\r\n";
+                }
+            }
+            if (!$validate && $reason === '') {
+                $this->lastStatus = $status;
+                $this->lastDated = $dated;
+                $this->lastHeaders = $headers;
+                $this->lastBlock = $out;
+                $this->lastHasDate = $hasDate;
+                $this->lastHasServer = $hasServer;
             }
         }
-        if (!$validate && $reason === '') {
-            $this->lastStatus = $status;
-            $this->lastDated = $dated;
-            $this->lastHeaders = $headers;
-            $this->lastBlock = $out;
-            $this->lastHasDate = $hasDate;
-            $this->lastHasServer = $hasServer;
-        }
-        return $this->frame($out, $hasDate, $hasServer, $status, $contentLength, $version, $keepAlive, $headRequest);
-    }
-
-    /** Adds Date and Server unless the headers had them, then the framing fields and the empty line. */
-    private function frame(string $out, bool $hasDate, bool $hasServer, int $status, ?int $contentLength, string $version, bool $keepAlive, bool $headRequest): string
-    {
         if (!$hasDate) {
             $out .= $hasServer ? $this->dateLine() : $this->dateLine() . "Server: kiln\r\n";
         } elseif (!$hasServer) {
