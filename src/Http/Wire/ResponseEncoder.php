@@ -61,27 +61,6 @@ final class ResponseEncoder
 
     private int $dateSecond = -1;
 
-    /**
-     * The header lines last encoded for a Response (responseHead(), undated()), by what they were made from
-     * (exact: the same status, the same header array, whether a Date is added): a worker answering one route
-     * again and again encodes its headers once. head() (validating) neither reads nor fills it.
-     *
-     * @var array<string, string|list<string>>|null
-     */
-    private ?array $lastHeaders = null;
-
-    private int $lastStatus = 0;
-
-    private bool $lastDated = true;
-
-    /** Status line and header lines of $lastHeaders, without Date, Server and framing. */
-    private string $lastBlock = '';
-
-    /** Whether $lastHeaders hold a Date (or none is to be added) and a Server. */
-    private bool $lastHasDate = false;
-
-    private bool $lastHasServer = false;
-
     /** @param (\Closure(): int)|null $clock Unix seconds; time() by default (tests inject a fake clock) */
     public function __construct(private readonly ?\Closure $clock = null) {}
 
@@ -131,12 +110,7 @@ final class ResponseEncoder
      */
     private function encode(int $status, array $headers, bool $validate, ?int $contentLength, string $version, bool $keepAlive, bool $headRequest, string $reason = '', bool $dated = true): string
     {
-        // The same status and headers as the last Response: the same lines (they passed every check then).
-        $known = !$validate && $reason === '' && $status === $this->lastStatus && $dated === $this->lastDated
-            && $headers === $this->lastHeaders;
-        if ($known) {
-            $out = $this->lastBlock;
-        } elseif ($reason === '') {
+        if ($reason === '') {
             // The status line of a known status, made once: this also proves the status is in range.
             $out = $this->statusLines[$status] ?? $this->statusLine($status);
         } else {
@@ -154,40 +128,27 @@ final class ResponseEncoder
         if ($contentLength !== null && $contentLength < 0) {
             throw new \ValueError("Content length must be >= 0 or null, got $contentLength");
         }
-        if ($known) {
-            $hasDate = $this->lastHasDate;
-            $hasServer = $this->lastHasServer;
-        } else {
-            $hasDate = !$dated;
-            $hasServer = false;
-            foreach ($headers as $name => $values) {
-                $name = (string) $name;
-                // Common names, as usually spelled, are neither owned nor Date/Server: no strtolower() for them.
-                if (!isset(self::PLAIN[$name])) {
-                    $lower = strtolower($name);
-                    if (isset(self::OWNED[$lower]) && ($status !== 101 || $lower !== 'connection')) {
-                        continue;
-                    }
-                    $hasDate = $hasDate || $lower === 'date';
-                    $hasServer = $hasServer || $lower === 'server';
+        $hasDate = !$dated;
+        $hasServer = false;
+        foreach ($headers as $name => $values) {
+            $name = (string) $name;
+            // Common names, as usually spelled, are neither owned nor Date/Server: no strtolower() for them.
+            if (!isset(self::PLAIN[$name])) {
+                $lower = strtolower($name);
+                if (isset(self::OWNED[$lower]) && ($status !== 101 || $lower !== 'connection')) {
+                    continue;
                 }
-                if (!\is_array($values)) {
-                    $values = [$values];
-                }
-                foreach ($values as $value) {
-                    if ($validate) {
-                        FieldSyntax::assertResponseField($name, $value);
-                    }
-                    $out .= "$name: $value\r\n";
-                }
+                $hasDate = $hasDate || $lower === 'date';
+                $hasServer = $hasServer || $lower === 'server';
             }
-            if (!$validate && $reason === '') {
-                $this->lastStatus = $status;
-                $this->lastDated = $dated;
-                $this->lastHeaders = $headers;
-                $this->lastBlock = $out;
-                $this->lastHasDate = $hasDate;
-                $this->lastHasServer = $hasServer;
+            if (!\is_array($values)) {
+                $values = [$values];
+            }
+            foreach ($values as $value) {
+                if ($validate) {
+                    FieldSyntax::assertResponseField($name, $value);
+                }
+                $out .= "$name: $value\r\n";
             }
         }
         if (!$hasDate) {
