@@ -8,6 +8,7 @@ declare(strict_types=1);
  *
  *   php bench/micro/hotpath.php [app|bare|PATH] [N] [URL-PATH]       wall clock (use JIT for a sanity check)
  *   php bench/micro/hotpath.php bench/apps/site.php 20000 /hello.php   the sequential tier
+ *   HOTPATH_DRIVER=epoll php bench/micro/hotpath.php bare    the epoll driver, as `kiln serve` picks it by default
  *   valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out \
  *     php -d opcache.enable_cli=1 -d opcache.jit=0 bench/micro/hotpath.php app 20000
  *
@@ -38,6 +39,11 @@ $app = match ($which) {
     'bare' => __DIR__ . '/../apps/bare.php',
     default => is_file($which) ? $which : throw new ValueError("Unknown app '$which' (app, bare, or a path)"),
 };
+
+// The driver `kiln serve` uses with its default --connections is epoll (select stays the default here).
+if (getenv('HOTPATH_DRIVER') === 'epoll') {
+    Loop::set(new Kiln\Loop\Driver\EpollDriver());
+}
 
 $listener = stream_socket_server('tcp://127.0.0.1:0', $errno, $error);
 if ($listener === false) {

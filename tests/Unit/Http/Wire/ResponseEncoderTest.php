@@ -307,4 +307,38 @@ final class ResponseEncoderTest extends TestCase
         $this->expectException(\ValueError::class);
         $this->encoder()->undated(new Response(502, [], ['streamed']));
     }
+
+    public function testAResponseLikeTheLastOneIsEncodedExactlyAsAFreshEncoderWouldEncodeIt(): void
+    {
+        $clock = static fn(): int => 1_700_000_000;
+        $shared = new ResponseEncoder($clock);
+        $responses = [
+            new Response(200, ['Content-Type' => 'text/plain'], 'a'),
+            new Response(200, ['Content-Type' => 'text/plain'], 'bb'),
+            new Response(200, ['Content-Type' => 'text/html'], 'bb'),
+            new Response(404, ['Content-Type' => 'text/html'], ''),
+            new Response(404, ['Content-Type' => 'text/html', 'Date' => 'Tue, 14 Nov 2023 22:13:20 GMT'], ''),
+            new Response(404, ['Content-Type' => 'text/html', 'Server' => 'mine'], ''),
+            new Response(101, ['Connection' => 'Upgrade', 'Upgrade' => 'websocket'], ''),
+            new Response(200, ['Connection' => 'Upgrade', 'Upgrade' => 'websocket'], ''),
+        ];
+        foreach ($responses as $response) {
+            foreach ([['1.1', true, false], ['1.0', true, false], ['1.1', false, true], ['1.1', true, false]] as [$version, $keepAlive, $headRequest]) {
+                $body = $response->body();
+                \assert(\is_string($body));
+                $expected = (new ResponseEncoder($clock))->responseHead($response, \strlen($body), $version, $keepAlive, $headRequest);
+                self::assertSame($expected, $shared->responseHead($response, \strlen($body), $version, $keepAlive, $headRequest));
+                self::assertSame((new ResponseEncoder($clock))->undated($response), $shared->undated($response));
+            }
+        }
+    }
+
+    public function testAnInvalidVersionIsRefusedAlsoForHeadersEncodedJustBefore(): void
+    {
+        $encoder = $this->encoder();
+        $response = new Response(200, ['Content-Type' => 'text/plain'], 'a');
+        $encoder->responseHead($response, 1, '1.1', true);
+        $this->expectException(\ValueError::class);
+        $encoder->responseHead($response, 1, '2.0', true);
+    }
 }
