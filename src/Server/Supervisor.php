@@ -328,6 +328,8 @@ final class Supervisor
         $this->log->info("draining (SIGQUIT): finishing in-flight requests, up to {$this->config->drainTimeout} s");
         $this->become(SupervisorState::Draining);
         $this->fleet->cancelSpawns();
+        // No worker will follow: a shared sidecar set (the php-cgi parent) ends once its last worker is gone.
+        $this->sidecars->stopping();
         $this->background?->freeze();
         foreach ($this->pool->all() as $handle) {
             if ($handle->isLive()) {

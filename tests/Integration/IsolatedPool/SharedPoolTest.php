@@ -41,6 +41,20 @@ final class SharedPoolTest extends IsolatedTestCase
         self::assertLessThanOrEqual(5, max($pids), 'none served more than --pool-max-requests');
     }
 
+    public function testADrainEndsTheServersPhpCgiParentAndItsChildrenOnceTheWorkersAreGone(): void
+    {
+        $server = $this->serve(['KILN_TEST_POOL_SIZE' => '2']);
+        $children = $this->waitForChildren(2);
+        $parents = $this->phpCgiParents();
+        self::assertCount(1, $parents);
+        self::assertSame(200, $this->get('/legacy/pid.php')['status']);
+        $server->signal(SIGQUIT);
+        self::assertSame(0, $server->waitForExit(10.0), 'the server exits after its drain');
+        foreach ([...$parents, ...$children] as $pid) {
+            self::waitUntil(static fn(): bool => !self::isAlive($pid), 5.0, "php-cgi $pid to end with the server");
+        }
+    }
+
     private function busy(): int
     {
         $stats = json_decode($this->get('/pool')['body'], true, 2, JSON_THROW_ON_ERROR);
