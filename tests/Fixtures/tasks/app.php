@@ -130,6 +130,19 @@ $app->get('/db', fn(Request $r) => ['result' => task(
 )->await()]);
 
 // This worker's task calls not answered yet (queued or running).
+// Fills the queue (n calls of s seconds, refusals caught), then makes one call more in the same turn and lets its
+// failure escape: the queue is full at that instant whatever the task worker has taken, so the request gets a 503.
+$overfilled = []; // the calls /overfill made, kept until they end
+$app->get('/overfill', function (Request $r) use (&$overfilled): array {
+    for ($i = 0; $i < (int) ($r->query()['n'] ?? '6'); $i++) {
+        try {
+            $overfilled[] = task([TaskJobs::class, 'sleep'], (float) ($r->query()['s'] ?? '1'));
+        } catch (TaskException) {
+        }
+    }
+    return ['pid' => task([TaskJobs::class, 'sleep'], 0.01)->await()];
+});
+
 $app->get('/inflight', fn() => ['inflight' => TaskClient::current()->inFlight()]);
 
 $app->get('/async-pids', fn() => ['pids' => all([async(fn() => task([TaskJobs::class, 'pid'])->await())])]);
