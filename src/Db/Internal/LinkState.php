@@ -16,4 +16,25 @@ enum LinkState
     case Busy;
     case Broken;
     case Closed;
+
+    /**
+     * The state a call starts in (Busy).
+     *
+     * @throws \Error when the connection is running another call, broken or closed: a misuse of the connection
+     */
+    public function enter(): self
+    {
+        if ($this !== self::Ready) {
+            throw new \Error($this === self::Busy
+                ? 'This connection is running another statement: a connection runs one at a time (use the Pool)'
+                : 'This connection is broken or closed; take another from the Pool');
+        }
+        return self::Busy;
+    }
+
+    /** The state a call that ended whole leaves (Ready, unless the connection broke or closed meanwhile). */
+    public function leave(): self
+    {
+        return $this === self::Busy ? self::Ready : $this;
+    }
 }

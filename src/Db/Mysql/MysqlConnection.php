@@ -47,7 +47,7 @@ final class MysqlConnection implements Connection
 
     public function run(string $sql, array $params = [], ?Cancellation $cancellation = null): Result
     {
-        $this->enter();
+        $this->state = $this->state->enter();
         try {
             $this->send($sql, $params, $cancellation);
             $rows = [];
@@ -61,13 +61,13 @@ final class MysqlConnection implements Connection
                 } elseif ($event instanceof ServerError) {
                     throw new QueryException($event->message, $event->sqlState);
                 } elseif ($event instanceof Done && !$event->moreResults) {
-                    $this->leave();
+                    $this->state = $this->state->leave();
 
                     return new Result($rows, $event->affectedRows, $event->lastInsertId);
                 }
             }
         } catch (QueryException $e) {
-            $this->leave();
+            $this->state = $this->state->leave();
             throw $e;
         } catch (\Throwable $e) {
             throw $this->breakDown($e);
@@ -76,7 +76,7 @@ final class MysqlConnection implements Connection
 
     public function stream(string $sql, array $params = [], int $batch = 1000): \Generator
     {
-        $this->enter();
+        $this->state = $this->state->enter();
         $finished = false;
         try {
             $this->send($sql, $params, null);
@@ -89,11 +89,11 @@ final class MysqlConnection implements Connection
                     yield $event->values;
                 } elseif ($event instanceof ServerError) {
                     $finished = true;
-                    $this->leave();
+                    $this->state = $this->state->leave();
                     throw new QueryException($event->message, $event->sqlState);
                 } elseif ($event instanceof Done && !$event->moreResults) {
                     $finished = true;
-                    $this->leave();
+                    $this->state = $this->state->leave();
 
                     return;
                 }
@@ -190,23 +190,6 @@ final class MysqlConnection implements Connection
         $out = $this->codec->output();
         if ($out !== '') {
             write($this->socket, $out, $cancellation);
-        }
-    }
-
-    private function enter(): void
-    {
-        if ($this->state !== LinkState::Ready) {
-            throw new \Error($this->state === LinkState::Busy
-                ? 'This connection is running another statement: a connection runs one at a time (use the Pool)'
-                : 'This connection is broken or closed; take another from the Pool');
-        }
-        $this->state = LinkState::Busy;
-    }
-
-    private function leave(): void
-    {
-        if ($this->state === LinkState::Busy) {
-            $this->state = LinkState::Ready;
         }
     }
 

@@ -43,7 +43,7 @@ final class PgConnection implements Connection
 
     public function run(string $sql, array $params = [], ?Cancellation $cancellation = null): Result
     {
-        $this->enter();
+        $this->state = $this->state->enter();
         try {
             if ($params === []) {
                 $this->sent(pg_send_query($this->link, $sql), $cancellation);
@@ -53,7 +53,7 @@ final class PgConnection implements Connection
             }
             $result = $this->collect($cancellation);
         } catch (QueryException $e) {
-            $this->leave();
+            $this->state = $this->state->leave();
             throw $e;
         } catch (\Throwable $e) {
             $this->breakDown();
@@ -61,7 +61,7 @@ final class PgConnection implements Connection
                 ? $e
                 : new ConnectionException("The connection to {$this->describe} failed: {$e->getMessage()}", 0, $e);
         }
-        $this->leave();
+        $this->state = $this->state->leave();
 
         return $result;
     }
@@ -181,23 +181,6 @@ final class PgConnection implements Connection
         $message = pg_result_error_field($result, PGSQL_DIAG_MESSAGE_PRIMARY);
 
         return new QueryException(\is_string($message) ? $message : trim((string) pg_result_error($result)), \is_string($state) ? $state : 'HY000');
-    }
-
-    private function enter(): void
-    {
-        if ($this->state !== LinkState::Ready) {
-            throw new \Error($this->state === LinkState::Busy
-                ? 'This connection is running another statement: a connection runs one at a time (use the Pool)'
-                : 'This connection is broken or closed; take another from the Pool');
-        }
-        $this->state = LinkState::Busy;
-    }
-
-    private function leave(): void
-    {
-        if ($this->state === LinkState::Busy) {
-            $this->state = LinkState::Ready;
-        }
     }
 
     private function breakDown(): void
