@@ -104,7 +104,7 @@ final class Application
               --driver=auto|select|epoll  event loop driver (default auto)
               --connections=N           open connections per worker (default 512; above 960 needs epoll)
               --listener=shared|reuseport  one shared listening socket (default) or one per worker
-              --jit=on|off              opcache + tracing JIT in the workers and php-cgi children (default on)
+              --jit=on|off              opcache + tracing JIT in the workers (default on)
               --limit-NAME=VALUE        an HTTP limit, e.g. --limit-header-timeout=5, --limit-body-size=1048576,
                                         --limit-ws-message-bytes=65536 (docs/configuration.md lists them all)
               --trusted-proxies=LIST    reverse proxies (addresses, CIDRs: 127.0.0.1,10.0.0.0/8) whose Forwarded /
@@ -129,6 +129,7 @@ final class Application
               --pool-size=N             php-cgi children of the server, isolated tier (default 4)
               --pool-max-requests=N     requests a php-cgi child serves before it is replaced (default 10000)
               --pool-queue=N            requests per worker waiting for a child before 503 (default 512)
+              --pool-jit=on|off         the tracing JIT in the php-cgi children (default off, as under php-fpm)
               --php-cgi=PATH            the php-cgi binary (default: php-cgi from PATH)
               --php-ini=NAME=VALUE      a php.ini setting for scripts, repeatable
               --pass-env=NAME           an environment variable passed to script processes, repeatable

@@ -20,7 +20,7 @@ use Kiln\Site\SymlinkPolicy;
 final class ServeOptions
 {
     public const VALUED = ['listen', 'workers', 'pid-file', 'max-requests', 'max-memory', 'drain-timeout',
-        'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener', 'jit',
+        'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener', 'jit', 'pool-jit',
         'tier', 'time-limit', 'pool-size', 'pool-max-requests', 'pool-queue', 'php-cgi', 'php-ini', 'pass-env',
         'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins', 'symlinks',
         'task-workers', 'task-queue', 'task-timeout',
@@ -140,7 +140,7 @@ final class ServeOptions
             $target,
             $config,
             $limits,
-            self::site($options, $env, $cwd, $jit === 'on'),
+            self::site($options, $env, $cwd),
             $jit,
             $webSocket,
             $requested,
@@ -229,8 +229,12 @@ final class ServeOptions
      * @param array<string, string> $env
      * @throws UsageException
      */
-    private static function site(Options $options, array $env, string $cwd, bool $jit): SiteConfig
+    private static function site(Options $options, array $env, string $cwd): SiteConfig
     {
+        $poolJit = $options->string('pool-jit') ?? 'off';
+        if ($poolJit !== 'on' && $poolJit !== 'off') {
+            throw new UsageException("--pool-jit must be on or off, got '$poolJit'");
+        }
         $frontController = $options->string('front-controller');
         try {
             return SiteConfig::create(
@@ -250,7 +254,7 @@ final class ServeOptions
                 searchPath: $env['PATH'] ?? (string) getenv('PATH'),
                 cwd: $cwd,
                 htaccess: !$options->flag('no-htaccess'),
-                jit: $jit,
+                poolJit: $poolJit === 'on',
                 cacheControl: $options->all('cache-control'),
                 symlinks: SymlinkPolicy::fromOption($options->string('symlinks') ?? 'inside'),
                 trustedProxies: array_values(array_filter(

@@ -54,8 +54,8 @@ final class SiteConfig
         public readonly ?string $frontController,
         /** Whether the document root reads Apache `.htaccess` files (`--no-htaccess` turns it off). */
         public readonly bool $htaccess = true,
-        /** Whether the php-cgi children run the tracing JIT where --php-ini does not set it (`--jit`). */
-        public readonly bool $jit = true,
+        /** Whether the php-cgi children run the tracing JIT where --php-ini does not set it (`--pool-jit`). */
+        public readonly bool $poolJit = false,
         /** Cache-Control rules for static files, as CachePolicy::withRule() reads them, first match wins (`--cache-control`). */
         public readonly array $cacheControl = [],
         /** Addresses or CIDRs of the reverse proxies whose forwarded headers are believed (`--trusted-proxies`). */
@@ -95,7 +95,7 @@ final class SiteConfig
         ?string $searchPath = null,
         string $cwd = '/',
         bool $htaccess = true,
-        bool $jit = true,
+        bool $poolJit = false,
         array $cacheControl = [],
         array $trustedProxies = [],
         SymlinkPolicy $symlinks = SymlinkPolicy::Inside,
@@ -176,7 +176,7 @@ final class SiteConfig
             $forkMax,
             $frontController,
             $htaccess,
-            $jit,
+            $poolJit,
             $cacheControl,
             $trustedProxies,
             $symlinks,
@@ -226,7 +226,7 @@ final class SiteConfig
             $this->forkMax,
             $this->frontController,
             $this->htaccess,
-            $this->jit,
+            $this->poolJit,
             $this->cacheControl,
             $this->trustedProxies,
             $this->symlinks,

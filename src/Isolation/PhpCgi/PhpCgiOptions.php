@@ -28,7 +28,7 @@ final class PhpCgiOptions
         public readonly array $phpIni = [],
         public readonly array $passEnv = [],
         /** Whether the children run the tracing JIT (Kiln::JIT) where $phpIni does not set it. */
-        public readonly bool $jit = true,
+        public readonly bool $jit = false,
     ) {
         if ($binary === '' || str_contains($binary, "\0")) {
             throw new \ValueError('--php-cgi must name the php-cgi binary');

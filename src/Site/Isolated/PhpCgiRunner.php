@@ -78,7 +78,7 @@ final class PhpCgiRunner implements ScriptRunner
             $config->timeLimit,
             $config->phpIni,
             $config->passEnv,
-            $config->jit,
+            $config->poolJit,
         ), $log);
     }
 

@@ -27,6 +27,7 @@ $client = PhpCgiClient::create(new PhpCgiOptions(
     timeLimit: (float) $env('KILN_TEST_TIME_LIMIT', '30'),
     phpIni: ['memory_limit' => '77M', 'display_errors' => 'Off', 'log_errors' => 'On', 'output_buffering' => '0'],
     passEnv: ['KILN_TEST_PASSED'],
+    jit: true,
 ));
 $runner = getenv('KILN_TEST_FROM_CONFIG') === '1'
     // As `kiln serve --tier=isolated --pool-size=1 --php-ini=memory_limit=33M` configures it.

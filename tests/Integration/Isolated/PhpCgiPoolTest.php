@@ -149,7 +149,7 @@ final class PhpCgiPoolTest extends IsolatedTestCase
         $env = json_decode($this->get('/legacy/env.php')['body'], true, 4, JSON_THROW_ON_ERROR);
         self::assertIsArray($env);
         self::assertSame('33M', $env['memory_limit']);
-        self::assertTrue($env['jit'], 'the children compile with the tracing JIT (--jit defaults to on)');
+        self::assertFalse($env['jit'], 'the children run opcache without the JIT unless asked (--pool-jit defaults to off, as php-fpm)');
     }
 
     public function testTheParentListensOnOneSocketInADirectoryOnlyTheServerMayEnterAndItsChildrenShareIt(): void

@@ -36,8 +36,9 @@ final class ServeSiteOptionsTest extends TestCase
         self::assertSame(realpath(self::CGI_BIN), $site->cgiBin);
         self::assertSame(4, $site->forkMax);
         self::assertSame('/app.php', $site->frontController);
-        self::assertTrue($site->jit, 'php-cgi children run the JIT by default');
-        self::assertFalse(ServeOptions::parse([self::APP, '--jit=off'], [], '/srv')->site->jit);
+        self::assertFalse($site->poolJit, 'php-cgi children run without the JIT by default, as php-fpm does');
+        self::assertTrue(ServeOptions::parse([self::APP, '--pool-jit=on'], [], '/srv')->site->poolJit);
+        self::assertFalse(ServeOptions::parse([self::APP, '--jit=off', '--pool-jit=off'], [], '/srv')->site->poolJit);
     }
 
     public function testEnvironmentFillsTheSiteOptions(): void

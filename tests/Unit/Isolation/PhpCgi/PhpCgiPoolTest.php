@@ -42,7 +42,7 @@ final class PhpCgiPoolTest extends TestCase
         $pool = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', 3, phpIni: ['memory_limit' => '64M', 'error_log' => '/tmp/a b.log'], passEnv: ['APP_ENV', 'MISSING']));
         $spec = $pool->spec();
         self::assertSame(['/usr/bin/php-cgi', '-d', 'opcache.enable=1', '-d', 'memory_limit=64M', '-d', 'error_log="/tmp/a b.log"',
-            '-d', 'opcache.jit_buffer_size=64M', '-d', 'opcache.jit=tracing', '-d', 'max_execution_time=30', '-b', '{socket}'], $spec->command);
+            '-d', 'max_execution_time=30', '-b', '{socket}'], $spec->command);
         self::assertSame(['APP_ENV' => 'prod', 'PHP_FCGI_CHILDREN' => '3', 'PHP_FCGI_MAX_REQUESTS' => '10000'], $spec->env);
         self::assertSame(1, $spec->count, 'one parent, in php-cgi\'s manager mode');
         self::assertTrue($spec->shared, 'one for the server, not one per worker');
@@ -58,17 +58,19 @@ final class PhpCgiPoolTest extends TestCase
 
     public function testScriptsEndAtTheTimeLimitRoundedUpUnlessPhpIniSetsTheirOwn(): void
     {
-        $limit = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', timeLimit: 1.5, jit: false))->spec();
+        $limit = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', timeLimit: 1.5))->spec();
         self::assertContains('max_execution_time=2', $limit->command);
-        $own = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', timeLimit: 1.5, phpIni: ['max_execution_time' => '7'], jit: false))->spec();
+        $own = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', timeLimit: 1.5, phpIni: ['max_execution_time' => '7']))->spec();
         self::assertSame(['/usr/bin/php-cgi', '-d', 'opcache.enable=1', '-d', 'max_execution_time=7', '-b', '{socket}'], $own->command);
     }
 
-    public function testTheChildrenRunTheJitUnlessItIsOffOrPhpIniSetsItsOwn(): void
+    public function testTheChildrenRunTheJitOnlyWhenAskedAndPhpIniSettingsOfItWin(): void
     {
-        $own = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', timeLimit: 0, phpIni: ['opcache.jit' => 'function']))->spec();
+        $on = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', timeLimit: 0, jit: true))->spec();
+        self::assertSame(['/usr/bin/php-cgi', '-d', 'opcache.enable=1', '-d', 'opcache.jit_buffer_size=64M', '-d', 'opcache.jit=tracing', '-b', '{socket}'], $on->command);
+        $own = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', timeLimit: 0, phpIni: ['opcache.jit' => 'function'], jit: true))->spec();
         self::assertSame(['/usr/bin/php-cgi', '-d', 'opcache.enable=1', '-d', 'opcache.jit=function', '-d', 'opcache.jit_buffer_size=64M', '-b', '{socket}'], $own->command);
-        $off = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', timeLimit: 0, phpIni: ['memory_limit' => '64M'], jit: false))->spec();
+        $off = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', timeLimit: 0, phpIni: ['memory_limit' => '64M']))->spec();
         self::assertSame(['/usr/bin/php-cgi', '-d', 'opcache.enable=1', '-d', 'memory_limit=64M', '-b', '{socket}'], $off->command);
     }
 
