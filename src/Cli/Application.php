@@ -81,7 +81,8 @@ final class Application
               --listen=HOST:PORT        address to listen on, repeatable (default 127.0.0.1:8080; port 0 = any free port)
               --workers=N               worker processes (default: CPU count)
               --daemon                  run in the background (error log defaults to kiln.log beside the pid file)
-              --dev                     development: report what each sequential-tier script leaves for the next request
+              --dev                     development: report what each sequential-tier script leaves for the next request;
+                            the workers run opcache without the JIT (unless --jit=on)
               --watch                   development: reload the workers when the app's PHP files change (docs/development.md)
               --pid-file=FILE           default: kiln-HOST-PORT.pid in the system temp dir
               --max-requests=N          replace a worker after N requests (default 0 = never; --max-memory guards leaks)
@@ -104,7 +105,7 @@ final class Application
               --driver=auto|select|epoll  event loop driver (default auto)
               --connections=N           open connections per worker (default 512; above 960 needs epoll)
               --listener=shared|reuseport  one shared listening socket (default) or one per worker
-              --jit=on|off              opcache + tracing JIT in the workers (default on)
+              --jit=on|off              opcache + tracing JIT in the workers (default on; with --dev, opcache alone)
               --limit-NAME=VALUE        an HTTP limit, e.g. --limit-header-timeout=5, --limit-body-size=1048576,
                                         --limit-ws-message-bytes=65536 (docs/configuration.md lists them all)
               --trusted-proxies=LIST    reverse proxies (addresses, CIDRs: 127.0.0.1,10.0.0.0/8) whose Forwarded /

@@ -29,12 +29,16 @@ final class JitLauncher
         'apc.enable_cli' => '1',
     ];
 
+    /** The mode of `--dev`: opcache and APCu as with the JIT, but no JIT buffer. */
+    public const OPCACHE_ONLY = 'opcache';
+
     /** Set in the re-executed process, so a failed JIT set-up never loops. */
     private const GUARD = 'KILN_JIT_LAUNCHED';
 
     /**
      * Replaces this process with a JIT-enabled PHP running the same `kiln serve` command, when that is
-     * wanted and possible. Returns (without exec) otherwise.
+     * wanted and possible. Returns (without exec) otherwise. $mode is `on`, `off` or OPCACHE_ONLY (the same
+     * settings with the JIT buffer at 0).
      *
      * @param list<string> $serveArgs the arguments after `serve`
      */
@@ -45,7 +49,8 @@ final class JitLauncher
             return;
         }
         $php = [];
-        foreach (self::SETTINGS as $name => $value) {
+        $settings = $mode === self::OPCACHE_ONLY ? ['opcache.jit_buffer_size' => '0'] + self::SETTINGS : self::SETTINGS;
+        foreach ($settings as $name => $value) {
             $php[] = '-d';
             $php[] = "$name=$value";
         }

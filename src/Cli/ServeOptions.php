@@ -37,7 +37,7 @@ final class ServeOptions
         public readonly Config $config,
         public readonly Limits $limits,
         public readonly SiteConfig $site,
-        /** on: opcache + tracing JIT in the workers (see JitLauncher); off: as PHP was started */
+        /** on: opcache + tracing JIT in the workers (see JitLauncher); opcache: opcache alone (--dev); off: as PHP was started */
         public readonly string $jit = 'on',
         public readonly WebSocketConfig $webSocket = new WebSocketConfig(),
         /** The connection cap asked for (--connections, --limit-connections or their env); null: the driver's default. */
@@ -118,10 +118,12 @@ final class ServeOptions
         } catch (\ValueError $e) {
             throw new UsageException($e->getMessage(), 0, $e);
         }
-        $jit = $options->string('jit') ?? 'on';
-        if ($jit !== 'on' && $jit !== 'off') {
+        $jit = $options->string('jit');
+        if ($jit !== null && $jit !== 'on' && $jit !== 'off') {
             throw new UsageException("--jit must be on or off, got '$jit'");
         }
+        // --dev runs the workers with opcache but without the JIT, unless --jit says otherwise (docs/development.md).
+        $jit ??= $options->flag('dev') ? JitLauncher::OPCACHE_ONLY : 'on';
         $requested = isset($limitValues['connections']) ? $limits->connections : null;
         $format = $options->string('access-log-format') ?? 'combined';
         if ($format !== 'combined' && $format !== 'json') {

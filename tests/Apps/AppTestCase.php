@@ -131,7 +131,6 @@ abstract class AppTestCase extends TestCase
             $run->fail($e);
         } finally {
             $run->finish(microtime(true) - $started);
-            self::$logs[static::app() . " $stack"] = $server?->diagnostics() ?? '';
             $run->recordChurn($server?->workerChurn());
             $run->pssBytes = $server?->pssBytes();
             if ($server !== null && $stack === Stack::SEQUENTIAL) {
@@ -139,6 +138,7 @@ abstract class AppTestCase extends TestCase
                 self::$devReports[static::app()] = array_values(array_unique($reports[1]));
             }
             $server?->stop();
+            self::$logs[static::app() . " $stack"] = $server?->diagnostics() ?? '';
             $copy->remove();
         }
         Matrix::record($run, static::knownFailures()[$stack] ?? null);

@@ -27,6 +27,7 @@ final class Stack
     private ?KilnProcess $kiln = null;
     private ?ApacheProcess $apache = null;
     private ?PhpFpmProcess $fpm = null;
+    private string $stoppedLog = '';
 
     private function __construct(public readonly string $name) {}
 
@@ -106,9 +107,12 @@ final class Stack
         return $this->apache?->errorLog() ?? (string) $this->kiln?->log();
     }
 
-    /** The server's own log, for failure messages. */
+    /** The server's own log, for failure messages; after stop(), as it was when the server had stopped. */
     public function diagnostics(): string
     {
+        if ($this->kiln === null && $this->apache === null && $this->fpm === null) {
+            return $this->stoppedLog;
+        }
         $log = $this->apache?->diagnostics() ?? substr((string) $this->kiln?->log(), -4000);
         return $log . ($this->fpm !== null ? "\n" . $this->fpm->diagnostics() : '');
     }
@@ -169,6 +173,10 @@ final class Stack
         $this->kiln?->stop();
         $this->apache?->stop();
         $this->fpm?->stop();
+        if ($this->kiln !== null || $this->apache !== null || $this->fpm !== null) {
+            // Kept: what the supervisor logs as it stops (a worker's exit code or signal) explains a failed step.
+            $this->stoppedLog = $this->diagnostics();
+        }
         $this->kiln = $this->apache = $this->fpm = null;
     }
 

@@ -77,6 +77,7 @@ $app->get('/upgrade', function (): Response {
 });
 
 $app->get('/jit', fn() => ['jit' => Kiln\Cli\JitLauncher::active()]);
+$app->get('/opcache', fn() => ['opcache' => function_exists('opcache_get_status') && is_array(@opcache_get_status(false))]);
 
 $app->get('/memory', function (Request $request): array {
     if (isset($request->query()['gc'])) {

@@ -56,6 +56,24 @@ final class JitTest extends TestCase
         }
     }
 
+    /** In development the workers keep opcache (and its revalidation) but run no JIT (docs/development.md). */
+    public function testDevRunsTheWorkersWithOpcacheAndWithoutTheJit(): void
+    {
+        $server = KilnProcess::start(\dirname(__DIR__, 2) . '/Fixtures/http/app.php', ['--workers=1', '--dev']);
+        try {
+            self::assertSame('{"jit":false}', HttpClient::get($server->baseUrl() . '/jit')['body']);
+            self::assertSame('{"opcache":true}', HttpClient::get($server->baseUrl() . '/opcache')['body']);
+        } finally {
+            $server->stop();
+        }
+        $server = KilnProcess::start(\dirname(__DIR__, 2) . '/Fixtures/http/app.php', ['--workers=1', '--dev', '--jit=on']);
+        try {
+            self::assertSame('{"jit":true}', HttpClient::get($server->baseUrl() . '/jit')['body'], 'an explicit --jit=on wins');
+        } finally {
+            $server->stop();
+        }
+    }
+
     public function testABadJitValueIsAUsageError(): void
     {
         [$code, , $stderr] = KilnProcess::run(['serve', \dirname(__DIR__, 2) . '/Fixtures/http/app.php', '--jit=maybe'], 10.0);

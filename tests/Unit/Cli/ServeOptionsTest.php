@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Unit\Cli;
 
+use Kiln\Cli\JitLauncher;
 use Kiln\Cli\Options;
 use Kiln\Cli\ServeOptions;
 use Kiln\Cli\UsageException;
@@ -15,6 +16,17 @@ use PHPUnit\Framework\TestCase;
 final class ServeOptionsTest extends TestCase
 {
     private const APP = __DIR__ . '/../../Fixtures/server/app.php';
+
+    public function testTheWorkersRunTheJitUnlessTurnedOffAndDevRunsOpcacheWithoutItUnlessAskedFor(): void
+    {
+        self::assertSame('on', ServeOptions::parse([self::APP], [], '/srv')->jit);
+        self::assertSame('off', ServeOptions::parse([self::APP, '--jit=off'], [], '/srv')->jit);
+        self::assertSame(JitLauncher::OPCACHE_ONLY, ServeOptions::parse([self::APP, '--dev'], [], '/srv')->jit);
+        self::assertSame('on', ServeOptions::parse([self::APP, '--dev', '--jit=on'], [], '/srv')->jit);
+        self::assertSame('off', ServeOptions::parse([self::APP], ['KILN_DEV' => '1', 'KILN_JIT' => 'off'], '/srv')->jit);
+        $this->expectException(UsageException::class);
+        ServeOptions::parse([self::APP, '--jit=opcache'], [], '/srv');
+    }
 
     public function testEveryOptionIsRead(): void
     {
