@@ -30,6 +30,15 @@ interface Driver
     /** @param \Closure(string, resource): void $callback */
     public function onReadable(mixed $stream, \Closure $callback): string;
 
+    /**
+     * onReadable() for a stream read only with fread() and the like: its PHP read buffer is turned off
+     * here (stream_set_read_buffer($stream, 0)), so no data can wait in PHP where polling does not see
+     * it and the driver need not look there after each callback. Sockets an HTTP server serves are read so.
+     *
+     * @param \Closure(string, resource): void $callback
+     */
+    public function onReadableUnbuffered(mixed $stream, \Closure $callback): string;
+
     /** @param \Closure(string, resource): void $callback */
     public function onWritable(mixed $stream, \Closure $callback): string;
 

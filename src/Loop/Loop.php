@@ -78,6 +78,16 @@ final class Loop
         return self::get()->onReadable($stream, $callback);
     }
 
+    /**
+     * See Driver::onReadableUnbuffered(): turns $stream's PHP read buffer off.
+     *
+     * @param \Closure(string, resource): void $callback
+     */
+    public static function onReadableUnbuffered(mixed $stream, \Closure $callback): string
+    {
+        return self::get()->onReadableUnbuffered($stream, $callback);
+    }
+
     /** @param \Closure(string, resource): void $callback */
     public static function onWritable(mixed $stream, \Closure $callback): string
     {

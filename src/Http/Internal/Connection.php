@@ -78,7 +78,7 @@ final class Connection
         $this->lastActivityAt = Loop::now();
         $this->batch = $core->writeBatch;
         $this->output = new Output($socket, $limits->writeBuffer, $this->batch, $this->onWritable(...));
-        $this->readId = Loop::onReadable($socket, $this->onReadable(...));
+        $this->readId = Loop::onReadableUnbuffered($socket, $this->onReadable(...));
     }
 
     public function isIdle(): bool

@@ -57,6 +57,16 @@ abstract class AbstractDriver implements Driver
         return $this->add(Watcher::io('w' . $this->nextId++, WatcherType::Readable, $callback, $stream));
     }
 
+    public function onReadableUnbuffered(mixed $stream, \Closure $callback): string
+    {
+        $watcher = Watcher::io('w' . $this->nextId++, WatcherType::Readable, $callback, $stream);
+        \assert(\is_resource($stream));
+        \stream_set_read_buffer($stream, 0);
+        $watcher->unbuffered = true;
+
+        return $this->add($watcher);
+    }
+
     public function onWritable(mixed $stream, \Closure $callback): string
     {
         return $this->add(Watcher::io('w' . $this->nextId++, WatcherType::Writable, $callback, $stream));

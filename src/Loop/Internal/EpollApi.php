@@ -24,4 +24,6 @@ interface EpollApi
     public function __errno_location(): array;
 
     public function new(string $type): \FFI\CData;
+
+    public function cast(string $type, \FFI\CData $value): \FFI\CData;
 }

@@ -78,6 +78,24 @@ abstract class DriverTestCase extends TestCase
         self::assertSame(["one\n", "two\n"], $lines);
     }
 
+    public function testAnUnbufferedReaderReadsFromTheKernelSoWhatItLeavesIsReportedAgain(): void
+    {
+        [$a, $b] = self::pair();
+        \fwrite($b, 'abc');
+        $got = '';
+        $unread = [];
+        $this->loop->onReadableUnbuffered($a, function (string $id, $stream) use (&$got, &$unread): void {
+            $got .= \fread($stream, 1); // with PHP's buffer on, this would pull all three bytes out of the kernel
+            $unread[] = \stream_get_meta_data($stream)['unread_bytes'];
+            if (\strlen($got) === 3) {
+                $this->loop->cancel($id);
+            }
+        });
+        $this->runGuarded();
+        self::assertSame('abc', $got);
+        self::assertSame([0, 0, 0], $unread);
+    }
+
     public function testTimersFireInDueOrderAndNotEarly(): void
     {
         $order = [];
