@@ -208,7 +208,8 @@ final class Connection
         $this->responseStarted = false;
         $this->pending = $request;
         Loop::async($this->runner ??= function (): void {
-            [$request, $this->pending] = [$this->pending, null];
+            $request = $this->pending;
+            $this->pending = null;
             \assert($request !== null);
             $this->core->respond($this, $request);
         });
