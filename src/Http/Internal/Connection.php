@@ -137,7 +137,8 @@ final class Connection
             }
             return;
         }
-        $this->lastActivityAt = $now = Loop::now();
+        // Loop::now()'s clock, read directly (two calls less on every read).
+        $this->lastActivityAt = $now = \hrtime(true) / 1e9;
         $this->parser->feed($data);
         if ($this->state === ConnectionState::Reading) {
             if ($this->head === null && $this->headStartedAt === 0.0) {
@@ -172,7 +173,7 @@ final class Connection
             }
             if ($item instanceof RequestHead) {
                 $this->headStartedAt = 0.0;
-                if (!$item->hasBody()) {
+                if ($item->bodyKind === RequestHead::BODY_NONE) {
                     $this->dispatch(new Request($item, '', null, $this->remoteAddress, $this->remotePort, $this->localAddress, $this->localPort, $this->batch));
                     continue;
                 }
@@ -239,7 +240,7 @@ final class Connection
     {
         $this->pushed = null;
         $this->served++;
-        $this->lastActivityAt = Loop::now();
+        $this->lastActivityAt = \hrtime(true) / 1e9; // Loop::now()'s clock
         if ($this->state !== ConnectionState::Responding) {
             return;
         }
@@ -286,6 +287,7 @@ final class Connection
             return;
         }
         $this->state = ConnectionState::Closing;
+        $this->output->ending = true;
         $this->pauseReading();
         if ($this->output->pending() === 0) {
             $this->close();

@@ -11,6 +11,7 @@ use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
 use Kiln\Http\Sse\EventStream;
+use Kiln\Http\Wire\RequestHead;
 use Kiln\Http\Wire\ResponseEncoder;
 use Kiln\Http\WriteBatch;
 use Kiln\Server\WorkerContext;
@@ -283,7 +284,8 @@ final class HttpCore
             }
         }
         $head = $request->head;
-        $keepAlive = $head->keepAlive && $this->state === CoreState::Serving && $connection->mayKeepAlive()
+        $keepAlive = $head->keepAlive && $this->state === CoreState::Serving
+            && (!$connection->peerClosed || $connection->mayKeepAlive())
             && $connection->served + 1 < $this->limits->keepAliveRequests;
         $body = $response->body();
         if (\is_string($body) && $response->status() >= 200) {
@@ -314,9 +316,13 @@ final class HttpCore
             $keepAlive = false;
             $this->sendFailed($request, $e);
         }
-        $request->releaseBody();
+        if ($request->head->bodyKind !== RequestHead::BODY_NONE) {
+            $request->releaseBody(); // a request without a body has no body file nor uploads to remove
+        }
         $this->context->requestServed();
-        $this->logAccess($connection, $request, $status, $sent);
+        if ($this->timed || $this->accessLog !== null) {
+            $this->logAccess($connection, $request, $status, $sent);
+        }
         $connection->responded($keepAlive, $this->state);
     }
 

@@ -152,7 +152,9 @@ final class ResponseEncoder
             }
         }
         if (!$hasDate) {
-            $out .= $hasServer ? $this->dateLine() : $this->dateLine() . "Server: kiln\r\n";
+            $now = $this->clock === null ? time() : ($this->clock)();
+            $date = $now === $this->dateSecond ? $this->dateLine : $this->dateLine();
+            $out .= $hasServer ? $date : $date . "Server: kiln\r\n";
         } elseif (!$hasServer) {
             $out .= "Server: kiln\r\n";
         }
