@@ -51,6 +51,15 @@ interface Driver
     /** @param \Closure(string): void $callback */
     public function defer(\Closure $callback): string;
 
+    /**
+     * defer() without a watcher: $callback runs once, in order with the deferred callbacks, and keeps the loop
+     * running until then; it cannot be cancelled, disabled or unreferenced. For work queued on every turn (a
+     * turn's batch of writes), where a watcher's id and bookkeeping would cost more than the work.
+     *
+     * @param \Closure(): void $callback
+     */
+    public function queue(\Closure $callback): void;
+
     /** @param \Closure(string, int): void $callback */
     public function onSignal(int $signal, \Closure $callback): string;
 

@@ -112,6 +112,16 @@ final class Loop
         return (self::$driver ?? self::get())->defer($callback);
     }
 
+    /**
+     * See Driver::queue(): defer() without a watcher, for work queued on every turn.
+     *
+     * @param \Closure(): void $callback
+     */
+    public static function queue(\Closure $callback): void
+    {
+        (self::$driver ?? self::get())->queue($callback);
+    }
+
     /** @param \Closure(string, int): void $callback */
     public static function onSignal(int $signal, \Closure $callback): string
     {

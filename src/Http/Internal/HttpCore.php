@@ -288,8 +288,9 @@ final class HttpCore
             && (!$connection->peerClosed || $connection->mayKeepAlive())
             && $connection->served + 1 < $this->limits->keepAliveRequests;
         $body = $response->body();
-        if (\is_string($body) && $response->status() >= 200) {
-            $this->sendWhole($connection, $request, $response, $body, $keepAlive);
+        $status = $response->status();
+        if (\is_string($body) && $status >= 200) {
+            $this->sendWhole($connection, $request, $response, $status, $body, $keepAlive);
         } elseif ($body instanceof EventStream) {
             $this->push($connection, $request, $response, $body, $keepAlive);
         } else {
@@ -298,15 +299,20 @@ final class HttpCore
     }
 
     /**
-     * A response whose body is a string (nearly every one): written in one piece with its head, without
-     * suspending, so no finally is needed for the cleanup.
+     * A response whose body is a string and whose status is final (nearly every one): written in one piece
+     * with its head, without suspending, so no finally is needed for the cleanup.
      */
-    private function sendWhole(Connection $connection, Request $request, Response $response, string $body, bool $keepAlive): void
+    private function sendWhole(Connection $connection, Request $request, Response $response, int $status, string $body, bool $keepAlive): void
     {
-        $status = $response->status();
         $sent = 0;
+        $head = $request->head;
         try {
-            $sent = $this->sender->sendWhole($connection, $request, $response, $body, $keepAlive);
+            if ($head->method === 'HEAD' || $status === 204 || $status === 304) {
+                $connection->write($this->encoder->responseHead($response, \strlen($body), $head->version, $keepAlive, true));
+            } else {
+                $connection->write($this->encoder->responseHead($response, \strlen($body), $head->version, $keepAlive) . $body);
+                $sent = \strlen($body);
+            }
         } catch (\ValueError $e) {
             // A response we refuse to emit (an invalid status): nothing was written; a 500 goes instead.
             $sent = $this->sender->refuse($connection, $request, $e, null);

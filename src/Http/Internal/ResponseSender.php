@@ -59,24 +59,6 @@ final class ResponseSender
     }
 
     /**
-     * A response with a string body and a final status, in one write with its head.
-     *
-     * @return int body bytes sent
-     * @throws \ValueError for a response we refuse to emit (nothing was written: answer with refuse())
-     */
-    public function sendWhole(Connection $connection, Request $request, Response $response, string $body, bool $keepAlive): int
-    {
-        $head = $request->head;
-        $status = $response->status();
-        if ($head->method === 'HEAD' || $status === 204 || $status === 304) {
-            $connection->write($this->encoder->responseHead($response, \strlen($body), $head->version, $keepAlive, true));
-            return 0;
-        }
-        $connection->write($this->encoder->responseHead($response, \strlen($body), $head->version, $keepAlive) . $body);
-        return \strlen($body);
-    }
-
-    /**
      * The app made a response we refuse to emit (bad header, status or body), and nothing of it was written:
      * logged, its stream body closed, and a 500 sent instead (the connection then ends).
      *

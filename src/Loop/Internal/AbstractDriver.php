@@ -29,7 +29,7 @@ abstract class AbstractDriver implements Driver
 
     /** @var array<string, Watcher> */
     private array $watchers = [];
-    /** @var array<string, Watcher> */
+    /** @var array<string|int, Watcher|\Closure> deferred watchers by id, and queued callbacks (queue()) by number, in order */
     private array $deferQueue = [];
     private readonly TimerQueue $timers;
     private readonly SignalHub $signals;
@@ -85,6 +85,12 @@ abstract class AbstractDriver implements Driver
     public function defer(\Closure $callback): string
     {
         return $this->add(new Watcher('w' . $this->nextId++, WatcherType::Defer, $callback));
+    }
+
+    public function queue(\Closure $callback): void
+    {
+        $this->deferQueue[] = $callback;
+        $this->refCount++;
     }
 
     public function onSignal(int $signal, \Closure $callback): string
@@ -224,10 +230,16 @@ abstract class AbstractDriver implements Driver
     {
         while ($this->deferQueue !== []) {
             foreach ($this->deferQueue as $id => $watcher) {
+                if ($watcher instanceof \Closure) { // queue(): no watcher to cancel
+                    unset($this->deferQueue[$id]);
+                    $this->refCount--;
+                    $watcher();
+                    continue;
+                }
                 if (!isset($this->deferQueue[$id])) {
                     continue; // cancelled by an earlier callback of this batch
                 }
-                $this->cancel($id); // also removes it from the queue, so a throw leaves the rest queued
+                $this->cancel((string) $id); // also removes it from the queue, so a throw leaves the rest queued
                 ($watcher->callback)($id);
             }
         }

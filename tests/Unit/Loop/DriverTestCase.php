@@ -128,6 +128,33 @@ abstract class DriverTestCase extends TestCase
         self::assertSame(5, $calls);
     }
 
+    public function testQueuedCallbacksRunOnceInOrderWithTheDeferredOnesAndKeepTheLoopRunning(): void
+    {
+        $order = [];
+        $this->loop->queue(function () use (&$order): void {
+            $order[] = 'queued 1';
+            $this->loop->queue(static function () use (&$order): void {
+                $order[] = 'queued from a queued one';
+            });
+        });
+        $this->loop->defer(static function () use (&$order): void {
+            $order[] = 'deferred';
+        });
+        $this->loop->queue(static function () use (&$order): void {
+            $order[] = 'queued 2';
+        });
+        $this->runGuarded(); // returns only once nothing queued is left: run() ends when nothing keeps the loop
+        self::assertSame(['queued 1', 'deferred', 'queued 2', 'queued from a queued one'], $order);
+        $this->runGuarded();
+        self::assertCount(4, $order, 'a queued callback runs once');
+        $ran = false;
+        $this->loop->queue(static function () use (&$ran): void {
+            $ran = true;
+        });
+        $this->runGuarded();
+        self::assertTrue($ran, 'a queued callback alone keeps the loop running until it ran');
+    }
+
     public function testDefersRunInOrderAndADeferFromADeferRunsInTheSameTick(): void
     {
         $order = [];

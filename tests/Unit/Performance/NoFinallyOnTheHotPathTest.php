@@ -8,7 +8,6 @@ use Kiln\App\App;
 use Kiln\App\Handler\Internal\PreparedHandler;
 use Kiln\App\Internal\Dispatcher;
 use Kiln\Http\Internal\HttpCore;
-use Kiln\Http\Internal\ResponseSender;
 use Kiln\Site\Sequential\ScriptOutput;
 use Kiln\Site\Sequential\SequentialRunner;
 use PHPUnit\Framework\Attributes\DataProvider;
@@ -27,7 +26,6 @@ final class NoFinallyOnTheHotPathTest extends TestCase
         $methods = [
             [HttpCore::class, 'respond'],
             [HttpCore::class, 'sendWhole'],
-            [ResponseSender::class, 'sendWhole'],
             [App::class, 'handle'],
             [Dispatcher::class, 'handle'],
             [PreparedHandler::class, 'call'],
