@@ -175,6 +175,9 @@ final class Connection
                 $this->headStartedAt = 0.0;
                 if ($item->bodyKind === RequestHead::BODY_NONE) {
                     $this->dispatch(new Request($item, '', null, $this->remoteAddress, $this->remotePort, $this->localAddress, $this->localPort, $this->batch));
+                    if ($this->state === ConnectionState::Reading && !$this->peerClosed && $this->parser->buffered() === 0) {
+                        return; // answered at once, nothing more arrived: the usual keep-alive turn ends here
+                    }
                     continue;
                 }
                 $this->head = $item;

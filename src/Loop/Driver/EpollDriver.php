@@ -33,8 +33,10 @@ final class EpollDriver extends AbstractDriver
     private readonly FdResolver $fds;
     private int $epfd = -1;
     private ?\FFI\CData $events = null;
-    /** The event buffer seen as 32-bit words (uint32_t *). */
-    private ?\FFI\CData $words = null;
+    /** @var array<int, int>|null the event buffer seen as 32-bit words (a uint32_t * CData, read by index) */
+    private mixed $words = null;
+    /** @var EpollApi|null self::$ffi, annotated for the poll */
+    private static mixed $api = null;
     /** @var array{int, int} words per event, and the word of the event's data that holds the stream key */
     private static array $layout = [3, 1];
     private ?\FFI\CData $event = null;
@@ -143,11 +145,14 @@ final class EpollDriver extends AbstractDriver
             $ms = 0;
             $this->forced = [];
         }
-        $buffer = $this->events ??= self::ffi()->new('struct epoll_event[' . self::MAX_EVENTS . ']');
-        $n = self::ffi()->epoll_wait($this->epfd(), $buffer, self::MAX_EVENTS, $ms); // -1 on EINTR
+        if ($this->events === null || $this->words === null || self::$api === null) {
+            self::$api = self::ffi();
+            $this->events = self::$api->new('struct epoll_event[' . self::MAX_EVENTS . ']');
+            $this->words = self::words($this->events);
+        }
+        $n = self::$api->epoll_wait($this->epfd >= 0 ? $this->epfd : $this->epfd(), $this->events, self::MAX_EVENTS, $ms); // -1 on EINTR
         // The events are read as 32-bit words: one FFI read each, no struct CData made per event.
-        /** @var array<int, int> $words */
-        $words = self::view($this->words ??= self::words($buffer));
+        $words = $this->words;
         [$stride, $dataWord] = self::$layout;
         $unknown = false;
         for ($i = 0, $at = 0; $i < $n; $i++, $at += $stride) {
@@ -283,16 +288,15 @@ final class EpollDriver extends AbstractDriver
      * A uint32_t pointer over the event buffer (which must outlive it: it is kept in $events), and the
      * layout of an event in words: 3 (packed, x86-64) or 4, the key being the low word of the 64-bit data,
      * which holds a resource id (below 2^32).
+     *
+     * @return array<int, int> a uint32_t * CData, read by index
      */
-    private static function words(\FFI\CData $buffer): \FFI\CData
+    private static function words(\FFI\CData $buffer): mixed
     {
         $size = \intdiv(\FFI::sizeof($buffer), self::MAX_EVENTS);
         $littleEndian = \pack('L', 1) === \pack('V', 1);
         self::$layout = [\intdiv($size, 4), ($size === 12 ? 1 : 2) + ($littleEndian ? 0 : 1)];
-        /** @var \FFI\CData $words */
-        $words = self::ffi()->cast('uint32_t *', \FFI::addr($buffer));
-
-        return $words;
+        return self::ffi()->cast('uint32_t *', \FFI::addr($buffer));
     }
 
     /** FFI values have no static shape: this lets them be annotated with EpollApi/EpollEvent. */

@@ -192,7 +192,8 @@ abstract class AbstractDriver implements Driver
     private function tick(): void
     {
         $this->nowNs = \hrtime(true);
-        if ($this->timers->count() > 0) {
+        $due = $this->timers->peek();
+        if ($due !== null && $due <= $this->nowNs) {
             $this->runTimers();
         }
         if ($this->deferQueue !== []) {

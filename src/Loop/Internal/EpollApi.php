@@ -25,5 +25,10 @@ interface EpollApi
 
     public function new(string $type): \FFI\CData;
 
-    public function cast(string $type, \FFI\CData $value): \FFI\CData;
+    /**
+     * Used only to see a buffer as an array of 32-bit words (uint32_t *), read by index.
+     *
+     * @return array<int, int>
+     */
+    public function cast(string $type, \FFI\CData $value): mixed;
 }
