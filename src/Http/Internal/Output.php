@@ -99,9 +99,9 @@ final class Output
         if ($this->out === '' || $this->onWritable === null) {
             return;
         }
-        $this->lastWriteAt = \hrtime(true) / 1e9; // Loop::now()'s clock, read now: the write timeout starts here
         if ($this->writeId === null && !$this->ending) {
-            // The usual case: the kernel takes the whole queue at once, and the connection goes on.
+            // The usual case: the kernel takes the whole queue at once, and the connection goes on (with
+            // nothing pending, no write timeout runs: lastWriteAt is not needed).
             $written = @fwrite($this->socket, $this->out);
             if ($written === \strlen($this->out)) {
                 $this->out = '';
@@ -114,6 +114,7 @@ final class Output
                 $this->out = substr($this->out, $written);
             }
         }
+        $this->lastWriteAt = \hrtime(true) / 1e9; // Loop::now()'s clock, read now: the write timeout starts here
         ($this->onWritable)(); // the rest waits for the socket to be writable, or a failed socket closes
     }
 
