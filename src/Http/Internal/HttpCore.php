@@ -40,10 +40,7 @@ final class HttpCore
 
     private int $nextId = 1;
 
-    /**
-     * @var array<int, Request> connection id => the request its handler is running now, suspended ones included
-     *      (read by FatalGuard; its count is the requests in flight)
-     */
+    /** @var array<int, Request> connection id => the request whose handler runs now, suspended or not (the in-flight ones) */
     private array $serving = [];
 
     public readonly ResponseEncoder $encoder;
@@ -252,13 +249,8 @@ final class HttpCore
     }
 
     /**
-     * Runs inside the request's Fiber.
-     *
-     * No finally here, nor in what it calls for a string body: PHP's tracing JIT compiles no trace through a
-     * finally block (docs/design/010-no-finally-on-the-hot-path.md), so the cleanup is written out after a catch.
-     * The one unwinding that skips it, a Fiber destroyed while its handler is suspended (what it waited for
-     * was dropped, never resumed), leaves that request listed as running for the rest of the worker's life,
-     * as its connection already stayed waiting for a response that never came.
+     * Runs inside the request's Fiber. No finally here nor in sendWhole(): the JIT traces none; a Fiber destroyed
+     * while its handler is suspended leaves its request listed as running (docs/design/010-no-finally-on-the-hot-path.md).
      */
     public function respond(Connection $connection, Request $request): void
     {
@@ -298,10 +290,7 @@ final class HttpCore
         }
     }
 
-    /**
-     * A response whose body is a string and whose status is final (nearly every one): written in one piece
-     * with its head, without suspending, so no finally is needed for the cleanup.
-     */
+    /** A string body and a final status (nearly every response): one write with its head, never suspends. */
     private function sendWhole(Connection $connection, Request $request, Response $response, int $status, string $body, bool $keepAlive): void
     {
         $sent = 0;
@@ -313,8 +302,7 @@ final class HttpCore
                 $connection->write($this->encoder->responseHead($response, \strlen($body), $head->version, $keepAlive) . $body);
                 $sent = \strlen($body);
             }
-        } catch (\ValueError $e) {
-            // A response we refuse to emit (an invalid status): nothing was written; a 500 goes instead.
+        } catch (\ValueError $e) { // a response we refuse to emit (an invalid status): a 500 goes instead
             $sent = $this->sender->refuse($connection, $request, $e, null);
             $keepAlive = false;
             $status = 500;
@@ -332,10 +320,7 @@ final class HttpCore
         $connection->responded($keepAlive, $this->state);
     }
 
-    /**
-     * A streamed body (an iterable or a stream) or an interim status: the Fiber may suspend while it is
-     * sent, and the cleanup must also run if it is destroyed meanwhile, hence the finally of this method.
-     */
+    /** A streamed body or an interim status: the Fiber may suspend, and be destroyed, meanwhile: hence the finally. */
     private function send(Connection $connection, Request $request, Response $response, bool $keepAlive): void
     {
         $sent = 0;
