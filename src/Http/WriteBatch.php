@@ -18,7 +18,7 @@ use Kiln\Loop\Loop;
  * machine, kernel time per request halves for a small response (docs/design/011-write-batch.md).
  *
  * What a response may wait for is bounded:
- * - the batch leaves at the end of the loop turn (a Loop::defer() queued with its first response), before
+ * - the batch leaves at the end of the loop turn (a Loop::queue() callback queued with its first response), before
  *   any poll, timer wait or idle time;
  * - a response of WriteBatch::LARGE bytes or more (a file, a large page), and a 101 before a WebSocket
  *   takes the socket over, are written at once;
@@ -67,7 +67,7 @@ final class WriteBatch
         if ($this->queued === []) {
             $this->queued[] = $output;
             $this->since = hrtime(true);
-            Loop::defer($this->flusher);
+            Loop::queue($this->flusher);
             return;
         }
         $this->queued[] = $output;

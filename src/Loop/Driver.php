@@ -30,6 +30,15 @@ interface Driver
     /** @param \Closure(string, resource): void $callback */
     public function onReadable(mixed $stream, \Closure $callback): string;
 
+    /**
+     * onReadable() for a stream read only with fread() and the like: its PHP read buffer is turned off
+     * here (stream_set_read_buffer($stream, 0)), so no data can wait in PHP where polling does not see
+     * it and the driver need not look there after each callback. Sockets an HTTP server serves are read so.
+     *
+     * @param \Closure(string, resource): void $callback
+     */
+    public function onReadableUnbuffered(mixed $stream, \Closure $callback): string;
+
     /** @param \Closure(string, resource): void $callback */
     public function onWritable(mixed $stream, \Closure $callback): string;
 
@@ -41,6 +50,15 @@ interface Driver
 
     /** @param \Closure(string): void $callback */
     public function defer(\Closure $callback): string;
+
+    /**
+     * defer() without a watcher: $callback runs once, in order with the deferred callbacks, and keeps the loop
+     * running until then; it cannot be cancelled, disabled or unreferenced. For work queued on every turn (a
+     * turn's batch of writes), where a watcher's id and bookkeeping would cost more than the work.
+     *
+     * @param \Closure(): void $callback
+     */
+    public function queue(\Closure $callback): void;
 
     /** @param \Closure(string, int): void $callback */
     public function onSignal(int $signal, \Closure $callback): string;

@@ -78,6 +78,16 @@ final class Loop
         return self::get()->onReadable($stream, $callback);
     }
 
+    /**
+     * See Driver::onReadableUnbuffered(): turns $stream's PHP read buffer off.
+     *
+     * @param \Closure(string, resource): void $callback
+     */
+    public static function onReadableUnbuffered(mixed $stream, \Closure $callback): string
+    {
+        return self::get()->onReadableUnbuffered($stream, $callback);
+    }
+
     /** @param \Closure(string, resource): void $callback */
     public static function onWritable(mixed $stream, \Closure $callback): string
     {
@@ -100,6 +110,16 @@ final class Loop
     public static function defer(\Closure $callback): string
     {
         return (self::$driver ?? self::get())->defer($callback);
+    }
+
+    /**
+     * See Driver::queue(): defer() without a watcher, for work queued on every turn.
+     *
+     * @param \Closure(): void $callback
+     */
+    public static function queue(\Closure $callback): void
+    {
+        (self::$driver ?? self::get())->queue($callback);
     }
 
     /** @param \Closure(string, int): void $callback */

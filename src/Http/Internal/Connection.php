@@ -78,7 +78,7 @@ final class Connection
         $this->lastActivityAt = Loop::now();
         $this->batch = $core->writeBatch;
         $this->output = new Output($socket, $limits->writeBuffer, $this->batch, $this->onWritable(...));
-        $this->readId = Loop::onReadable($socket, $this->onReadable(...));
+        $this->readId = Loop::onReadableUnbuffered($socket, $this->onReadable(...));
     }
 
     public function isIdle(): bool
@@ -137,7 +137,8 @@ final class Connection
             }
             return;
         }
-        $this->lastActivityAt = $now = Loop::now();
+        // Loop::now()'s clock, read directly (two calls less on every read).
+        $this->lastActivityAt = $now = \hrtime(true) / 1e9;
         $this->parser->feed($data);
         if ($this->state === ConnectionState::Reading) {
             if ($this->head === null && $this->headStartedAt === 0.0) {
@@ -172,8 +173,11 @@ final class Connection
             }
             if ($item instanceof RequestHead) {
                 $this->headStartedAt = 0.0;
-                if (!$item->hasBody()) {
+                if ($item->bodyKind === RequestHead::BODY_NONE) {
                     $this->dispatch(new Request($item, '', null, $this->remoteAddress, $this->remotePort, $this->localAddress, $this->localPort, $this->batch));
+                    if ($this->state === ConnectionState::Reading && !$this->peerClosed && $this->parser->buffered() === 0) {
+                        return; // answered at once, nothing more arrived: the usual keep-alive turn ends here
+                    }
                     continue;
                 }
                 $this->head = $item;
@@ -208,7 +212,8 @@ final class Connection
         $this->responseStarted = false;
         $this->pending = $request;
         Loop::async($this->runner ??= function (): void {
-            [$request, $this->pending] = [$this->pending, null];
+            $request = $this->pending;
+            $this->pending = null;
             \assert($request !== null);
             $this->core->respond($this, $request);
         });
@@ -238,7 +243,7 @@ final class Connection
     {
         $this->pushed = null;
         $this->served++;
-        $this->lastActivityAt = Loop::now();
+        $this->lastActivityAt = \hrtime(true) / 1e9; // Loop::now()'s clock
         if ($this->state !== ConnectionState::Responding) {
             return;
         }
@@ -285,6 +290,7 @@ final class Connection
             return;
         }
         $this->state = ConnectionState::Closing;
+        $this->output->ending = true;
         $this->pauseReading();
         if ($this->output->pending() === 0) {
             $this->close();

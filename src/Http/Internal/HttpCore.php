@@ -11,6 +11,7 @@ use Kiln\Http\Request;
 use Kiln\Http\RequestHandler;
 use Kiln\Http\Response;
 use Kiln\Http\Sse\EventStream;
+use Kiln\Http\Wire\RequestHead;
 use Kiln\Http\Wire\ResponseEncoder;
 use Kiln\Http\WriteBatch;
 use Kiln\Server\WorkerContext;
@@ -39,10 +40,7 @@ final class HttpCore
 
     private int $nextId = 1;
 
-    /** Handlers running now (suspended ones included). */
-    private int $inFlight = 0;
-
-    /** @var array<int, Request> connection id => the request its handler is running now (read by FatalGuard) */
+    /** @var array<int, Request> connection id => the request whose handler runs now, suspended or not (the in-flight ones) */
     private array $serving = [];
 
     public readonly ResponseEncoder $encoder;
@@ -89,7 +87,7 @@ final class HttpCore
         $this->pushes = new PushedStreams($this, $this->encoder, $limits, $context);
         $registry = $context->metrics();
         $this->metrics = $registry === null ? null
-            : new RequestMetrics($registry, fn(): array => [$this->inFlight, \count($this->connections)]);
+            : new RequestMetrics($registry, fn(): array => [\count($this->serving), \count($this->connections)]);
         $this->timed = $registry !== null || $accessLog?->timed() === true || $slowRequest > 0;
     }
 
@@ -250,56 +248,81 @@ final class HttpCore
         return $this->context->retiring($reason);
     }
 
-    /** Runs inside the request's Fiber. */
+    /**
+     * Runs inside the request's Fiber. No finally here nor in sendWhole(): the JIT traces none; a Fiber destroyed
+     * while its handler is suspended leaves its request listed as running (docs/design/010-no-finally-on-the-hot-path.md).
+     */
     public function respond(Connection $connection, Request $request): void
     {
+        $id = $connection->id;
         if ($this->timed) {
-            $this->startedAt[$connection->id] = (int) hrtime(true);
+            $this->startedAt[$id] = (int) hrtime(true);
         }
-        if ($this->inFlight >= $this->limits->concurrency) {
+        if (\count($this->serving) >= $this->limits->concurrency) {
             $response = ErrorResponse::plain(503, '', ['Retry-After' => '1']);
             $this->metrics?->rejected(503, 'concurrency');
-            $failure = null;
         } else {
-            [$response, $failure] = $this->handle($connection, $request);
+            $this->serving[$id] = $request;
+            $failure = null;
+            try {
+                $response = $this->handler->handle($request);
+            } catch (\Throwable $failure) {
+                $response = ErrorResponse::plain(500);
+            }
+            unset($this->serving[$id]);
+            $failure ??= $response->failure();
+            if ($failure !== null) {
+                $this->logFailure($request, $failure);
+            }
         }
-        if ($failure !== null) {
-            $this->logFailure($request, $failure);
-        }
-        $head = $request->head();
-        $keepAlive = $head->keepAlive && $this->state === CoreState::Serving && $connection->mayKeepAlive()
+        $head = $request->head;
+        $keepAlive = $head->keepAlive && $this->state === CoreState::Serving
+            && (!$connection->peerClosed || $connection->mayKeepAlive())
             && $connection->served + 1 < $this->limits->keepAliveRequests;
-        $this->send($connection, $request, $response, $keepAlive);
-    }
-
-    /**
-     * The handler's response, or a 500 and what it threw. This and send() hold respond()'s finally blocks:
-     * PHP's tracing JIT compiles no trace through a finally block, so respond() itself stays compiled.
-     *
-     * @return array{Response, ?\Throwable}
-     */
-    private function handle(Connection $connection, Request $request): array
-    {
-        $this->inFlight++;
-        $this->serving[$connection->id] = $request;
-        try {
-            $response = $this->handler->handle($request);
-            return [$response, $response->failure()];
-        } catch (\Throwable $failure) {
-            return [ErrorResponse::plain(500), $failure];
-        } finally {
-            $this->inFlight--;
-            unset($this->serving[$connection->id]);
+        $body = $response->body();
+        $status = $response->status();
+        if (\is_string($body) && $status >= 200) {
+            $this->sendWhole($connection, $request, $response, $status, $body, $keepAlive);
+        } elseif ($body instanceof EventStream) {
+            $this->push($connection, $request, $response, $body, $keepAlive);
+        } else {
+            $this->send($connection, $request, $response, $keepAlive);
         }
     }
 
+    /** A string body and a final status (nearly every response): one write with its head, never suspends. */
+    private function sendWhole(Connection $connection, Request $request, Response $response, int $status, string $body, bool $keepAlive): void
+    {
+        $sent = 0;
+        $head = $request->head;
+        try {
+            if ($head->method === 'HEAD' || $status === 204 || $status === 304) {
+                $connection->write($this->encoder->responseHead($response, \strlen($body), $head->version, $keepAlive, true));
+            } else {
+                $connection->write($this->encoder->responseHead($response, \strlen($body), $head->version, $keepAlive) . $body);
+                $sent = \strlen($body);
+            }
+        } catch (\ValueError $e) { // a response we refuse to emit (an invalid status): a 500 goes instead
+            $sent = $this->sender->refuse($connection, $request, $e, null);
+            $keepAlive = false;
+            $status = 500;
+        } catch (\Throwable $e) {
+            $keepAlive = false;
+            $this->sendFailed($request, $e);
+        }
+        if ($request->head->bodyKind !== RequestHead::BODY_NONE) {
+            $request->releaseBody(); // a request without a body has no body file nor uploads to remove
+        }
+        $this->context->requestServed();
+        if ($this->timed || $this->accessLog !== null) {
+            $this->logAccess($connection, $request, $status, $sent);
+        }
+        $connection->responded($keepAlive, $this->state);
+    }
+
+    /** A streamed body or an interim status: the Fiber may suspend, and be destroyed, meanwhile: hence the finally. */
     private function send(Connection $connection, Request $request, Response $response, bool $keepAlive): void
     {
-        $body = $response->body();
-        if ($body instanceof EventStream) {
-            $this->push($connection, $request, $response, $body, $keepAlive);
-            return;
-        }
         $sent = 0;
         $status = $response->status();
         try {
@@ -307,15 +330,20 @@ final class HttpCore
         } catch (\Throwable $e) {
             // Whatever reached the wire cannot be trusted to be a whole response: end the connection.
             $keepAlive = false;
-            $head = $request->head();
-            $this->context->log('error', 'Sending the response to ' . $head->method . ' ' . $head->target
-                . ' failed: ' . $e::class . ': ' . $e->getMessage());
+            $this->sendFailed($request, $e);
         } finally {
             $request->releaseBody();
             $this->context->requestServed();
             $this->logAccess($connection, $request, $status, $sent);
             $connection->responded($keepAlive, $this->state);
         }
+    }
+
+    private function sendFailed(Request $request, \Throwable $e): void
+    {
+        $head = $request->head;
+        $this->context->log('error', 'Sending the response to ' . $head->method . ' ' . $head->target
+            . ' failed: ' . $e::class . ': ' . $e->getMessage());
     }
 
     /**
@@ -440,7 +468,7 @@ final class HttpCore
     public function reportCounts(): void
     {
         $this->context->count('http', \count($this->connections));
-        $this->context->count('inflight', $this->inFlight);
+        $this->context->count('inflight', \count($this->serving));
     }
 
     /** A connection refused at the per-worker cap (HttpServer answers it a 503 before any request). */

@@ -21,6 +21,13 @@ final class Output
     /** When a write was last tried with the queue's bytes or accepted some (for the write timeout). */
     public float $lastWriteAt = 0.0;
 
+    /**
+     * Set by the owner once it ends after the queue is written (a connection closing, a WebSocket session
+     * ending): send() then leaves every write to $onWritable, so the owner sees the queue empty and ends.
+     * Until then send() writes a queue the kernel takes whole itself, without calling the owner.
+     */
+    public bool $ending = false;
+
     private string $out = '';
 
     /** What is queued waits for WriteBatch: no write was tried yet. */
@@ -89,10 +96,26 @@ final class Output
             return;
         }
         $this->batched = false;
-        if ($this->out !== '' && $this->onWritable !== null) {
-            $this->lastWriteAt = \hrtime(true) / 1e9; // Loop::now()'s clock, read now: the write timeout starts here
-            ($this->onWritable)();
+        if ($this->out === '' || $this->onWritable === null) {
+            return;
         }
+        if ($this->writeId === null && !$this->ending) {
+            // The usual case: the kernel takes the whole queue at once, and the connection goes on (with
+            // nothing pending, no write timeout runs: lastWriteAt is not needed).
+            $written = @fwrite($this->socket, $this->out);
+            if ($written === \strlen($this->out)) {
+                $this->out = '';
+                $waiter = $this->drainWaiter;
+                $this->drainWaiter = null;
+                $waiter?->resume();
+                return;
+            }
+            if (\is_int($written) && $written > 0) {
+                $this->out = substr($this->out, $written);
+            }
+        }
+        $this->lastWriteAt = \hrtime(true) / 1e9; // Loop::now()'s clock, read now: the write timeout starts here
+        ($this->onWritable)(); // the rest waits for the socket to be writable, or a failed socket closes
     }
 
     /** Whether what is queued waits for WriteBatch (no write tried yet: the write timeout has not started). */

@@ -54,17 +54,28 @@ final class ResponseSender
             }
             return [...$this->sendStream($connection, $request, $response, $body, $keepAlive, $withBody), $status];
         } catch (\ValueError $e) {
-            // The app made a response we refuse to emit (bad header, status or body): nothing was written yet.
-            $this->context->log('error', 'Refused response for ' . $head->method . ' ' . $head->target . ': ' . $e->getMessage());
-            if (\is_resource($body) && get_resource_type($body) === 'stream') {
-                fclose($body);
-            }
-            $error = ErrorResponse::plain(500);
-            $text = $error->body();
-            \assert(\is_string($text));
-            $connection->write($this->encoder->responseHead($error, \strlen($text), $head->version, false) . $text);
-            return [false, \strlen($text), 500];
+            return [false, $this->refuse($connection, $request, $e, $body), 500];
         }
+    }
+
+    /**
+     * The app made a response we refuse to emit (bad header, status or body), and nothing of it was written:
+     * logged, its stream body closed, and a 500 sent instead (the connection then ends).
+     *
+     * @return int body bytes of the 500 sent
+     */
+    public function refuse(Connection $connection, Request $request, \ValueError $e, mixed $body): int
+    {
+        $head = $request->head;
+        $this->context->log('error', 'Refused response for ' . $head->method . ' ' . $head->target . ': ' . $e->getMessage());
+        if (\is_resource($body) && get_resource_type($body) === 'stream') {
+            fclose($body);
+        }
+        $error = ErrorResponse::plain(500);
+        $text = $error->body();
+        \assert(\is_string($text));
+        $connection->write($this->encoder->responseHead($error, \strlen($text), $head->version, false) . $text);
+        return \strlen($text);
     }
 
     /**

@@ -96,6 +96,9 @@ final class RequestParser
         if ($this->error !== null) {
             throw $this->error;
         }
+        if ($this->buf === '' && $this->state === ParserState::Head) {
+            return null; // between requests with nothing buffered: the usual case after a response
+        }
         try {
             $item = match ($this->state) {
                 ParserState::Head => $this->nextHead(),

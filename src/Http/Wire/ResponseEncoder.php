@@ -151,31 +151,30 @@ final class ResponseEncoder
                 $out .= "$name: $value\r\n";
             }
         }
+        // The rest is put together in one string (one allocation), not appended piece by piece.
+        $date = '';
         if (!$hasDate) {
-            $out .= $hasServer ? $this->dateLine() : $this->dateLine() . "Server: kiln\r\n";
-        } elseif (!$hasServer) {
-            $out .= "Server: kiln\r\n";
+            $now = $this->clock === null ? time() : ($this->clock)();
+            $date = $now === $this->dateSecond ? $this->dateLine : $this->dateLine();
         }
+        $server = $hasServer ? '' : "Server: kiln\r\n";
         if ($status < 200) {
-            return $out . "\r\n"; // interim or upgrade: no framing, no keep-alive management
+            return "$out$date$server\r\n"; // interim or upgrade: no framing, no keep-alive management
         }
+        $framing = '';
         if ($status !== 204 && $status !== 304) {
             if ($contentLength !== null) {
-                $out .= "Content-Length: $contentLength\r\n";
+                $framing = "Content-Length: $contentLength\r\n";
             } elseif ($headRequest) {
                 // nothing follows a HEAD response: no framing needed, the connection can stay open
             } elseif ($version === '1.1') {
-                $out .= "Transfer-Encoding: chunked\r\n";
+                $framing = "Transfer-Encoding: chunked\r\n";
             } else {
                 $keepAlive = false; // HTTP/1.0 streaming: the body ends when the connection closes
             }
         }
-        if (!$keepAlive) {
-            $out .= "Connection: close\r\n";
-        } elseif ($version === '1.0') {
-            $out .= "Connection: keep-alive\r\n";
-        }
-        return $out . "\r\n";
+        $connection = !$keepAlive ? "Connection: close\r\n" : ($version === '1.0' ? "Connection: keep-alive\r\n" : '');
+        return "$out$date$server$framing$connection\r\n";
     }
 
     /** "HTTP/1.1 STATUS REASON" and CRLF, remembered per status. @throws \ValueError outside 100-599 */

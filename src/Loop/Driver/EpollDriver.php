@@ -33,6 +33,12 @@ final class EpollDriver extends AbstractDriver
     private readonly FdResolver $fds;
     private int $epfd = -1;
     private ?\FFI\CData $events = null;
+    /** @var array<int, int>|null the event buffer seen as 32-bit words (a uint32_t * CData, read by index) */
+    private mixed $words = null;
+    /** @var EpollApi|null self::$ffi, annotated for the poll */
+    private static mixed $api = null;
+    /** @var array{int, int} words per event, and the word of the event's data that holds the stream key */
+    private static array $layout = [3, 1];
     private ?\FFI\CData $event = null;
     /** @var array<int, int> (int) $stream => registered event mask */
     private array $masks = [];
@@ -139,33 +145,43 @@ final class EpollDriver extends AbstractDriver
             $ms = 0;
             $this->forced = [];
         }
-        $buffer = $this->events ??= self::ffi()->new('struct epoll_event[' . self::MAX_EVENTS . ']');
-        $n = self::ffi()->epoll_wait($this->epfd(), $buffer, self::MAX_EVENTS, $ms); // -1 on EINTR
-        /** @var array<int, EpollEvent> $events */
-        $events = self::view($buffer);
+        if ($this->events === null || $this->words === null || self::$api === null) {
+            self::$api = self::ffi();
+            $this->events = self::$api->new('struct epoll_event[' . self::MAX_EVENTS . ']');
+            $this->words = self::words($this->events);
+        }
+        $n = self::$api->epoll_wait($this->epfd >= 0 ? $this->epfd : $this->epfd(), $this->events, self::MAX_EVENTS, $ms); // -1 on EINTR
+        // The events are read as 32-bit words: one FFI read each, no struct CData made per event.
+        $words = $this->words;
+        [$stride, $dataWord] = self::$layout;
         $unknown = false;
-        for ($i = 0; $i < $n; $i++) {
-            $event = $events[$i];
-            $key = $event->data;
-            $flags = $event->events;
+        for ($i = 0, $at = 0; $i < $n; $i++, $at += $stride) {
+            $key = $words[$at + $dataWord];
             $stream = $this->streams[$key] ?? null;
             if ($stream === null) {
                 $unknown = true;
                 continue;
             }
-            unset($forced[$key]);
-            if ($flags & (self::IN | self::ERR_HUP)) {
-                $this->dispatch($this->readers[$key] ?? [], $stream, $key);
+            $flags = $words[$at];
+            if ($forced !== []) {
+                unset($forced[$key]);
             }
-            if ($flags & (self::OUT | self::ERR_HUP)) {
-                $this->dispatch($this->writers[$key] ?? [], $stream, -1);
+            if ($flags & (self::IN | self::ERR_HUP) && isset($this->readers[$key])) {
+                $this->dispatchReaders($key, $stream);
+            }
+            if ($flags & (self::OUT | self::ERR_HUP) && isset($this->writers[$key])) {
+                $this->dispatchWriters($key, $stream);
             }
         }
         foreach ($forced as $key => $_) {
             $stream = $this->streams[$key] ?? null;
             if ($stream !== null) {
-                $this->dispatch($this->readers[$key] ?? [], $stream, $key);
-                $this->dispatch($this->writers[$key] ?? [], $stream, -1);
+                if (isset($this->readers[$key])) {
+                    $this->dispatchReaders($key, $stream);
+                }
+                if (isset($this->writers[$key])) {
+                    $this->dispatchWriters($key, $stream);
+                }
             }
         }
         if ($unknown) {
@@ -179,20 +195,33 @@ final class EpollDriver extends AbstractDriver
     }
 
     /**
-     * @param array<string, \Kiln\Loop\Internal\Watcher> $watchers
+     * Calls the readable watchers of a stream; then, unless each of them reads without PHP's buffer, looks
+     * for data PHP read ahead (invisible to epoll) so the stream is reported again without waiting.
+     *
      * @param resource $stream
-     * @param int $readKey the stream key when these are readers (to re-check PHP's buffer), else -1
      */
-    private function dispatch(array $watchers, mixed $stream, int $readKey): void
+    private function dispatchReaders(int $key, mixed $stream): void
     {
-        foreach ($watchers as $watcher) {
+        $buffered = false;
+        foreach ($this->readers[$key] as $watcher) {
             if ($watcher->enabled) {
                 ($watcher->callback)($watcher->id, $stream);
             }
+            $buffered = $buffered || !$watcher->unbuffered;
         }
-        if ($readKey >= 0 && isset($this->readers[$readKey]) && \is_resource($stream)
+        if ($buffered && isset($this->readers[$key]) && \is_resource($stream)
             && \stream_get_meta_data($stream)['unread_bytes'] > 0) {
-            $this->forced[$readKey] = true;
+            $this->forced[$key] = true;
+        }
+    }
+
+    /** @param resource $stream */
+    private function dispatchWriters(int $key, mixed $stream): void
+    {
+        foreach ($this->writers[$key] as $watcher) {
+            if ($watcher->enabled) {
+                ($watcher->callback)($watcher->id, $stream);
+            }
         }
     }
 
@@ -253,6 +282,21 @@ final class EpollDriver extends AbstractDriver
         $lib = self::view(self::$ffi);
 
         return $lib;
+    }
+
+    /**
+     * A uint32_t pointer over the event buffer (which must outlive it: it is kept in $events), and the
+     * layout of an event in words: 3 (packed, x86-64) or 4, the key being the low word of the 64-bit data,
+     * which holds a resource id (below 2^32).
+     *
+     * @return array<int, int> a uint32_t * CData, read by index
+     */
+    private static function words(\FFI\CData $buffer): mixed
+    {
+        $size = \intdiv(\FFI::sizeof($buffer), self::MAX_EVENTS);
+        $littleEndian = \pack('L', 1) === \pack('V', 1);
+        self::$layout = [\intdiv($size, 4), ($size === 12 ? 1 : 2) + ($littleEndian ? 0 : 1)];
+        return self::ffi()->cast('uint32_t *', \FFI::addr($buffer));
     }
 
     /** FFI values have no static shape: this lets them be annotated with EpollApi/EpollEvent. */

@@ -29,7 +29,7 @@ abstract class AbstractDriver implements Driver
 
     /** @var array<string, Watcher> */
     private array $watchers = [];
-    /** @var array<string, Watcher> */
+    /** @var array<string|int, Watcher|\Closure> deferred watchers by id, and queued callbacks (queue()) by number, in order */
     private array $deferQueue = [];
     private readonly TimerQueue $timers;
     private readonly SignalHub $signals;
@@ -57,6 +57,16 @@ abstract class AbstractDriver implements Driver
         return $this->add(Watcher::io('w' . $this->nextId++, WatcherType::Readable, $callback, $stream));
     }
 
+    public function onReadableUnbuffered(mixed $stream, \Closure $callback): string
+    {
+        $watcher = Watcher::io('w' . $this->nextId++, WatcherType::Readable, $callback, $stream);
+        \assert(\is_resource($stream));
+        \stream_set_read_buffer($stream, 0);
+        $watcher->unbuffered = true;
+
+        return $this->add($watcher);
+    }
+
     public function onWritable(mixed $stream, \Closure $callback): string
     {
         return $this->add(Watcher::io('w' . $this->nextId++, WatcherType::Writable, $callback, $stream));
@@ -75,6 +85,12 @@ abstract class AbstractDriver implements Driver
     public function defer(\Closure $callback): string
     {
         return $this->add(new Watcher('w' . $this->nextId++, WatcherType::Defer, $callback));
+    }
+
+    public function queue(\Closure $callback): void
+    {
+        $this->deferQueue[] = $callback;
+        $this->refCount++;
     }
 
     public function onSignal(int $signal, \Closure $callback): string
@@ -176,7 +192,8 @@ abstract class AbstractDriver implements Driver
     private function tick(): void
     {
         $this->nowNs = \hrtime(true);
-        if ($this->timers->count() > 0) {
+        $due = $this->timers->peek();
+        if ($due !== null && $due <= $this->nowNs) {
             $this->runTimers();
         }
         if ($this->deferQueue !== []) {
@@ -214,10 +231,16 @@ abstract class AbstractDriver implements Driver
     {
         while ($this->deferQueue !== []) {
             foreach ($this->deferQueue as $id => $watcher) {
+                if ($watcher instanceof \Closure) { // queue(): no watcher to cancel
+                    unset($this->deferQueue[$id]);
+                    $this->refCount--;
+                    $watcher();
+                    continue;
+                }
                 if (!isset($this->deferQueue[$id])) {
                     continue; // cancelled by an earlier callback of this batch
                 }
-                $this->cancel($id); // also removes it from the queue, so a throw leaves the rest queued
+                $this->cancel((string) $id); // also removes it from the queue, so a throw leaves the rest queued
                 ($watcher->callback)($id);
             }
         }

@@ -24,4 +24,11 @@ interface EpollApi
     public function __errno_location(): array;
 
     public function new(string $type): \FFI\CData;
+
+    /**
+     * Used only to see a buffer as an array of 32-bit words (uint32_t *), read by index.
+     *
+     * @return array<int, int>
+     */
+    public function cast(string $type, \FFI\CData $value): mixed;
 }

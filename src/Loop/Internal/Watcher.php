@@ -17,6 +17,8 @@ final class Watcher
     public int $expiration = 0;
     /** Token of this watcher's live entry in the TimerQueue; 0 when it has none. */
     public int $timerSeq = 0;
+    /** A readable watcher on a stream whose PHP read buffer is off (Driver::onReadableUnbuffered()). */
+    public bool $unbuffered = false;
 
     /**
      * @param \Closure $callback called as (id, stream) for I/O, (id) for timers/defers, (id, signo) for signals

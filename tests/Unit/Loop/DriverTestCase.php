@@ -78,6 +78,24 @@ abstract class DriverTestCase extends TestCase
         self::assertSame(["one\n", "two\n"], $lines);
     }
 
+    public function testAnUnbufferedReaderReadsFromTheKernelSoWhatItLeavesIsReportedAgain(): void
+    {
+        [$a, $b] = self::pair();
+        \fwrite($b, 'abc');
+        $got = '';
+        $unread = [];
+        $this->loop->onReadableUnbuffered($a, function (string $id, $stream) use (&$got, &$unread): void {
+            $got .= \fread($stream, 1); // with PHP's buffer on, this would pull all three bytes out of the kernel
+            $unread[] = \stream_get_meta_data($stream)['unread_bytes'];
+            if (\strlen($got) === 3) {
+                $this->loop->cancel($id);
+            }
+        });
+        $this->runGuarded();
+        self::assertSame('abc', $got);
+        self::assertSame([0, 0, 0], $unread);
+    }
+
     public function testTimersFireInDueOrderAndNotEarly(): void
     {
         $order = [];
@@ -108,6 +126,33 @@ abstract class DriverTestCase extends TestCase
         });
         $this->runGuarded();
         self::assertSame(5, $calls);
+    }
+
+    public function testQueuedCallbacksRunOnceInOrderWithTheDeferredOnesAndKeepTheLoopRunning(): void
+    {
+        $order = [];
+        $this->loop->queue(function () use (&$order): void {
+            $order[] = 'queued 1';
+            $this->loop->queue(static function () use (&$order): void {
+                $order[] = 'queued from a queued one';
+            });
+        });
+        $this->loop->defer(static function () use (&$order): void {
+            $order[] = 'deferred';
+        });
+        $this->loop->queue(static function () use (&$order): void {
+            $order[] = 'queued 2';
+        });
+        $this->runGuarded(); // returns only once nothing queued is left: run() ends when nothing keeps the loop
+        self::assertSame(['queued 1', 'deferred', 'queued 2', 'queued from a queued one'], $order);
+        $this->runGuarded();
+        self::assertCount(4, $order, 'a queued callback runs once');
+        $ran = false;
+        $this->loop->queue(static function () use (&$ran): void {
+            $ran = true;
+        });
+        $this->runGuarded();
+        self::assertTrue($ran, 'a queued callback alone keeps the loop running until it ran');
     }
 
     public function testDefersRunInOrderAndADeferFromADeferRunsInTheSameTick(): void

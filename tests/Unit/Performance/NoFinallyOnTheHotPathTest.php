@@ -25,6 +25,7 @@ final class NoFinallyOnTheHotPathTest extends TestCase
     {
         $methods = [
             [HttpCore::class, 'respond'],
+            [HttpCore::class, 'sendWhole'],
             [App::class, 'handle'],
             [Dispatcher::class, 'handle'],
             [PreparedHandler::class, 'call'],

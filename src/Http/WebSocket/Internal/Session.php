@@ -284,6 +284,9 @@ final class Session
             return;
         }
         $this->state = SessionState::Ending;
+        if ($this->output !== null) {
+            $this->output->ending = true;
+        }
         $this->deadline = min($this->deadline, Loop::now() + $this->limits->wsCloseTimeout);
         if ($this->readId !== null) {
             Loop::disable($this->readId);
