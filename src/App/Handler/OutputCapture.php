@@ -76,10 +76,17 @@ final class OutputCapture
      */
     public function begin(): string|false|null
     {
+        $fiber = \Fiber::getCurrent();
+        if ($this->open === 0 && $fiber !== null && $this->level !== 0 && $this->slotFiber?->get() === $fiber) {
+            // Nothing is capturing and this Fiber held the slot last (a connection's Fiber serving request
+            // after request): it takes the slot again. With nothing open, the slot is free.
+            $this->open = 1;
+            $this->slot = '';
+            return false;
+        }
         if ($this->level === 0) {
             $this->install();
         }
-        $fiber = \Fiber::getCurrent();
         if ($fiber === null) {
             $outer = $this->main;
             $this->main = '';

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\App\Handler;
 
+use Kiln\App\Handler\Internal\Prototypes;
 use Kiln\Http\ErrorResponse;
 use Kiln\Http\Response;
 use Kiln\Http\Wire\ResponseEncoder;
@@ -22,15 +23,15 @@ use Kiln\Http\Wire\ResponseEncoder;
  */
 final class ResultConverter
 {
-    private const HTML = 'text/html; charset=utf-8';
+    private const HTML = Prototypes::HTML;
 
     private const STREAM_CHUNK = 65536;
 
     public static function convert(mixed $result, string $echoed = ''): Response
     {
         return match (true) {
-            \is_string($result) => new Response(200, ['Content-Type' => self::HTML], $echoed . $result),
-            $result === null => $echoed === '' ? new Response(204) : new Response(200, ['Content-Type' => self::HTML], $echoed),
+            \is_string($result) => Prototypes::html($echoed . $result),
+            $result === null => $echoed === '' ? new Response(204) : Prototypes::html($echoed),
             $result instanceof Response => self::withEcho($result, $echoed),
             \is_array($result), $result instanceof \JsonSerializable => self::json($result, $echoed),
             \is_int($result) => self::statusWithEcho($result, $echoed),
@@ -112,7 +113,7 @@ final class ResultConverter
     /** @param array<mixed>|\JsonSerializable $data */
     private static function json(array|\JsonSerializable $data, string $echoed): Response
     {
-        $response = Response::json($data);
+        $response = Prototypes::json($data);
         if ($echoed !== '') {
             $response->setBody($echoed . self::stringBody($response));
         }

@@ -64,9 +64,13 @@ final class PreparedHandler
         }
         $echoed = $this->output->end($outer);
         if ($response === null || $result === $response || !self::filled($response)) {
-            // A string, the commonest result, converted here: ResultConverter::convert() would do the same.
-            return \is_string($result)
-                ? new Response(200, ['Content-Type' => 'text/html; charset=utf-8'], $echoed . $result)
+            // A string or an array with nothing echoed, the commonest results, converted here:
+            // ResultConverter::convert() would make the same response.
+            if (\is_string($result)) {
+                return Prototypes::html($echoed . $result);
+            }
+            return \is_array($result) && $echoed === ''
+                ? Prototypes::json($result)
                 : ResultConverter::convert($result, $echoed);
         }
         return self::merge($response, $result, $echoed);

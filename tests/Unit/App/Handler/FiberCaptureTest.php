@@ -195,4 +195,38 @@ final class FiberCaptureTest extends InvokerTestCase
         self::assertSame('timer 0;timer 1;timer 2;', ob_get_clean());
         self::assertSame('main', self::body($response));
     }
+
+    public function testAFiberServingRequestAfterRequestCapturesEachOnlyWhileItsHandlerRuns(): void
+    {
+        ob_start();
+        $bodies = [];
+        $connection = new \Fiber(function () use (&$bodies): void {
+            for ($i = 1; $i <= 3; $i++) {
+                $bodies[] = self::body($this->invoke(static function () use ($i): string {
+                    echo "request $i;";
+                    return 'returned;';
+                }));
+                \Fiber::suspend();
+                echo "between $i;"; // the Fiber's own output, outside any capture
+            }
+        });
+        $other = new \Fiber(function () use (&$bodies): void {
+            $bodies[] = self::body($this->invoke(static function (): string {
+                echo 'other-before;';
+                \Fiber::suspend();
+                echo 'other-after;';
+                return 'returned;';
+            }));
+        });
+        $connection->start();
+        $other->start(); // takes the capture slot the connection's Fiber held last, and keeps it while suspended
+        $connection->resume();
+        $other->resume();
+        $connection->resume();
+        $connection->resume();
+        OutputCapture::instance()->uninstall();
+
+        self::assertSame('between 1;between 2;between 3;', ob_get_clean());
+        self::assertSame(['request 1;returned;', 'request 2;returned;', 'other-before;other-after;returned;', 'request 3;returned;'], $bodies);
+    }
 }

@@ -103,4 +103,35 @@ final class ResultContractTest extends InvokerTestCase
         self::assertSame(204, ResultConverter::status(204)->status());
         self::assertSame('', ResultConverter::status(204)->body());
     }
+
+    public function testAStringOrArrayResultIsTheResponseThatResponseHtmlOrJsonMakes(): void
+    {
+        $data = ['path' => '/a/b', 'name' => 'é', 'ratio' => 0.1, 'whole' => 2.0, 'list' => [1, null, true]];
+        foreach ([['<p>hi</p>', Response::html('<p>hi</p>')], [$data, Response::json($data)]] as [$returned, $expected]) {
+            $response = $this->invoke(static fn() => $returned);
+
+            self::assertSame($expected->status(), $response->status());
+            self::assertSame($expected->headers(), $response->headers());
+            self::assertSame($expected->body(), $response->body());
+        }
+    }
+
+    public function testChangingOneConvertedResponseLeavesTheNextOneUntouched(): void
+    {
+        foreach ([static fn() => 'x', static fn() => ['x' => 1]] as $handler) {
+            $first = $this->invoke($handler);
+            $type = $first->header('Content-Type');
+            $first->setStatus(500);
+            $first->setHeader('Content-Type', 'text/plain');
+            $first->addHeader('X-Extra', 'one');
+            $first->setBody('changed');
+
+            $next = $this->invoke($handler);
+
+            self::assertNotSame($first, $next);
+            self::assertSame(200, $next->status());
+            self::assertSame(['Content-Type' => [(string) $type]], $next->headers());
+            self::assertNotSame('changed', $next->body());
+        }
+    }
 }
