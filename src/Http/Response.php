@@ -52,15 +52,21 @@ final class Response
 
     private ?\Throwable $failure = null;
 
+    // Declared with a default, not promoted: the constructor's first write to a property that has a value
+    // already takes the engine's fast path (a promoted or readonly one starts unset, and is written slowly).
+    private int $status = 200;
+
+    /** @var string|iterable<string>|resource|EventStream */
+    private mixed $body = '';
+
     /**
      * @param array<string, string|list<string>> $headers
      * @param string|iterable<string>|resource|EventStream $body
      */
-    public function __construct(
-        private int $status = 200,
-        array $headers = [],
-        private mixed $body = '',
-    ) {
+    public function __construct(int $status = 200, array $headers = [], mixed $body = '')
+    {
+        $this->status = $status;
+        $this->body = $body;
         foreach ($headers as $name => $value) {
             // Inlined setHeader() for a common name with a clean string value (nearly every response).
             $lower = self::COMMON[$name] ?? null;
