@@ -248,10 +248,11 @@ final class Connection
             return;
         }
         // Once the client closed its side, or the server drains, only requests already received are served;
-        // once the process ends (finishing), none more.
-        $last = $this->peerClosed || $core !== CoreState::Serving;
-        if (!$keepAlive || $core === CoreState::Finishing || $core === CoreState::Stopped
-            || ($last && $this->parser->buffered() === 0)) {
+        // once the process ends (finishing) or the core stopped, none more. Serving is tested first: one
+        // comparison of the state on the usual path.
+        if ($core === CoreState::Serving
+            ? !$keepAlive || ($this->peerClosed && $this->parser->buffered() === 0)
+            : !$keepAlive || $core !== CoreState::Draining || $this->parser->buffered() === 0) {
             $this->closeAfterFlush();
             return;
         }
