@@ -296,12 +296,7 @@ final class HttpCore
         $sent = 0;
         $head = $request->head;
         try {
-            if ($head->method === 'HEAD' || $status === 204 || $status === 304) {
-                $connection->write($this->encoder->responseHead($response, \strlen($body), $head->version, $keepAlive, true));
-            } else {
-                $connection->write($this->encoder->responseHead($response, \strlen($body), $head->version, $keepAlive) . $body);
-                $sent = \strlen($body);
-            }
+            $sent = $this->sender->writeWhole($connection, $head, $response, $status, $body, $keepAlive);
         } catch (\ValueError $e) { // a response we refuse to emit (an invalid status): a 500 goes instead
             $sent = $this->sender->refuse($connection, $request, $e, null);
             $keepAlive = false;

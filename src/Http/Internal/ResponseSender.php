@@ -7,6 +7,7 @@ namespace Kiln\Http\Internal;
 use Kiln\Http\ErrorResponse;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
+use Kiln\Http\Wire\RequestHead;
 use Kiln\Http\Wire\ResponseEncoder;
 use Kiln\Server\WorkerContext;
 
@@ -41,10 +42,7 @@ final class ResponseSender
                 throw new \ValueError("status $status is interim, not a final response (101 needs setUpgrade())");
             }
             if (\is_string($body)) {
-                $length = \strlen($body);
-                $bytes = $this->encoder->responseHead($response, $length, $head->version, $keepAlive, !$withBody);
-                $connection->write($withBody ? $bytes . $body : $bytes);
-                return [$keepAlive, $withBody ? $length : 0, $status];
+                return [$keepAlive, $this->writeWhole($connection, $head, $response, $status, $body, $keepAlive), $status];
             }
             if (is_iterable($body)) {
                 return [...$this->sendIterable($connection, $request, $response, $body, $keepAlive, $withBody), $status];
@@ -56,6 +54,22 @@ final class ResponseSender
         } catch (\ValueError $e) {
             return [false, $this->refuse($connection, $request, $e, $body), 500];
         }
+    }
+
+    /**
+     * A string body with a final status: its head and body in one write (no body for HEAD, 204, 304).
+     *
+     * @return int body bytes sent
+     * @throws \ValueError a response we refuse to emit (nothing was written)
+     */
+    public function writeWhole(Connection $connection, RequestHead $head, Response $response, int $status, string $body, bool $keepAlive): int
+    {
+        if ($head->method === 'HEAD' || $status === 204 || $status === 304) {
+            $connection->write($this->encoder->responseHead($response, \strlen($body), $head->version, $keepAlive, true));
+            return 0;
+        }
+        $connection->write($this->encoder->responseHead($response, \strlen($body), $head->version, $keepAlive) . $body);
+        return \strlen($body);
     }
 
     /**

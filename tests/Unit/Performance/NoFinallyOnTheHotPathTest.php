@@ -8,6 +8,7 @@ use Kiln\App\App;
 use Kiln\App\Handler\Internal\PreparedHandler;
 use Kiln\App\Internal\Dispatcher;
 use Kiln\Http\Internal\HttpCore;
+use Kiln\Http\Internal\ResponseSender;
 use Kiln\Site\Sequential\ScriptOutput;
 use Kiln\Site\Sequential\SequentialRunner;
 use PHPUnit\Framework\Attributes\DataProvider;
@@ -26,6 +27,7 @@ final class NoFinallyOnTheHotPathTest extends TestCase
         $methods = [
             [HttpCore::class, 'respond'],
             [HttpCore::class, 'sendWhole'],
+            [ResponseSender::class, 'writeWhole'],
             [App::class, 'handle'],
             [Dispatcher::class, 'handle'],
             [PreparedHandler::class, 'call'],
