@@ -66,6 +66,8 @@ final class SiteConfig
         public readonly ?\SessionHandlerInterface $sessionHandler = null,
         /** `--dev`: the sequential tier reports what each script leaves behind for the next request (DevReport). */
         public readonly bool $dev = false,
+        /** Whether each worker keeps its share of the php-cgi children's connections open (`--pool-keep`). */
+        public readonly bool $poolKeep = true,
     ) {}
 
     /**
@@ -100,6 +102,7 @@ final class SiteConfig
         array $trustedProxies = [],
         SymlinkPolicy $symlinks = SymlinkPolicy::Inside,
         bool $dev = false,
+        bool $poolKeep = true,
     ): self {
         $cwd = rtrim($cwd, '/');
         $searchPath ??= (string) getenv('PATH');
@@ -182,6 +185,7 @@ final class SiteConfig
             $symlinks,
             null,
             $dev,
+            $poolKeep,
         );
     }
 
@@ -232,6 +236,7 @@ final class SiteConfig
             $this->symlinks,
             $sessionHandler,
             $this->dev,
+            $this->poolKeep,
         );
     }
 

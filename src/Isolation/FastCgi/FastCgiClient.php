@@ -34,7 +34,8 @@ use Kiln\Loop\CancelledException;
  * kept connection failed before a byte of the answer arrived, the body can be replayed (a string, or a
  * seekable stream), and either not a byte of the request was accepted by the socket, or the request is
  * idempotent (REQUEST_METHOD GET, HEAD, OPTIONS, TRACE, PUT, DELETE). A request that may have run is never
- * sent twice otherwise.
+ * sent twice otherwise. Without FastCgiOptions::$keepUnrepeatable, only those requests go on kept
+ * connections at all; the others get a new connection each, closed after them.
  */
 final class FastCgiClient
 {
@@ -42,11 +43,14 @@ final class FastCgiClient
 
     private readonly ConnectionPool $pool;
     private readonly Timeouts $timeouts;
+    /** FastCgiOptions::$keepConnections until stopKeeping(). */
+    private bool $keeping;
 
     public function __construct(private readonly FastCgiOptions $options = new FastCgiOptions())
     {
         $this->pool = new ConnectionPool($options->maxConnections, $options->idleTimeout, $options->checkIdleConnections);
         $this->timeouts = new Timeouts();
+        $this->keeping = $options->keepConnections;
     }
 
     /** A client dropped lets its idle connections go at once (each may hold a worker of the responder). */
@@ -75,7 +79,14 @@ final class FastCgiClient
         $key = $address->toString();
         $deadline = new Deadline($key, $this->options->readTimeout, $this->options->requestTimeout);
         $start = \is_resource($body) ? @\ftell($body) : false;
-        $fresh = false;
+        $idempotent = \in_array(\strtoupper($params['REQUEST_METHOD'] ?? ''), self::IDEMPOTENT, true);
+        $keep = $this->keeping;
+        if ($keep && !$this->options->keepUnrepeatable) {
+            $keep = $idempotent && (\is_string($body) || ($start !== false && \stream_get_meta_data($body)['seekable']));
+        }
+        // A request not kept goes on a new connection: one the responder may close as it leaves is never used for it.
+        $fresh = !$keep;
+        $retried = false;
         while (true) {
             $connection = ($fresh ? null : $this->pool->reuse($key)) ?? $this->pool->acquire(
                 $key,
@@ -84,18 +95,18 @@ final class FastCgiClient
                 $cancellation,
                 $fresh,
             );
-            $connection->startRequest();
+            $connection->startRequest($keep);
             try {
-                RequestWriter::send($connection, $params, $body, $this->options->keepConnections, $deadline, $cancellation);
+                RequestWriter::send($connection, $params, $body, $keep, $deadline, $cancellation);
                 // The responder cannot have answered a request it was just sent: wait before the first read.
                 $connection->fill($deadline, $cancellation, readFirst: false);
             } catch (ConnectionLostException $e) {
                 $this->pool->discard($connection);
-                $retry = !$fresh && $connection->requests > 1 && $connection->received === 0
-                    && ($connection->written === 0 || \in_array(\strtoupper($params['REQUEST_METHOD'] ?? ''), self::IDEMPOTENT, true))
+                $retry = !$retried && $connection->requests > 1 && $connection->received === 0
+                    && ($connection->written === 0 || $idempotent)
                     && (\is_string($body) || ($start !== false && \is_resource($body) && @\fseek($body, $start) === 0));
                 if ($retry) {
-                    $fresh = true;
+                    $fresh = $retried = true;
                     continue;
                 }
                 throw new FastCgiUnavailableException(
@@ -124,6 +135,16 @@ final class FastCgiClient
         $this->pool->closeIdle($address?->toString());
     }
 
+    /**
+     * From now on no connection is kept: the idle ones are closed now, the busy ones when their requests end,
+     * and each new request gets a connection of its own (a worker that drains, so its children are free).
+     */
+    public function stopKeeping(): void
+    {
+        $this->keeping = false;
+        $this->pool->stopKeeping();
+    }
+
     /** Connections open to $address now, busy or idle. */
     public function openConnections(FastCgiAddress $address): int
     {
@@ -144,6 +165,6 @@ final class FastCgiClient
 
     private function abandon(Connection $connection): void
     {
-        AbortDrain::start($connection, $this->pool, RequestWriter::REQUEST_ID, $this->options->abortGrace, $this->options->keepConnections);
+        AbortDrain::start($connection, $this->pool, RequestWriter::REQUEST_ID, $this->options->abortGrace, $connection->keep);
     }
 }

@@ -37,6 +37,13 @@ final class FastCgiOptions
          * responder went away (a pool that owns its responders, as the php-cgi pool does).
          */
         public readonly bool $checkIdleConnections = true,
+        /**
+         * With kept connections, send a request that may not be sent twice (not idempotent, or a body that
+         * cannot be replayed) on a kept connection too. Off: such a request gets a new connection without
+         * FCGI_KEEP_CONN, so a responder that closes a kept connection as it leaves (php-cgi, php-fpm at their
+         * request limit) can never have been sent it; only requests that may be sent again use kept ones.
+         */
+        public readonly bool $keepUnrepeatable = true,
     ) {
         $limits = ['connectTimeout' => $connectTimeout, 'readTimeout' => $readTimeout, 'idleTimeout' => $idleTimeout, 'abortGrace' => $abortGrace];
         if ($requestTimeout !== null) {

@@ -191,7 +191,7 @@ final class FastCgiResponse implements \IteratorAggregate
             return;
         }
         $this->done = true;
-        AbortDrain::start($this->connection, $this->pool, RequestWriter::REQUEST_ID, $this->options->abortGrace, $this->options->keepConnections);
+        AbortDrain::start($this->connection, $this->pool, RequestWriter::REQUEST_ID, $this->options->abortGrace, $this->connection->keep);
     }
 
     /**
@@ -203,7 +203,7 @@ final class FastCgiResponse implements \IteratorAggregate
     {
         $this->done = true;
         $this->stderr?->flush();
-        $reusable = $this->options->keepConnections && $this->connection->decoder->buffered() === 0;
+        $reusable = $this->connection->keep && $this->connection->decoder->buffered() === 0;
         $reusable ? $this->pool->release($this->connection) : $this->pool->discard($this->connection);
         if ($content[4] === "\0") { // FCGI_REQUEST_COMPLETE
             $this->end = $content;

@@ -12,8 +12,10 @@ use Kiln\Isolation\FastCgi\FastCgiTimeoutException;
 use Kiln\Isolation\FastCgi\FastCgiUnavailableException;
 
 /**
- * Sends one FastCGI request to the server's php-cgi pool (one socket, a connection per request) and hands
- * back the exchange.
+ * Sends one FastCGI request to the server's php-cgi pool (one socket) and hands back the exchange. Requests
+ * that may be sent again (GET, HEAD and the other idempotent methods, with a body that can be replayed) go on
+ * this worker's kept connections when the pool keeps them (PhpCgiPool::$keeps); the others on a connection
+ * of their own.
  *
  * Failures: PoolBusyException (503), PoolUnavailableException (502), FastCgiTimeoutException (504),
  * FastCgiException (502: a child that died during the request; php-cgi forks another). A socket that refuses
@@ -21,6 +23,9 @@ use Kiln\Isolation\FastCgi\FastCgiUnavailableException;
  */
 final class PhpCgiClient
 {
+    /** Seconds a kept connection may stay idle before it is closed and its child is free for any worker. */
+    public const IDLE_TIMEOUT = 2.0;
+
     private readonly FastCgiClient $fastcgi;
 
     public function __construct(public readonly PhpCgiPool $pool)
@@ -29,19 +34,25 @@ final class PhpCgiClient
         $this->fastcgi = new FastCgiClient(new FastCgiOptions(
             readTimeout: $limit ?? 1e9,
             requestTimeout: $limit,
-            maxConnections: $pool->options->size,
-            // A connection per request: a child that reached PHP_FCGI_MAX_REQUESTS exits after its answer,
-            // and a request sent on a kept connection to it would be lost (docs/design/018).
-            keepConnections: false,
+            maxConnections: $pool->limit,
+            // Kept connections, one per place of this worker's share (docs/design/027), or none.
+            keepConnections: $pool->keeps,
+            // A worker that is idle (or draining, while its replacement serves) lets its children go soon.
+            idleTimeout: self::IDLE_TIMEOUT,
             abortGrace: min(PhpCgiExchange::ABORT_GRACE, $limit ?? INF),
-            // The supervisor says when a child ends, and the pool then closes its connection (onRetire);
-            // a request that still finds one dead before a byte of it was taken is retried.
+            // Not peeked at before use: a kept connection that a child closed as it reached
+            // PHP_FCGI_MAX_REQUESTS is found when the request is written or read, and the request, which
+            // that child never read, is sent again on a new connection (FastCgiClient's retry rule).
             checkIdleConnections: false,
+            // A request that may not be sent twice never goes on a kept connection: the one place where a
+            // child leaving by its limit could close it under the request.
+            keepUnrepeatable: false,
         ));
         $fastcgi = $this->fastcgi;
         $pool->onRetire(static function (FastCgiAddress $address) use ($fastcgi): void {
             $fastcgi->closeIdleConnections($address);
         });
+        $pool->onDrain($fastcgi->stopKeeping(...));
     }
 
     /** @var array<string, self> by pool name: the clients create() made in this process */

@@ -6,7 +6,7 @@ namespace Kiln\Isolation\PhpCgi;
 
 /**
  * Settings of one worker's php-cgi pool (`kiln serve --pool-size --pool-max-requests --pool-queue
- * --php-cgi --php-ini --pass-env --time-limit --jit`). Checked at construction: \ValueError names the option.
+ * --pool-keep --php-cgi --php-ini --pass-env --time-limit --pool-jit`). Checked at construction: \ValueError names the option.
  */
 final class PhpCgiOptions
 {
@@ -17,9 +17,9 @@ final class PhpCgiOptions
     public function __construct(
         /** The php-cgi binary: an absolute path, or a name looked up in PATH. */
         public readonly string $binary = 'php-cgi',
-        /** Children of this worker. */
+        /** Children of the server's one php-cgi parent (PHP_FCGI_CHILDREN). */
         public readonly int $size = 4,
-        /** Requests a child serves before it is replaced (always below php-cgi's own limit, which is off). */
+        /** Requests a child serves before php-cgi replaces it (PHP_FCGI_MAX_REQUESTS). */
         public readonly int $maxRequests = 10_000,
         /** Requests that may wait for a free child; past that, 503. As many as a worker has connections by default (docs/design/007). */
         public readonly int $queue = 512,
@@ -29,6 +29,11 @@ final class PhpCgiOptions
         public readonly array $passEnv = [],
         /** Whether the children run the tracing JIT (Kiln::JIT) where $phpIni does not set it. */
         public readonly bool $jit = false,
+        /**
+         * Whether each worker keeps its share of the children's connections open (FCGI_KEEP_CONN) for the
+         * requests that may be sent again (docs/design/027); off: a connection per request.
+         */
+        public readonly bool $keepConnections = true,
     ) {
         if ($binary === '' || str_contains($binary, "\0")) {
             throw new \ValueError('--php-cgi must name the php-cgi binary');

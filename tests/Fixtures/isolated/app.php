@@ -41,6 +41,9 @@ $app->get('/hello', static fn(): string => 'Hello, World!');
 
 $app->get('/wait', static fn(): string => (delay(0.05) ?? 'waited'));
 
+// Holds a request (and so a draining worker) for ?s= seconds.
+$app->get('/linger', static fn(Request $request): string => (delay((float) ($request->query()['s'] ?? '1')) ?? 'lingered'));
+
 // The worker's view of its children: {"waiting": n, "starting": n, "idle": n, "busy": n, ...}.
 $app->get('/pool', static fn(): array => $client->pool->stats());
 

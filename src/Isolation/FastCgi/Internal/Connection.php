@@ -30,6 +30,8 @@ final class Connection
     public bool $atRecordBoundary = true;
     /** Loop::now() when it last went idle in the pool. */
     public float $idleSince = 0.0;
+    /** Whether the current request asked the responder to keep the connection (FCGI_KEEP_CONN). */
+    public bool $keep = false;
 
     /**
      * The readable watcher, made at the first wait and then enabled for each wait and disabled after it
@@ -49,8 +51,9 @@ final class Connection
         $this->decoder = new RecordDecoder();
     }
 
-    public function startRequest(): void
+    public function startRequest(bool $keep): void
     {
+        $this->keep = $keep;
         $this->requests++;
         $this->written = 0;
         $this->received = 0;
