@@ -131,7 +131,7 @@ final class Application
               --pool-max-requests=N     requests a php-cgi child serves before it is replaced (default 10000)
               --pool-queue=N            requests per worker waiting for a child before 503 (default 512)
               --pool-jit=on|off         the tracing JIT in the php-cgi children (default off, as under php-fpm)
-              --pool-keep=on|off        each worker keeps its share of the children's connections (default on)
+              --pool-reuse=N            requests one connection to the children carries back to back (default 16)
               --php-cgi=PATH            the php-cgi binary (default: php-cgi from PATH)
               --php-ini=NAME=VALUE      a php.ini setting for scripts, repeatable
               --pass-env=NAME           an environment variable passed to script processes, repeatable

@@ -20,7 +20,7 @@ use Kiln\Site\SymlinkPolicy;
 final class ServeOptions
 {
     public const VALUED = ['listen', 'workers', 'pid-file', 'max-requests', 'max-memory', 'drain-timeout',
-        'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener', 'jit', 'pool-jit', 'pool-keep',
+        'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener', 'jit', 'pool-jit', 'pool-reuse',
         'tier', 'time-limit', 'pool-size', 'pool-max-requests', 'pool-queue', 'php-cgi', 'php-ini', 'pass-env',
         'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins', 'symlinks',
         'task-workers', 'task-queue', 'task-timeout',
@@ -237,10 +237,6 @@ final class ServeOptions
         if ($poolJit !== 'on' && $poolJit !== 'off') {
             throw new UsageException("--pool-jit must be on or off, got '$poolJit'");
         }
-        $poolKeep = $options->string('pool-keep') ?? 'on';
-        if ($poolKeep !== 'on' && $poolKeep !== 'off') {
-            throw new UsageException("--pool-keep must be on or off, got '$poolKeep'");
-        }
         $frontController = $options->string('front-controller');
         try {
             return SiteConfig::create(
@@ -261,7 +257,7 @@ final class ServeOptions
                 cwd: $cwd,
                 htaccess: !$options->flag('no-htaccess'),
                 poolJit: $poolJit === 'on',
-                poolKeep: $poolKeep === 'on',
+                poolReuse: $options->int('pool-reuse') ?? 16,
                 cacheControl: $options->all('cache-control'),
                 symlinks: SymlinkPolicy::fromOption($options->string('symlinks') ?? 'inside'),
                 trustedProxies: array_values(array_filter(

@@ -23,16 +23,8 @@ final class SidecarClient implements SidecarHost
     /** @var list<Message>|null lines waiting for start(); null once started */
     private ?array $queue = [];
 
-    /**
-     * @param \Closure(Message): void $send writes one line to the supervisor
-     * @param int $worker this worker's number, 1 to $workers (a replacement keeps it)
-     * @param int $workers how many workers the server runs (--workers)
-     */
-    public function __construct(
-        private readonly \Closure $send,
-        private readonly int $worker = 1,
-        private readonly int $workers = 1,
-    ) {}
+    /** @param \Closure(Message): void $send writes one line to the supervisor */
+    public function __construct(private readonly \Closure $send) {}
 
     /** The worker's sidecar host. Outside a `kiln serve` worker there is none. */
     public static function current(): SidecarHost
@@ -72,17 +64,6 @@ final class SidecarClient implements SidecarHost
         $this->post(new Message(Message::SIDECAR_REPLACE, "$name $index $pid " . ($kill ? '1' : '0') . " $reason"));
     }
 
-    public function share(int $total): int
-    {
-        $workers = max(1, $this->workers);
-        $worker = min(max(1, $this->worker), $workers);
-        if ($total < $workers) {
-            return 0;
-        }
-
-        return intdiv($total, $workers) + ($worker <= $total % $workers ? 1 : 0);
-    }
-
     /** @internal a line from the supervisor */
     public function receive(Message $message): void
     {
@@ -97,14 +78,6 @@ final class SidecarClient implements SidecarHost
             [$name, $index, $retryIn, $reason] = explode(' ', $message->argument . '   ', 4);
             unset($this->pids[$name][(int) $index]);
             ($this->listeners[$name] ?? null)?->sidecarDown((int) $index, (float) $retryIn, trim($reason));
-        }
-    }
-
-    /** @internal the worker drains: each listener lets go of what it keeps open */
-    public function draining(): void
-    {
-        foreach ($this->listeners as $listener) {
-            $listener->workerDraining();
         }
     }
 

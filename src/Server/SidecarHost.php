@@ -23,11 +23,4 @@ interface SidecarHost
     public function open(SidecarSpec $spec, SidecarListener $listener): void;
 
     public function replace(string $name, int $index, int $pid, bool $kill, string $reason): void;
-
-    /**
-     * This worker's part of $total things the workers share (a shared set's children): $total divided by the
-     * number of workers, the remainder going one each to the lowest worker numbers; the parts of all workers
-     * add up to $total. 0 for every worker when there are fewer things than workers (some would get none).
-     */
-    public function share(int $total): int;
 }

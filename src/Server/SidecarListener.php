@@ -15,10 +15,4 @@ interface SidecarListener
      * it failed early, and the supervisor backs off).
      */
     public function sidecarDown(int $index, float $retryIn, string $reason): void;
-
-    /**
-     * The worker drains: it takes no new work and finishes what it has. Let go of what it holds open and no
-     * longer needs (kept connections), so that its replacement, which may share the set, finds it free.
-     */
-    public function workerDraining(): void;
 }

@@ -60,7 +60,7 @@ final class Worker implements WorkerContext
         private readonly mixed $bus = null,
         bool $measure = false,
     ) {
-        $this->sidecars = new SidecarClient($this->send(...), $this->id, $this->config->workers);
+        $this->sidecars = new SidecarClient($this->send(...));
         $this->metrics = $measure ? new Metrics\Registry() : null;
     }
 
@@ -254,7 +254,6 @@ final class Worker implements WorkerContext
         }
         $this->state = $this->state->to(WorkerState::Draining);
         $this->send(new Message(Message::STOPPING, $reason));
-        $this->sidecars->draining();
         $deadline = Loop::delay($this->config->drainTimeout, function (): void {
             $this->log->warning("drain deadline of {$this->config->drainTimeout} s passed: closing what is left");
             $this->stop();

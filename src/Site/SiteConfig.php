@@ -66,8 +66,8 @@ final class SiteConfig
         public readonly ?\SessionHandlerInterface $sessionHandler = null,
         /** `--dev`: the sequential tier reports what each script leaves behind for the next request (DevReport). */
         public readonly bool $dev = false,
-        /** Whether each worker keeps its share of the php-cgi children's connections open (`--pool-keep`). */
-        public readonly bool $poolKeep = true,
+        /** Most requests one connection to the php-cgi children carries back to back (`--pool-reuse`; 1: one each). */
+        public readonly int $poolReuse = 16,
     ) {}
 
     /**
@@ -102,7 +102,7 @@ final class SiteConfig
         array $trustedProxies = [],
         SymlinkPolicy $symlinks = SymlinkPolicy::Inside,
         bool $dev = false,
-        bool $poolKeep = true,
+        int $poolReuse = 16,
     ): self {
         $cwd = rtrim($cwd, '/');
         $searchPath ??= (string) getenv('PATH');
@@ -115,6 +115,7 @@ final class SiteConfig
         self::range('--pool-size', $poolSize, 1, 1024);
         self::range('--pool-max-requests', $poolMaxRequests, 1, PHP_INT_MAX);
         self::range('--pool-queue', $poolQueue, 0, 1_000_000);
+        self::range('--pool-reuse', $poolReuse, 1, 1_000_000);
         self::range('--fork-max', $forkMax, 1, 4096);
         $phpCgi = $phpCgi === null ? self::findPhpCgi($searchPath) : self::executable($phpCgi, $searchPath, $cwd);
         foreach ($phpIni as $name => $value) {
@@ -185,7 +186,7 @@ final class SiteConfig
             $symlinks,
             null,
             $dev,
-            $poolKeep,
+            $poolReuse,
         );
     }
 
@@ -236,7 +237,7 @@ final class SiteConfig
             $this->symlinks,
             $sessionHandler,
             $this->dev,
-            $this->poolKeep,
+            $this->poolReuse,
         );
     }
 

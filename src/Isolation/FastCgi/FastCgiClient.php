@@ -14,6 +14,7 @@ use Kiln\Isolation\FastCgi\Internal\RequestWriter;
 use Kiln\Isolation\FastCgi\Internal\Timeouts;
 use Kiln\Loop\Cancellation;
 use Kiln\Loop\CancelledException;
+use Kiln\Loop\Loop;
 
 /**
  * Non-blocking FastCGI client (role RESPONDER) for code on the Kiln loop: every wait suspends the calling
@@ -43,14 +44,11 @@ final class FastCgiClient
 
     private readonly ConnectionPool $pool;
     private readonly Timeouts $timeouts;
-    /** FastCgiOptions::$keepConnections until stopKeeping(). */
-    private bool $keeping;
 
     public function __construct(private readonly FastCgiOptions $options = new FastCgiOptions())
     {
         $this->pool = new ConnectionPool($options->maxConnections, $options->idleTimeout, $options->checkIdleConnections);
         $this->timeouts = new Timeouts();
-        $this->keeping = $options->keepConnections;
     }
 
     /** A client dropped lets its idle connections go at once (each may hold a worker of the responder). */
@@ -80,7 +78,7 @@ final class FastCgiClient
         $deadline = new Deadline($key, $this->options->readTimeout, $this->options->requestTimeout);
         $start = \is_resource($body) ? @\ftell($body) : false;
         $idempotent = \in_array(\strtoupper($params['REQUEST_METHOD'] ?? ''), self::IDEMPOTENT, true);
-        $keep = $this->keeping;
+        $keep = $this->options->keepConnections;
         if ($keep && !$this->options->keepUnrepeatable) {
             $keep = $idempotent && (\is_string($body) || ($start !== false && \stream_get_meta_data($body)['seekable']));
         }
@@ -95,9 +93,12 @@ final class FastCgiClient
                 $cancellation,
                 $fresh,
             );
-            $connection->startRequest($keep);
+            // The last request a connection may carry asks the responder to close it after the answer.
+            $connection->startRequest($keep && ($this->options->maxRequestsPerConnection === 0
+                || $connection->requests + 1 < $this->options->maxRequestsPerConnection)
+                && ($this->options->maxConnectionAge <= 0.0 || Loop::now() - $connection->openedAt < $this->options->maxConnectionAge));
             try {
-                RequestWriter::send($connection, $params, $body, $keep, $deadline, $cancellation);
+                RequestWriter::send($connection, $params, $body, $connection->keep, $deadline, $cancellation);
                 // The responder cannot have answered a request it was just sent: wait before the first read.
                 $connection->fill($deadline, $cancellation, readFirst: false);
             } catch (ConnectionLostException $e) {
@@ -133,16 +134,6 @@ final class FastCgiClient
     public function closeIdleConnections(?FastCgiAddress $address = null): void
     {
         $this->pool->closeIdle($address?->toString());
-    }
-
-    /**
-     * From now on no connection is kept: the idle ones are closed now, the busy ones when their requests end,
-     * and each new request gets a connection of its own (a worker that drains, so its children are free).
-     */
-    public function stopKeeping(): void
-    {
-        $this->keeping = false;
-        $this->pool->stopKeeping();
     }
 
     /** Connections open to $address now, busy or idle. */

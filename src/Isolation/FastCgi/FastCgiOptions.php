@@ -44,6 +44,10 @@ final class FastCgiOptions
          * request limit) can never have been sent it; only requests that may be sent again use kept ones.
          */
         public readonly bool $keepUnrepeatable = true,
+        /** Most requests one kept connection carries before it is closed; 0: no limit. */
+        public readonly int $maxRequestsPerConnection = 0,
+        /** Seconds after its opening a connection is no longer kept for another request; 0: no limit. */
+        public readonly float $maxConnectionAge = 0.0,
     ) {
         $limits = ['connectTimeout' => $connectTimeout, 'readTimeout' => $readTimeout, 'idleTimeout' => $idleTimeout, 'abortGrace' => $abortGrace];
         if ($requestTimeout !== null) {
@@ -56,6 +60,12 @@ final class FastCgiOptions
         }
         if ($maxConnections < 1 || $maxStderrLine < 1) {
             throw new \ValueError('FastCgiOptions: maxConnections and maxStderrLine must be at least 1');
+        }
+        if (!($maxConnectionAge >= 0) || \is_infinite($maxConnectionAge)) {
+            throw new \ValueError("FastCgiOptions::\$maxConnectionAge must be 0 (no limit) or a positive number of seconds, got {$maxConnectionAge}");
+        }
+        if ($maxRequestsPerConnection < 0) {
+            throw new \ValueError("FastCgiOptions::\$maxRequestsPerConnection must be 0 (no limit) or more, got {$maxRequestsPerConnection}");
         }
     }
 }

@@ -12,10 +12,11 @@ use Kiln\Isolation\FastCgi\FastCgiTimeoutException;
 use Kiln\Isolation\FastCgi\FastCgiUnavailableException;
 
 /**
- * Sends one FastCGI request to the server's php-cgi pool (one socket) and hands back the exchange. Requests
- * that may be sent again (GET, HEAD and the other idempotent methods, with a body that can be replayed) go on
- * this worker's kept connections when the pool keeps them (PhpCgiPool::$keeps); the others on a connection
- * of their own.
+ * Sends one FastCGI request to the server's php-cgi pool (one socket) and hands back the exchange. A
+ * connection whose answer ended while another request of this worker waited for the pool carries that request
+ * next, if it may be sent twice (GET, HEAD and the other idempotent methods, with a body that can be
+ * replayed), up to `reuse` requests in a row; every other request gets a connection of its own
+ * (docs/design/027).
  *
  * Failures: PoolBusyException (503), PoolUnavailableException (502), FastCgiTimeoutException (504),
  * FastCgiException (502: a child that died during the request; php-cgi forks another). A socket that refuses
@@ -23,8 +24,14 @@ use Kiln\Isolation\FastCgi\FastCgiUnavailableException;
  */
 final class PhpCgiClient
 {
-    /** Seconds a kept connection may stay idle before it is closed and its child is free for any worker. */
-    public const IDLE_TIMEOUT = 2.0;
+    /** Seconds after its opening a connection takes no further request (it closes after the one it carries). */
+    public const REUSE_SECONDS = 0.05;
+
+    /**
+     * Seconds an idle connection may stay open if onIdle() did not close it (a waiter that took another way):
+     * a safety net, not the rule.
+     */
+    public const IDLE_TIMEOUT = 1.0;
 
     private readonly FastCgiClient $fastcgi;
 
@@ -34,10 +41,14 @@ final class PhpCgiClient
         $this->fastcgi = new FastCgiClient(new FastCgiOptions(
             readTimeout: $limit ?? 1e9,
             requestTimeout: $limit,
-            maxConnections: $pool->limit,
-            // Kept connections, one per place of this worker's share (docs/design/027), or none.
-            keepConnections: $pool->keeps,
-            // A worker that is idle (or draining, while its replacement serves) lets its children go soon.
+            maxConnections: $pool->options->size,
+            // A connection is kept only for a request of this worker that waits already (below), and for
+            // at most `reuse` requests: no idle connection holds a child another worker's request needs.
+            keepConnections: $pool->options->reuse > 1,
+            maxRequestsPerConnection: $pool->options->reuse,
+            // A connection carries requests back to back for a moment only: a request of another worker that
+            // waits in the socket's backlog for a child gets one soon, slow pages or not.
+            maxConnectionAge: self::REUSE_SECONDS,
             idleTimeout: self::IDLE_TIMEOUT,
             abortGrace: min(PhpCgiExchange::ABORT_GRACE, $limit ?? INF),
             // Not peeked at before use: a kept connection that a child closed as it reached
@@ -52,7 +63,11 @@ final class PhpCgiClient
         $pool->onRetire(static function (FastCgiAddress $address) use ($fastcgi): void {
             $fastcgi->closeIdleConnections($address);
         });
-        $pool->onDrain($fastcgi->stopKeeping(...));
+        // Nothing of this worker waits for the pool: the idle connections go, so their children are free for
+        // any worker (a php-cgi child serves one connection until it is closed).
+        $pool->onIdle(static function () use ($fastcgi): void {
+            $fastcgi->closeIdleConnections();
+        });
     }
 
     /** @var array<string, self> by pool name: the clients create() made in this process */

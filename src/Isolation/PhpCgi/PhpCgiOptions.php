@@ -6,7 +6,7 @@ namespace Kiln\Isolation\PhpCgi;
 
 /**
  * Settings of one worker's php-cgi pool (`kiln serve --pool-size --pool-max-requests --pool-queue
- * --pool-keep --php-cgi --php-ini --pass-env --time-limit --pool-jit`). Checked at construction: \ValueError names the option.
+ * --pool-reuse --php-cgi --php-ini --pass-env --time-limit --pool-jit`). Checked at construction: \ValueError names the option.
  */
 final class PhpCgiOptions
 {
@@ -30,10 +30,11 @@ final class PhpCgiOptions
         /** Whether the children run the tracing JIT (Kiln::JIT) where $phpIni does not set it. */
         public readonly bool $jit = false,
         /**
-         * Whether each worker keeps its share of the children's connections open (FCGI_KEEP_CONN) for the
-         * requests that may be sent again (docs/design/027); off: a connection per request.
+         * Most requests one FastCGI connection carries, back to back: a connection whose answer ends while
+         * another request of the worker waits is kept for it, if it may be sent twice (docs/design/027).
+         * 1: a connection per request.
          */
-        public readonly bool $keepConnections = true,
+        public readonly int $reuse = 16,
     ) {
         if ($binary === '' || str_contains($binary, "\0")) {
             throw new \ValueError('--php-cgi must name the php-cgi binary');
@@ -43,6 +44,9 @@ final class PhpCgiOptions
         }
         if ($maxRequests < 1) {
             throw new \ValueError("--pool-max-requests must be at least 1, got $maxRequests");
+        }
+        if ($reuse < 1) {
+            throw new \ValueError("--pool-reuse must be at least 1, got $reuse");
         }
         if ($queue < 0) {
             throw new \ValueError("--pool-queue must be 0 or more, got $queue");

@@ -20,19 +20,16 @@ use Kiln\Server\SidecarSpec;
  * its own (PHP_FCGI_CHILDREN) that share one opcache, one JIT buffer and one APCu segment, all listening on
  * the parent's one unix socket. Why: docs/design/018-shared-memory-isolated-pool.md.
  *
- * - acquire() hands out a lease at once while fewer than `limit` requests of this worker are in flight to
+ * - acquire() hands out a lease at once while fewer than `size` requests of this worker are in flight to
  *   the pool, else waits in a FIFO queue of at most `queue` requests for at most `timeLimit` seconds
  *   (PoolBusyException: full or too long → 503), or throws PoolUnavailableException (→ 502) when the
- *   parent failed to start and the supervisor is backing off.
- * - With `keepConnections` (and at least as many children as workers) `limit` is this worker's share of
- *   the children (SidecarHost::share()) and `keeps` is true: the worker keeps that many connections open,
- *   each held by one child, and the shares of all workers add up to `size`, so no worker's connection
- *   waits for a child another worker keeps (docs/design/027). Otherwise `limit` is `size` and each request
- *   gets a connection of its own; several workers may then together send more than `size`, and the extra
- *   connections wait in the socket's listen backlog (the time limit bounds them).
- * - Recycling is php-cgi's: `maxRequests` is PHP_FCGI_MAX_REQUESTS; the parent forks a fresh child in the
- *   place of one that leaves. PhpCgiClient sends again a request that a child leaving by its limit closed
- *   unread.
+ *   parent failed to start and the supervisor is backing off. Several workers may together send more
+ *   than `size`: the extra connections wait in the socket's listen backlog (the time limit bounds them).
+ * - A connection is kept only from one request to the next of this worker that already waits (PhpCgiClient,
+ *   onIdle()): when a lease ends and no waiting request takes its place, the idle connections are closed, so no kept connection
+ *   holds a child that another worker's request needs. A child that leaves (its PHP_FCGI_MAX_REQUESTS
+ *   reached, or killed) is replaced by the parent with a fresh one. Recycling is php-cgi's: `maxRequests`
+ *   is PHP_FCGI_MAX_REQUESTS.
  * - A new parent (the supervisor replaced one that died) is used for the next requests; those in flight
  *   to the old one end on their own connections.
  */
@@ -58,7 +55,7 @@ final class PhpCgiPool implements SidecarListener
     private ?\Closure $letGo = null;
 
     /** @var (\Closure(): void)|null */
-    private ?\Closure $onDrain = null;
+    private ?\Closure $onIdle = null;
 
     /** The set's name, the same in every worker for the same settings (so they share one parent). */
     public readonly string $name;
@@ -79,12 +76,6 @@ final class PhpCgiPool implements SidecarListener
     /** This worker's requests in flight to the pool. */
     private int $inFlight = 0;
 
-    /** How many requests this worker may have in flight to the pool at once: its share, or `size`. */
-    public readonly int $limit;
-
-    /** Whether this worker keeps its connections to the children open (one per place of `limit`). */
-    public readonly bool $keeps;
-
     /** @param array<string, string>|null $environment where passEnv values come from; null: this process's */
     public function __construct(
         public readonly PhpCgiOptions $options,
@@ -92,11 +83,8 @@ final class PhpCgiPool implements SidecarListener
         private readonly ?array $environment = null,
     ) {
         $this->host = $host ?? SidecarClient::current();
-        $share = $options->keepConnections ? $this->host->share($options->size) : 0;
-        $this->keeps = $share > 0;
-        $this->limit = $this->keeps ? $share : $options->size;
         [$command, $env] = $this->commandAndEnvironment();
-        $settings = [$command, $env, $options->queue, $options->timeLimit, $options->keepConnections];
+        $settings = [$command, $env, $options->queue, $options->timeLimit];
         $this->name = 'php-cgi-' . substr(hash('sha256', json_encode($settings, JSON_THROW_ON_ERROR)), 0, 16);
     }
 
@@ -119,17 +107,13 @@ final class PhpCgiPool implements SidecarListener
         $this->letGo = $letGo;
     }
 
-    /** @param \Closure(): void $stopKeeping closes the kept connections and keeps no more; MUST NOT throw */
-    public function onDrain(\Closure $stopKeeping): void
+    /**
+     * @param \Closure(): void $closeIdle called when a lease ends and no waiting request of this worker takes
+     *                                    its place: what is kept open for the next one can go. MUST NOT throw.
+     */
+    public function onIdle(\Closure $closeIdle): void
     {
-        $this->onDrain = $stopKeeping;
-    }
-
-    public function workerDraining(): void
-    {
-        if ($this->onDrain !== null) {
-            ($this->onDrain)();
-        }
+        $this->onIdle = $closeIdle;
     }
 
     /**
@@ -181,9 +165,7 @@ final class PhpCgiPool implements SidecarListener
         }
         $this->throwIfUnavailable();
         if (\count($this->waiters) >= $this->options->queue) {
-            $places = $this->limit < $this->options->size ? "This worker's {$this->limit} of the {$this->options->size} php-cgi children are"
-                : "All {$this->options->size} php-cgi children are";
-            throw new PoolBusyException("$places busy with this worker's requests and {$this->options->queue} requests wait already (--pool-queue)");
+            throw new PoolBusyException("All {$this->options->size} php-cgi children are busy with this worker's requests and {$this->options->queue} requests wait already (--pool-queue)");
         }
         $suspension = Loop::getSuspension();
         $id = $this->nextWaiter++;
@@ -239,7 +221,9 @@ final class PhpCgiPool implements SidecarListener
         }
         $lease->released = true;
         $this->inFlight--;
-        $this->handOut();
+        if (!$this->handOut() && $this->onIdle !== null) {
+            ($this->onIdle)();
+        }
     }
 
     public function sidecarUp(int $index, int $pid, string $socket): void
@@ -296,11 +280,7 @@ final class PhpCgiPool implements SidecarListener
         });
     }
 
-    /**
-     * This worker's view of the children by state (its places: `limit`), and requests waiting (for status and tests).
-     *
-     * @return array<string, int>
-     */
+    /** @return array<string, int> this worker's view of the children by state, and requests waiting (for status and tests) */
     public function stats(): array
     {
         $stats = ['waiting' => \count($this->waiters)];
@@ -308,10 +288,10 @@ final class PhpCgiPool implements SidecarListener
             $stats[$state->value] = 0;
         }
         if ($this->state === ChildState::Idle) {
-            $stats[ChildState::Busy->value] = min($this->inFlight, $this->limit);
-            $stats[ChildState::Idle->value] = $this->limit - $stats[ChildState::Busy->value];
+            $stats[ChildState::Busy->value] = min($this->inFlight, $this->options->size);
+            $stats[ChildState::Idle->value] = $this->options->size - $stats[ChildState::Busy->value];
         } else {
-            $stats[$this->state->value] = $this->limit;
+            $stats[$this->state->value] = $this->options->size;
         }
         return $stats;
     }
@@ -319,7 +299,7 @@ final class PhpCgiPool implements SidecarListener
     /** Whether this worker may send one more request to the pool now. */
     private function free(): bool
     {
-        return $this->state === ChildState::Idle && $this->inFlight < $this->limit;
+        return $this->state === ChildState::Idle && $this->inFlight < $this->options->size;
     }
 
     private function lease(): PhpCgiLease
@@ -329,15 +309,18 @@ final class PhpCgiPool implements SidecarListener
         return new PhpCgiLease(0, $this->pid, $this->socket, $this->address);
     }
 
-    /** Gives free places to the longest waiting requests. */
-    private function handOut(): void
+    /** Gives free places to the longest waiting requests; whether it gave any. */
+    private function handOut(): bool
     {
+        $given = false;
         while ($this->waiters !== [] && $this->free()) {
             $id = array_key_first($this->waiters);
             $waiter = $this->waiters[$id];
             unset($this->waiters[$id], $this->giveUpAt[$id]);
             $waiter->resume($this->lease());
+            $given = true;
         }
+        return $given;
     }
 
     /** @throws PoolUnavailableException */

@@ -79,7 +79,7 @@ final class PhpCgiRunner implements ScriptRunner
             $config->phpIni,
             $config->passEnv,
             $config->poolJit,
-            $config->poolKeep,
+            $config->poolReuse,
         ), $log);
     }
 

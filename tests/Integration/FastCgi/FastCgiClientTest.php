@@ -10,6 +10,7 @@ use Kiln\Isolation\FastCgi\FastCgiOptions;
 
 use function Kiln\Loop\async;
 use function Kiln\Loop\await;
+use function Kiln\Loop\delay;
 
 /** The client against a responder that fragments records and streams: what arrives, and how it is sent. */
 final class FastCgiClientTest extends FakeServerTestCase
@@ -121,6 +122,66 @@ final class FastCgiClientTest extends FakeServerTestCase
             }
             self::assertSame(0, $client->openConnections($address));
         });
+    }
+
+    public function testWithoutKeepUnrepeatableAPostGetsAConnectionOfItsOwnWhileGetsShareTheKeptOne(): void
+    {
+        $address = FastCgiAddress::parse($this->startFake());
+        $this->inLoop(function () use ($address): void {
+            $client = new FastCgiClient(new FastCgiOptions(keepUnrepeatable: false));
+            $seen = [];
+            foreach (['GET', 'POST', 'GET', 'PUT', 'POST', 'HEAD'] as $method) {
+                $echo = self::json($client->request($address, self::params($method), $method === 'HEAD' ? '' : 'body')->body());
+                $seen[] = [$method, $echo['connection'], $echo['keep']];
+            }
+            // The fake numbers connections in order: the kept one is 1, each POST opens one more.
+            self::assertSame([['GET', 1, true], ['POST', 2, false], ['GET', 1, true], ['PUT', 1, true], ['POST', 3, false], ['HEAD', 1, true]], $seen);
+            $stream = fopen('php://memory', 'w+');
+            self::assertIsResource($stream);
+            fwrite($stream, 'streamed');
+            rewind($stream);
+            $generated = (static function (): \Generator {
+                yield 'piece';
+            })();
+            self::assertSame([1, true], self::pick(self::json($client->request($address, self::params('PUT'), $stream)->body())), 'a seekable body can be replayed');
+            self::assertSame([4, false], self::pick(self::json($client->request($address, self::params('PUT'), $generated)->body())), 'a generator cannot');
+        });
+    }
+
+    public function testAConnectionCarriesAtMostMaxRequestsAndTheLastAsksTheResponderToCloseIt(): void
+    {
+        $address = FastCgiAddress::parse($this->startFake());
+        $this->inLoop(function () use ($address): void {
+            $client = new FastCgiClient(new FastCgiOptions(maxRequestsPerConnection: 3));
+            $seen = [];
+            for ($i = 1; $i <= 7; $i++) {
+                $seen[] = self::pick(self::json($client->request($address, self::params())->body()));
+            }
+            self::assertSame([[1, true], [1, true], [1, false], [2, true], [2, true], [2, false], [3, true]], $seen);
+            self::assertSame(3, $client->openedConnections());
+        });
+    }
+
+    public function testAConnectionOlderThanMaxConnectionAgeTakesNoFurtherRequest(): void
+    {
+        $address = FastCgiAddress::parse($this->startFake());
+        $this->inLoop(function () use ($address): void {
+            $client = new FastCgiClient(new FastCgiOptions(maxConnectionAge: 0.2));
+            self::assertSame([1, true], self::pick(self::json($client->request($address, self::params())->body())));
+            delay(0.3);
+            self::assertSame([1, false], self::pick(self::json($client->request($address, self::params())->body())), 'past its age: answered, then closed');
+            self::assertSame([2, true], self::pick(self::json($client->request($address, self::params())->body())));
+        });
+    }
+
+    /**
+     * @param array<string, mixed> $echo
+     *
+     * @return array{mixed, mixed} the fake's connection number and whether the request asked to keep it
+     */
+    private static function pick(array $echo): array
+    {
+        return [$echo['connection'], $echo['keep']];
     }
 
     public function testConcurrentRequestsShareAtMostMaxConnections(): void

@@ -32,6 +32,8 @@ final class Connection
     public float $idleSince = 0.0;
     /** Whether the current request asked the responder to keep the connection (FCGI_KEEP_CONN). */
     public bool $keep = false;
+    /** Loop::now() when it was opened. */
+    public readonly float $openedAt;
 
     /**
      * The readable watcher, made at the first wait and then enabled for each wait and disabled after it
@@ -49,6 +51,7 @@ final class Connection
         private readonly ?Timeouts $timeouts = null,
     ) {
         $this->decoder = new RecordDecoder();
+        $this->openedAt = Loop::now();
     }
 
     public function startRequest(bool $keep): void

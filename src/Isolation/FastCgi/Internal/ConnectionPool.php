@@ -26,7 +26,6 @@ final class ConnectionPool
     /** @var KeyedPool<Connection> */
     private readonly KeyedPool $connections;
     private ?string $sweeper = null;
-    private bool $keeping = true;
 
     public function __construct(
         int $max,
@@ -80,11 +79,6 @@ final class ConnectionPool
 
     public function release(Connection $connection): void
     {
-        if (!$this->keeping) {
-            $this->discard($connection);
-
-            return;
-        }
         $key = $connection->key;
         if (!$this->connections->putBack($key, $connection)) {
             return;
@@ -113,13 +107,6 @@ final class ConnectionPool
                 $this->discard($connection);
             }
         }
-    }
-
-    /** closeIdle(), and every connection released from now on is closed instead of kept. */
-    public function stopKeeping(): void
-    {
-        $this->keeping = false;
-        $this->closeIdle();
     }
 
     /** closeIdle(), and the sweep timer goes: for a pool that is no longer used. */

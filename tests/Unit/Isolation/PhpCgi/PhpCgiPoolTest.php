@@ -218,58 +218,36 @@ final class PhpCgiPoolTest extends TestCase
         self::assertSame(104, $next->await()->pid);
     }
 
-    public function testWithKeptConnectionsAWorkerHasItsShareOfTheChildrenInFlightAndTheSharesAddUpToThePoolSize(): void
+    public function testAReleaseThatNoWaitingRequestTakesLetsTheKeptConnectionsGoAndOneThatIsTakenDoesNot(): void
     {
-        $limits = [];
-        foreach ([1, 2, 3] as $worker) {
-            $pool = $this->pool(new PhpCgiOptions(size: 5), workers: 3, worker: $worker);
-            self::assertTrue($pool->keeps);
-            $limits[] = $pool->limit;
-        }
-        self::assertSame([2, 2, 1], $limits, '5 children for 3 workers: the remainder to the lowest numbers');
-
-        $pool = $this->pool(new PhpCgiOptions(size: 4), workers: 2, worker: 2);
+        $pool = $this->pool(new PhpCgiOptions(size: 1));
+        $idle = 0;
+        $pool->onIdle(static function () use (&$idle): void {
+            $idle++;
+        });
         $pool->sidecarUp(0, 101, '/s');
-        $a = $pool->acquire();
-        $b = $pool->acquire();
-        self::assertSame(['waiting' => 0, 'starting' => 0, 'idle' => 0, 'busy' => 2, 'retiring' => 0, 'failed' => 0], $pool->stats());
+        $first = $pool->acquire();
         $next = async(fn() => $pool->acquire());
         delay(0.01);
-        self::assertFalse($next->isComplete(), 'a third request of this worker waits for one of its two places');
-        $pool->release($a);
+        $pool->release($first);
+        self::assertSame(0, $idle, 'a waiting request took the place: the connection is kept for it');
         $pool->release($next->await());
-        $pool->release($b);
+        self::assertSame(1, $idle, 'nobody waits: the kept connections go');
+        $pool->release($first);
+        self::assertSame(1, $idle, 'a second release of one lease changes nothing');
     }
 
-    public function testFewerChildrenThanWorkersOrKeepOffGiveEveryWorkerTheWholePoolAndAConnectionPerRequest(): void
+    public function testReuseMustBeAtLeastOne(): void
     {
-        foreach ([[new PhpCgiOptions(size: 1), 2, 1], [new PhpCgiOptions(size: 1), 2, 2], [new PhpCgiOptions(size: 4, keepConnections: false), 2, 1]] as [$options, $workers, $worker]) {
-            $pool = $this->pool($options, workers: $workers, worker: $worker);
-            self::assertFalse($pool->keeps, "size {$options->size}, worker $worker of $workers");
-            self::assertSame($options->size, $pool->limit);
-        }
+        $this->expectException(\ValueError::class);
+        $this->expectExceptionMessage('--pool-reuse must be at least 1, got 0');
+        new PhpCgiOptions(reuse: 0);
     }
 
-    public function testAFullQueueOfAWorkerThatKeepsSaysItsShareIsBusy(): void
+    private function pool(PhpCgiOptions $options): PhpCgiPool
     {
-        $pool = $this->pool(new PhpCgiOptions(size: 4, queue: 0), workers: 2, worker: 1);
-        $pool->sidecarUp(0, 101, '/s');
-        $pool->acquire();
-        $pool->acquire();
-        $this->expectException(PoolBusyException::class);
-        $this->expectExceptionMessage("This worker's 2 of the 4 php-cgi children are busy with this worker's requests and 0 requests wait already (--pool-queue)");
-        $pool->acquire();
-    }
-
-    private function pool(PhpCgiOptions $options, int $workers = 1, int $worker = 1): PhpCgiPool
-    {
-        $host = new class ($this, $workers, $worker) implements SidecarHost {
-            public function __construct(private readonly PhpCgiPoolTest $test, private readonly int $workers, private readonly int $worker) {}
-
-            public function share(int $total): int
-            {
-                return $total < $this->workers ? 0 : intdiv($total, $this->workers) + ($this->worker <= $total % $this->workers ? 1 : 0);
-            }
+        $host = new class ($this) implements SidecarHost {
+            public function __construct(private readonly PhpCgiPoolTest $test) {}
 
             public function open(SidecarSpec $spec, SidecarListener $listener): void
             {
