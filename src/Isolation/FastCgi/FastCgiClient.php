@@ -86,13 +86,18 @@ final class FastCgiClient
         $fresh = !$keep;
         $retried = false;
         while (true) {
-            $connection = ($fresh ? null : $this->pool->reuse($key)) ?? $this->pool->acquire(
-                $key,
-                fn(): Connection => Connector::connect($address, \min($this->options->connectTimeout, $deadline->next()), $cancellation, $this->timeouts),
-                $deadline,
-                $cancellation,
-                $fresh,
-            );
+            try {
+                $connection = ($fresh ? null : $this->pool->reuse($key)) ?? $this->pool->acquire(
+                    $key,
+                    fn(): Connection => Connector::connect($address, \min($this->options->connectTimeout, $deadline->next()), $cancellation, $this->timeouts),
+                    $deadline,
+                    $cancellation,
+                    $fresh,
+                );
+            } catch (FastCgiUnavailableException $e) {
+                // The retry's connection failed; the first attempt may have run all the same.
+                throw $retried && !$e->mayHaveRun ? new FastCgiUnavailableException($e->getMessage(), mayHaveRun: true, previous: $e) : $e;
+            }
             // The last request a connection may carry asks the responder to close it after the answer.
             $connection->startRequest($keep && ($this->options->maxRequestsPerConnection === 0
                 || $connection->requests + 1 < $this->options->maxRequestsPerConnection)

@@ -96,6 +96,7 @@ final class PhpCgiClient
      */
     public function request(array $params, mixed $body = '', ?\Closure $onStderr = null): PhpCgiExchange
     {
+        $start = \is_resource($body) ? @ftell($body) : false;
         for ($attempt = 1; ; $attempt++) {
             $lease = $this->pool->acquire();
             $address = $lease->address;
@@ -103,7 +104,8 @@ final class PhpCgiClient
                 $response = $this->fastcgi->request($address, $params, $body, $onStderr);
             } catch (FastCgiUnavailableException $e) {
                 $this->pool->release($lease, false, $e->getMessage());
-                if ($attempt === 1 && !$e->mayHaveRun) {
+                // Sent again only from where the body started (the first try may have read some of a stream).
+                if ($attempt === 1 && !$e->mayHaveRun && (\is_string($body) || ($start !== false && \is_resource($body) && @fseek($body, $start) === 0))) {
                     continue;
                 }
                 throw $e;

@@ -12,13 +12,14 @@ use Kiln\Loop\Loop;
 
 /**
  * One request in flight on one php-cgi child: STDOUT read as it arrives, and the child's lease given back
- * exactly once — reusable after END_REQUEST; killed (and replaced) after a timeout or a broken exchange.
+ * exactly once — after END_REQUEST, or after a timeout or a broken exchange (the connection is then closed;
+ * the shared parent's child is not killed: docs/design/018).
  *
  * Given up early (abandon(), or destroyed unfinished: the client went away, a HEAD body never read):
  * ABORT_REQUEST is sent. php-cgi does not act on it (it reads nothing while a script runs), so the child
  * stays leased until the exchange settles: END_REQUEST within ABORT_GRACE seconds makes it reusable; if
- * instead the connection had to be closed (which stops a script at its next output), its state is unknown
- * and it is killed and replaced.
+ * instead the connection had to be closed (which stops a script at its next output), the lease ends
+ * without the connection.
  */
 final class PhpCgiExchange
 {
@@ -42,7 +43,7 @@ final class PhpCgiExchange
     /**
      * The next STDOUT chunk, null at END_REQUEST.
      *
-     * @throws FastCgiException (FastCgiTimeoutException past the time limit); the child is then killed and replaced
+     * @throws FastCgiException (FastCgiTimeoutException past the time limit); the connection is then closed
      */
     public function read(): ?string
     {
@@ -53,7 +54,7 @@ final class PhpCgiExchange
      * As read(), but never waits: '' when the next chunk has not arrived yet. A small script's output and
      * its END_REQUEST come in one write, so after the head this tells whether the whole answer is here.
      *
-     * @throws FastCgiException for a broken exchange; the child is then killed and replaced
+     * @throws FastCgiException for a broken exchange; the connection is then closed
      */
     public function poll(): ?string
     {

@@ -33,7 +33,8 @@ use Kiln\Store\NodeBus;
  * or slower one streams to the client as php-cgi writes it. STDERR lines (PHP's logged errors) go to the error log with
  * the request id. Answers: 503 + Retry-After when every child is busy and the queue is full (or the wait
  * passed the time limit), 502 when php-cgi cannot start or the exchange breaks, 504 past the time limit
- * (the child is killed and replaced). When the client goes away mid-response, the request is given up
+ * (its connection is closed; PHP's max_execution_time, set to the time limit, ends a script that spins on,
+ * and the child takes the next request). When the client goes away mid-response, the request is given up
  * (ABORT_REQUEST) and the child returns to the pool once it is done (see PhpCgiExchange).
  * A `Location: /path` without `Status` is sent as a 302, as nginx does with php-fpm.
  */
@@ -112,7 +113,7 @@ final class PhpCgiRunner implements ScriptRunner
             $log('error', "$tag: 502: {$e->getMessage()}");
             return self::error($request, 502);
         } catch (FastCgiTimeoutException $e) {
-            $log('error', "$tag: 504: {$e->getMessage()}; the child was killed and is replaced");
+            $log('error', "$tag: 504: {$e->getMessage()}; its connection is closed (the child ends the script at max_execution_time)");
             return self::error($request, 504);
         } catch (FastCgiException $e) {
             $log('error', "$tag: 502: {$e->getMessage()}");
@@ -126,7 +127,7 @@ final class PhpCgiRunner implements ScriptRunner
                 $head = $chunk === null ? $parser->end() : $parser->feed($chunk);
             }
         } catch (FastCgiTimeoutException $e) {
-            $log('error', "$tag: 504: {$e->getMessage()}; the child (pid {$exchange->pid()}) was killed and is replaced");
+            $log('error', "$tag: 504: {$e->getMessage()}; its connection is closed (the child ends the script at max_execution_time)");
             return self::error($request, 504);
         } catch (FastCgiException | CgiResponseException $e) {
             $exchange->abandon();
