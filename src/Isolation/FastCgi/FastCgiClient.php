@@ -161,6 +161,6 @@ final class FastCgiClient
 
     private function abandon(Connection $connection): void
     {
-        AbortDrain::start($connection, $this->pool, RequestWriter::REQUEST_ID, $this->options->abortGrace, $connection->keep);
+        AbortDrain::start($connection, $this->pool, RequestWriter::REQUEST_ID, $this->options->abortGrace, $connection->keep && $this->options->reuseAfterAbort);
     }
 }

@@ -48,6 +48,12 @@ final class FastCgiOptions
         public readonly int $maxRequestsPerConnection = 0,
         /** Seconds after its opening a connection is no longer kept for another request; 0: no limit. */
         public readonly float $maxConnectionAge = 0.0,
+        /**
+         * Reuse a kept connection whose request was given up (ABORT_REQUEST) once END_REQUEST came, as the
+         * protocol allows. Off for PHP's own responders (php-cgi, php-fpm): they read the ABORT_REQUEST record
+         * where they expect the next BEGIN_REQUEST and close the connection (main/fastcgi.c).
+         */
+        public readonly bool $reuseAfterAbort = true,
     ) {
         $limits = ['connectTimeout' => $connectTimeout, 'readTimeout' => $readTimeout, 'idleTimeout' => $idleTimeout, 'abortGrace' => $abortGrace];
         if ($requestTimeout !== null) {

@@ -191,7 +191,7 @@ final class FastCgiResponse implements \IteratorAggregate
             return;
         }
         $this->done = true;
-        AbortDrain::start($this->connection, $this->pool, RequestWriter::REQUEST_ID, $this->options->abortGrace, $this->connection->keep);
+        AbortDrain::start($this->connection, $this->pool, RequestWriter::REQUEST_ID, $this->options->abortGrace, $this->connection->keep && $this->options->reuseAfterAbort);
     }
 
     /**

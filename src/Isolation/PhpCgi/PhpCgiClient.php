@@ -58,6 +58,8 @@ final class PhpCgiClient
             // A request that may not be sent twice never goes on a kept connection: the one place where a
             // child leaving by its limit could close it under the request.
             keepUnrepeatable: false,
+            // php-cgi closes a connection on which it finds ABORT_REQUEST where the next request should start.
+            reuseAfterAbort: false,
         ));
         $fastcgi = $this->fastcgi;
         $pool->onRetire(static function (FastCgiAddress $address) use ($fastcgi): void {

@@ -223,6 +223,26 @@ final class FailureSemanticsTest extends FakeServerTestCase
         });
     }
 
+    public function testWithoutReuseAfterAbortTheConnectionOfAGivenUpRequestIsClosedOnceItsEndRequestCame(): void
+    {
+        $address = FastCgiAddress::parse($this->startFake('hang'));
+        $this->inLoop(function () use ($address): void {
+            $client = new FastCgiClient(new FastCgiOptions(reuseAfterAbort: false));
+            $cancel = new DeferredCancellation();
+            Loop::delay(0.1, static fn() => $cancel->cancel());
+            try {
+                $client->request($address, self::params(), '', null, $cancel->getCancellation());
+                self::fail('The request must be cancelled');
+            } catch (CancelledException) {
+            }
+            $this->awaitEvent('/^abort 1 1$/');
+            $this->awaitEvent('/^eof 1$/');
+            self::assertSame(0, $client->openConnections($address));
+            $echo = $client->request($address, self::params('GET', ['FAKE_SCENARIO' => 'echo']))->body();
+            self::assertStringContainsString('X-Connection: 2', $echo, 'the next request went on a new connection');
+        });
+    }
+
     public function testLeavingTheChunkLoopEarlyAbortsTheRequest(): void
     {
         $address = FastCgiAddress::parse($this->startFake('stream'));
