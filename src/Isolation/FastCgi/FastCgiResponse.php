@@ -42,6 +42,9 @@ final class FastCgiResponse implements \IteratorAggregate
      *
      * @param (\Closure(string): void)|null $onStderr
      */
+    /** Which request of its connection this is (Connection::$requests when it started). */
+    private readonly int $request;
+
     public function __construct(
         private readonly Connection $connection,
         private readonly ConnectionPool $pool,
@@ -49,7 +52,19 @@ final class FastCgiResponse implements \IteratorAggregate
         private readonly ?\Closure $onStderr,
         private readonly ?Cancellation $cancellation,
         private readonly FastCgiOptions $options,
-    ) {}
+    ) {
+        $this->request = $connection->requests;
+    }
+
+    /**
+     * Whether this request is over on its connection: the connection went back to the pool or was closed (after
+     * END_REQUEST, a failure, or abort() and its drain). A request given up is settled once the responder ended
+     * it or the abort grace passed.
+     */
+    public function isSettled(): bool
+    {
+        return !$this->connection->busy || $this->connection->requests !== $this->request;
+    }
 
     public function __destruct()
     {

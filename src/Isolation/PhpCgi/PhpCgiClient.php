@@ -118,7 +118,7 @@ final class PhpCgiClient
                 $this->pool->release($lease, false, $e->getMessage());
                 throw $e;
             }
-            return new PhpCgiExchange($response, $lease, $this->pool, $this->fastcgi);
+            return new PhpCgiExchange($response, $lease, $this->pool);
         }
     }
 }

@@ -4,7 +4,6 @@ declare(strict_types=1);
 
 namespace Kiln\Isolation\PhpCgi;
 
-use Kiln\Isolation\FastCgi\FastCgiClient;
 use Kiln\Isolation\FastCgi\FastCgiException;
 use Kiln\Isolation\FastCgi\FastCgiResponse;
 use Kiln\Isolation\FastCgi\FastCgiTimeoutException;
@@ -32,7 +31,6 @@ final class PhpCgiExchange
         private readonly FastCgiResponse $response,
         private readonly PhpCgiLease $lease,
         private readonly PhpCgiPool $pool,
-        private readonly FastCgiClient $fastcgi,
     ) {}
 
     public function __destruct()
@@ -97,16 +95,14 @@ final class PhpCgiExchange
         $this->response->abort();
         $pool = $this->pool;
         $lease = $this->lease;
-        $fastcgi = $this->fastcgi;
-        $address = $lease->address;
+        $response = $this->response;
         $giveUpAt = Loop::now() + self::ABORT_GRACE + 1.0;
-        $settled = static function () use ($pool, $lease, $fastcgi, $address, $giveUpAt): bool {
-            $open = $fastcgi->openConnections($address);
-            $idle = $fastcgi->idleConnections($address);
-            if ($open > $idle && Loop::now() < $giveUpAt) {
+        // This request's own connection says when it is over, whatever else is in flight to the pool.
+        $settled = static function () use ($pool, $lease, $response, $giveUpAt): bool {
+            if (!$response->isSettled() && Loop::now() < $giveUpAt) {
                 return false; // ABORT_REQUEST sent; still reading towards END_REQUEST
             }
-            $pool->release($lease, $open === 1 && $idle === 1, 'its request was abandoned and did not end within ' . self::ABORT_GRACE . ' s');
+            $pool->release($lease, true, 'its request was abandoned');
             return true;
         };
         if (!$settled()) {

@@ -82,6 +82,23 @@ final class BackendFailureTest extends IsolatedTestCase
         self::assertStringNotContainsString('is killed and replaced', $server->log());
     }
 
+    public function testALeftRequestFreesItsPlaceWhenItsScriptEndsEvenWhileAnotherRequestRuns(): void
+    {
+        $server = $this->serve(['KILN_TEST_POOL_SIZE' => '2']);
+        $this->waitForChildren(2);
+        $long = RawClient::to($server);
+        $long->send("GET /legacy/sleep.php?ms=4000 HTTP/1.1\r\nHost: test\r\n\r\n");
+        $this->waitForPool(['busy' => 1]);
+        $left = microtime(true);
+        $this->leaveMidResponse($server, 0.5);
+        // The left script ends after about 0.5 s; its place is free then, though the other request still runs
+        // (it used to be held until the abort grace and a second more had passed: about 3 s).
+        $this->waitForPool(['busy' => 1, 'idle' => 1], 2.0);
+        self::assertLessThan(2.0, microtime(true) - $left);
+        self::assertSame(200, $long->readResponse(10.0)['status'] ?? 0);
+        $long->close();
+    }
+
     public function testAClientThatLeavesALongResponseIsLetGoAfterTheAbortGraceAndThePoolServesOn(): void
     {
         $server = $this->serve(['KILN_TEST_POOL_SIZE' => '1']);

@@ -32,6 +32,8 @@ final class Connection
     public float $idleSince = 0.0;
     /** Whether the current request asked the responder to keep the connection (FCGI_KEEP_CONN). */
     public bool $keep = false;
+    /** A request is on it: from startRequest() until the pool takes the connection back (release or discard). */
+    public bool $busy = false;
     /** Loop::now() when it was opened. */
     public readonly float $openedAt;
 
@@ -57,6 +59,7 @@ final class Connection
     public function startRequest(bool $keep): void
     {
         $this->keep = $keep;
+        $this->busy = true;
         $this->requests++;
         $this->written = 0;
         $this->received = 0;

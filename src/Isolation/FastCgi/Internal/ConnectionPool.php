@@ -79,6 +79,7 @@ final class ConnectionPool
 
     public function release(Connection $connection): void
     {
+        $connection->busy = false;
         $key = $connection->key;
         if (!$this->connections->putBack($key, $connection)) {
             return;
@@ -93,6 +94,7 @@ final class ConnectionPool
 
     public function discard(Connection $connection): void
     {
+        $connection->busy = false;
         $connection->close();
         if ($this->connections->remove($connection->key, $connection)) {
             $this->connections->wakeOne($connection->key);
