@@ -209,14 +209,7 @@ final class FailureSemanticsTest extends FakeServerTestCase
         $address = FastCgiAddress::parse($this->startFake('hang'));
         $this->inLoop(function () use ($address): void {
             $client = new FastCgiClient();
-            $cancel = new DeferredCancellation();
-            Loop::delay(0.1, static fn() => $cancel->cancel());
-            try {
-                $client->request($address, self::params(), '', null, $cancel->getCancellation());
-                self::fail('The request must be cancelled');
-            } catch (CancelledException) {
-            }
-            $this->awaitEvent('/^abort 1 1$/');
+            $this->cancelWhileWaiting($client, $address);
             $this->awaitIdle($client, $address);
             $echo = $client->request($address, self::params('GET', ['FAKE_SCENARIO' => 'echo']))->body();
             self::assertStringContainsString('X-Connection: 1', $echo, 'END_REQUEST came after ABORT_REQUEST: the connection is reused');
@@ -228,19 +221,25 @@ final class FailureSemanticsTest extends FakeServerTestCase
         $address = FastCgiAddress::parse($this->startFake('hang'));
         $this->inLoop(function () use ($address): void {
             $client = new FastCgiClient(new FastCgiOptions(reuseAfterAbort: false));
-            $cancel = new DeferredCancellation();
-            Loop::delay(0.1, static fn() => $cancel->cancel());
-            try {
-                $client->request($address, self::params(), '', null, $cancel->getCancellation());
-                self::fail('The request must be cancelled');
-            } catch (CancelledException) {
-            }
-            $this->awaitEvent('/^abort 1 1$/');
+            $this->cancelWhileWaiting($client, $address);
             $this->awaitEvent('/^eof 1$/');
             self::assertSame(0, $client->openConnections($address));
             $echo = $client->request($address, self::params('GET', ['FAKE_SCENARIO' => 'echo']))->body();
             self::assertStringContainsString('X-Connection: 2', $echo, 'the next request went on a new connection');
         });
+    }
+
+    /** Sends a request the fake never answers, cancels it after 0.1 s, and waits for its ABORT_REQUEST. */
+    private function cancelWhileWaiting(FastCgiClient $client, FastCgiAddress $address): void
+    {
+        $cancel = new DeferredCancellation();
+        Loop::delay(0.1, static fn() => $cancel->cancel());
+        try {
+            $client->request($address, self::params(), '', null, $cancel->getCancellation());
+            self::fail('The request must be cancelled');
+        } catch (CancelledException) {
+        }
+        $this->awaitEvent('/^abort 1 1$/');
     }
 
     public function testLeavingTheChunkLoopEarlyAbortsTheRequest(): void
