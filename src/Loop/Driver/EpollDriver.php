@@ -19,6 +19,12 @@ use Kiln\Loop\LoopException;
  * into a stream's PHP buffer is invisible to epoll; such streams are reported readable without
  * waiting, as stream_select does. A stream closed while watched is dropped by the kernel; a sweep
  * at most once a second finds it and calls its watchers once (select does so at once).
+ *
+ * Changes of interest reach the kernel just before the next wait, not as they are made: a watcher disabled
+ * and enabled again in between (a Fiber that awaits the same socket after each read) costs no epoll_ctl,
+ * where it cost two. Removals go first, so a stream that took the fd number of one given up in the same
+ * turn is never removed in its place; a cancelled watcher's removal goes at once (its stream is usually
+ * closed next).
  */
 final class EpollDriver extends AbstractDriver
 {
@@ -40,8 +46,16 @@ final class EpollDriver extends AbstractDriver
     /** @var array{int, int} words per event, and the word of the event's data that holds the stream key */
     private static array $layout = [3, 1];
     private ?\FFI\CData $event = null;
-    /** @var array<int, int> (int) $stream => registered event mask */
+    /** @var array<int, int> (int) $stream => the event mask its watchers want */
     private array $masks = [];
+    /** @var array<int, int> (int) $stream => the event mask the kernel has (or was asked for: EPERM files) */
+    private array $registered = [];
+    /** @var array<int, true> streams whose wanted mask changed since the last wait */
+    private array $changed = [];
+    /** @var array<int, int> (int) $stream => the fd of a stream no longer watched, whose removal is not sent yet */
+    private array $dropping = [];
+    /** epoll_ctl calls made (for tests and diagnostics). */
+    private int $ctlCalls = 0;
     /** @var array<int, resource> */
     private array $streams = [];
     /** @var array<int, true> streams with unread PHP-buffered data, or not pollable (regular files) */
@@ -98,23 +112,91 @@ final class EpollDriver extends AbstractDriver
         return $this->fds->scans;
     }
 
+    /** epoll_ctl calls made so far: a watcher disabled and enabled again before the next wait adds none. */
+    public function interestChanges(): int
+    {
+        return $this->ctlCalls;
+    }
+
     protected function ioChanged(int $key, mixed $stream, bool $read): void
     {
         \assert(\is_resource($stream));
+        $this->changed[$key] = true;
         $mask = (isset($this->readers[$key]) ? self::IN : 0) | (isset($this->writers[$key]) ? self::OUT : 0);
-        $old = $this->masks[$key] ?? 0;
         if ($mask === 0) {
             unset($this->masks[$key], $this->streams[$key], $this->forced[$key]);
+            // The fd is given up now, so a socket opened next (with the same number) is found at once.
             $fd = $this->fds->release($key);
-            if ($fd !== null && $this->epfd >= 0) {
-                $this->ctl(2, $fd, 0, $key); // EPOLL_CTL_DEL; fails harmlessly if the fd is closed
+            if ($fd !== null) {
+                $this->dropping[$key] = $fd;
             }
 
             return;
         }
         $this->masks[$key] = $mask;
         $this->streams[$key] = $stream;
-        $fd = $this->fds->acquire($stream);
+        $this->fds->acquire($stream); // now, so a stream without an fd is refused where it is watched
+        if ($read && $mask & self::IN && \stream_get_meta_data($stream)['unread_bytes'] > 0) {
+            $this->forced[$key] = true;
+        }
+    }
+
+    /**
+     * A cancelled watcher's stream is usually closed next: its removal goes now, while its fd still refers to it
+     * (a copy of the fd in a child process would otherwise keep it registered, and its events unknown).
+     */
+    protected function ioCancelled(int $key): void
+    {
+        if (isset($this->changed[$key]) && !isset($this->masks[$key])) {
+            unset($this->changed[$key]);
+            $this->remove($key);
+        }
+    }
+
+    /** Tells the kernel what changed since the last wait: removals first, then additions and changes. */
+    private function applyChanges(): void
+    {
+        $changed = $this->changed;
+        $this->changed = [];
+        foreach ($changed as $key => $_) {
+            if (!isset($this->masks[$key])) {
+                $this->remove($key);
+            } else {
+                unset($this->dropping[$key]);
+            }
+        }
+        foreach ($changed as $key => $_) {
+            $mask = $this->masks[$key] ?? 0;
+            $old = $this->registered[$key] ?? 0;
+            if ($mask === 0 || $mask === $old) {
+                continue;
+            }
+            $stream = $this->streams[$key];
+            if (!\is_resource($stream)) {
+                continue; // closed before it reached the kernel: the sweep calls its watchers
+            }
+            $this->register($key, $this->fds->acquire($stream), $mask, $old);
+        }
+    }
+
+    private function remove(int $key): void
+    {
+        $fd = $this->dropping[$key] ?? null;
+        unset($this->dropping[$key]);
+        if (!isset($this->registered[$key])) {
+            return;
+        }
+        unset($this->registered[$key]);
+        // Not when another stream is watched on that fd number now (the old one was closed meanwhile, and the
+        // kernel dropped it then). EPOLL_CTL_DEL fails harmlessly if the fd was closed and not reused.
+        if ($fd !== null && $this->epfd >= 0 && !$this->fds->isWatched($fd)) {
+            $this->ctl(2, $fd, 0, $key);
+        }
+    }
+
+    private function register(int $key, int $fd, int $mask, int $old): void
+    {
+        $this->registered[$key] = $mask;
         if ($this->ctl($old === 0 ? 1 : 3, $fd, $mask, $key) !== 0) {
             $errno = self::errno();
             if ($errno === 1) { // EPERM: regular files are always ready, as select reports them
@@ -125,13 +207,13 @@ final class EpollDriver extends AbstractDriver
                 throw new LoopException("epoll_ctl() failed for fd $fd: errno $errno");
             }
         }
-        if ($read && $mask & self::IN && \stream_get_meta_data($stream)['unread_bytes'] > 0) {
-            $this->forced[$key] = true;
-        }
     }
 
     protected function poll(int $timeoutNs): void
     {
+        if ($this->changed !== []) {
+            $this->applyChanges();
+        }
         if ($this->masks === []) {
             if ($timeoutNs > 0) {
                 \usleep(\intdiv($timeoutNs + 999, 1000));
@@ -229,7 +311,11 @@ final class EpollDriver extends AbstractDriver
     {
         self::ffi()->close($this->epfd);
         $this->epfd = -1;
+        $this->registered = [];
+        $this->changed = [];
+        $this->dropping = [];
         foreach ($this->masks as $key => $mask) {
+            $this->registered[$key] = $mask;
             $this->ctl(1, $this->fds->acquire($this->streams[$key]), $mask, $key);
         }
     }
@@ -241,6 +327,7 @@ final class EpollDriver extends AbstractDriver
         $event = self::view($buffer);
         $event->events = $mask;
         $event->data = $key;
+        $this->ctlCalls++;
 
         return self::ffi()->epoll_ctl($this->epfd(), $op, $fd, \FFI::addr($buffer));
     }

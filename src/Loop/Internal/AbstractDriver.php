@@ -52,6 +52,12 @@ abstract class AbstractDriver implements Driver
     /** The set of enabled watchers of one kind on a stream went from empty to non-empty or back. */
     abstract protected function ioChanged(int $key, mixed $stream, bool $read): void;
 
+    /**
+     * An I/O watcher of the stream with this key was cancelled (its stream may be closed next): a driver that
+     * defers changes of interest sends a pending removal now, while the fd still refers to that stream.
+     */
+    protected function ioCancelled(int $key): void {}
+
     public function onReadable(mixed $stream, \Closure $callback): string
     {
         return $this->add(Watcher::io('w' . $this->nextId++, WatcherType::Readable, $callback, $stream));
@@ -128,6 +134,9 @@ abstract class AbstractDriver implements Driver
             $this->deactivate($watcher);
         }
         unset($this->watchers[$id]);
+        if ($watcher->stream !== null) {
+            $this->ioCancelled($watcher->key);
+        }
     }
 
     public function unreference(string $id): void

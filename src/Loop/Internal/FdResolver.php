@@ -58,6 +58,12 @@ final class FdResolver
         return $fd;
     }
 
+    /** Whether a watched stream has this fd now. */
+    public function isWatched(int $fd): bool
+    {
+        return isset($this->owners[$fd]);
+    }
+
     /** The stream is no longer watched. Returns its fd, or null if another stream holds that fd now. */
     public function release(int $key): ?int
     {

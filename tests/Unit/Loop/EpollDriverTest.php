@@ -78,4 +78,67 @@ final class EpollDriverTest extends DriverTestCase
         \proc_close($proc);
         self::assertSame('echo', $out);
     }
+
+    public function testAWatcherDisabledAndEnabledAgainBeforeTheNextWaitCostsNoSystemCall(): void
+    {
+        \assert($this->loop instanceof EpollDriver);
+        [$a, $b] = self::pair();
+        $got = [];
+        $this->loop->onReadable($a, function (string $id, $stream) use (&$got, $b): void {
+            $got[] = \fread($stream, 16);
+            // As a Fiber awaiting a socket after each read does: off while it works, on again to wait.
+            $this->loop->disable($id);
+            $this->loop->enable($id);
+            if (\count($got) < 4) {
+                \fwrite($b, 'm' . \count($got));
+                return;
+            }
+            $this->loop->disable($id);
+            $this->loop->delay(0.01, static fn() => null); // one more wait, which must first remove the stream
+        });
+        \fwrite($b, 'm0');
+        $before = $this->loop->interestChanges();
+        $this->runGuarded();
+        self::assertSame(['m0', 'm1', 'm2', 'm3'], $got);
+        self::assertSame(2, $this->loop->interestChanges() - $before, 'one ADD before the first wait, one DEL before the last');
+    }
+
+    public function testAStreamGivenTheFdOfOneGivenUpInTheSameTurnIsWatched(): void
+    {
+        [$a, $b] = self::pair();
+        $got = '';
+        $this->loop->onReadable($a, function (string $id) use (&$got, &$a, &$b): void {
+            // The old stream leaves with its watcher disabled, not cancelled: its removal reaches the kernel only
+            // before the next wait, by which time a new socket has its fd number (the kernel hands out the lowest
+            // free one) and is watched too.
+            $this->loop->disable($id);
+            \fclose($a);
+            \fclose($b);
+            [$c, $d] = self::pair();
+            $this->loop->onReadable($c, function (string $id, $stream) use (&$got, $d): void {
+                $got = \fread($stream, 16);
+                $this->loop->cancel($id);
+                \fclose($d);
+            });
+            \fwrite($d, 'new');
+        });
+        \fwrite($b, 'old');
+        $this->runGuarded();
+        self::assertSame('new', $got, 'removing the old stream must not remove the new one that took its fd');
+    }
+
+    public function testACancelledWatchersRemovalIsSentAtOnce(): void
+    {
+        \assert($this->loop instanceof EpollDriver);
+        [$a, $b] = self::pair();
+        $this->loop->onReadable($a, function (string $id) use ($a): void {
+            \fread($a, 16);
+            $this->loop->disable($id); // deferred...
+            $before = $this->loop->interestChanges();
+            $this->loop->cancel($id); // ...until the watcher is cancelled: its stream may be closed next
+            self::assertSame(1, $this->loop->interestChanges() - $before);
+        });
+        \fwrite($b, 'x');
+        $this->runGuarded();
+    }
 }
