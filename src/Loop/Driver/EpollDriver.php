@@ -20,11 +20,12 @@ use Kiln\Loop\LoopException;
  * waiting, as stream_select does. A stream closed while watched is dropped by the kernel; a sweep
  * at most once a second finds it and calls its watchers once (select does so at once).
  *
- * Changes of interest reach the kernel just before the next wait, not as they are made: a watcher disabled
- * and enabled again in between (a Fiber that awaits the same socket after each read) costs no epoll_ctl,
- * where it cost two. Removals go first, so a stream that took the fd number of one given up in the same
- * turn is never removed in its place; a cancelled watcher's removal goes at once (its stream is usually
- * closed next).
+ * A stream no longer watched is removed from the kernel's set just before the next wait, not at once: a
+ * watcher disabled and enabled again in between (a Fiber that awaits the same socket after each read) costs
+ * no epoll_ctl, where it cost two. Additions and changes go at once, so their errors reach the code that
+ * watches. A removal is dropped when another watched stream holds that fd number by then (the stream was
+ * closed meanwhile, which removed it); a cancelled watcher's removal goes at once (its stream is usually
+ * closed next, while a copy of the fd in a child process would keep it registered).
  */
 final class EpollDriver extends AbstractDriver
 {
@@ -50,10 +51,10 @@ final class EpollDriver extends AbstractDriver
     private array $masks = [];
     /** @var array<int, int> (int) $stream => the event mask the kernel has (or was asked for: EPERM files) */
     private array $registered = [];
-    /** @var array<int, true> streams whose wanted mask changed since the last wait */
-    private array $changed = [];
-    /** @var array<int, int> (int) $stream => the fd of a stream no longer watched, whose removal is not sent yet */
+    /** @var array<int, int|null> (int) $stream => its fd (null: another stream had it), no longer watched, removal not sent */
     private array $dropping = [];
+    /** @var array<int, true> regular files (epoll refuses them with EPERM): always ready, as select reports them */
+    private array $files = [];
     /** epoll_ctl calls made (for tests and diagnostics). */
     private int $ctlCalls = 0;
     /** @var array<int, resource> */
@@ -121,74 +122,53 @@ final class EpollDriver extends AbstractDriver
     protected function ioChanged(int $key, mixed $stream, bool $read): void
     {
         \assert(\is_resource($stream));
-        $this->changed[$key] = true;
         $mask = (isset($this->readers[$key]) ? self::IN : 0) | (isset($this->writers[$key]) ? self::OUT : 0);
         if ($mask === 0) {
             unset($this->masks[$key], $this->streams[$key], $this->forced[$key]);
-            // The fd is given up now, so a socket opened next (with the same number) is found at once.
-            $fd = $this->fds->release($key);
-            if ($fd !== null) {
-                $this->dropping[$key] = $fd;
+            if (isset($this->registered[$key])) {
+                // The fd is given up now, so a socket opened next (with the same number) is found at once.
+                $this->dropping[$key] = $this->fds->release($key);
+            } else {
+                $this->fds->release($key);
             }
 
             return;
         }
+        $fd = $this->fds->acquire($stream); // first: a stream without an fd is refused before anything is recorded
         $this->masks[$key] = $mask;
         $this->streams[$key] = $stream;
-        $this->fds->acquire($stream); // now, so a stream without an fd is refused where it is watched
+        unset($this->dropping[$key]); // disabled and enabled again before the wait: the kernel still has it
+        $old = $this->registered[$key] ?? 0;
+        if ($mask !== $old) {
+            $this->register($key, $fd, $mask, $old);
+        } elseif (isset($this->files[$key])) {
+            $this->forced[$key] = true;
+        }
         if ($read && $mask & self::IN && \stream_get_meta_data($stream)['unread_bytes'] > 0) {
             $this->forced[$key] = true;
         }
     }
 
-    /**
-     * A cancelled watcher's stream is usually closed next: its removal goes now, while its fd still refers to it
-     * (a copy of the fd in a child process would otherwise keep it registered, and its events unknown).
-     */
     protected function ioCancelled(int $key): void
     {
-        if (isset($this->changed[$key]) && !isset($this->masks[$key])) {
-            unset($this->changed[$key]);
+        if (\array_key_exists($key, $this->dropping)) {
             $this->remove($key);
         }
     }
 
-    /** Tells the kernel what changed since the last wait: removals first, then additions and changes. */
-    private function applyChanges(): void
+    /** Sends the removals of the streams no longer watched (just before a wait). */
+    private function removeDropped(): void
     {
-        $changed = $this->changed;
-        $this->changed = [];
-        foreach ($changed as $key => $_) {
-            if (!isset($this->masks[$key])) {
-                $this->remove($key);
-            } else {
-                unset($this->dropping[$key]);
-            }
-        }
-        foreach ($changed as $key => $_) {
-            $mask = $this->masks[$key] ?? 0;
-            $old = $this->registered[$key] ?? 0;
-            if ($mask === 0 || $mask === $old) {
-                continue;
-            }
-            $stream = $this->streams[$key];
-            if (!\is_resource($stream)) {
-                continue; // closed before it reached the kernel: the sweep calls its watchers
-            }
-            $this->register($key, $this->fds->acquire($stream), $mask, $old);
+        foreach ($this->dropping as $key => $_) {
+            $this->remove($key);
         }
     }
 
     private function remove(int $key): void
     {
-        $fd = $this->dropping[$key] ?? null;
-        unset($this->dropping[$key]);
-        if (!isset($this->registered[$key])) {
-            return;
-        }
-        unset($this->registered[$key]);
-        // Not when another stream is watched on that fd number now (the old one was closed meanwhile, and the
-        // kernel dropped it then). EPOLL_CTL_DEL fails harmlessly if the fd was closed and not reused.
+        $fd = $this->dropping[$key];
+        unset($this->dropping[$key], $this->registered[$key], $this->files[$key]);
+        // EPOLL_CTL_DEL fails harmlessly if the fd was closed meanwhile (which removed the stream) and not reused.
         if ($fd !== null && $this->epfd >= 0 && !$this->fds->isWatched($fd)) {
             $this->ctl(2, $fd, 0, $key);
         }
@@ -196,23 +176,26 @@ final class EpollDriver extends AbstractDriver
 
     private function register(int $key, int $fd, int $mask, int $old): void
     {
-        $this->registered[$key] = $mask;
-        if ($this->ctl($old === 0 ? 1 : 3, $fd, $mask, $key) !== 0) {
+        $op = $old === 0 ? 1 : 3; // EPOLL_CTL_ADD / EPOLL_CTL_MOD
+        if ($this->ctl($op, $fd, $mask, $key) !== 0) {
             $errno = self::errno();
+            if ($errno === 17 || $errno === 2) { // EEXIST / ENOENT: retry with the other op
+                $errno = $this->ctl($op === 1 ? 3 : 1, $fd, $mask, $key) === 0 ? 0 : self::errno();
+            }
             if ($errno === 1) { // EPERM: regular files are always ready, as select reports them
+                $this->files[$key] = true;
                 $this->forced[$key] = true;
-            } elseif ($errno === 17 || $errno === 2) { // EEXIST / ENOENT: retry with the other op
-                $this->ctl($old === 0 ? 3 : 1, $fd, $mask, $key);
-            } else {
+            } elseif ($errno !== 0) {
                 throw new LoopException("epoll_ctl() failed for fd $fd: errno $errno");
             }
         }
+        $this->registered[$key] = $mask;
     }
 
     protected function poll(int $timeoutNs): void
     {
-        if ($this->changed !== []) {
-            $this->applyChanges();
+        if ($this->dropping !== []) {
+            $this->removeDropped();
         }
         if ($this->masks === []) {
             if ($timeoutNs > 0) {
@@ -312,7 +295,6 @@ final class EpollDriver extends AbstractDriver
         self::ffi()->close($this->epfd);
         $this->epfd = -1;
         $this->registered = [];
-        $this->changed = [];
         $this->dropping = [];
         foreach ($this->masks as $key => $mask) {
             $this->registered[$key] = $mask;

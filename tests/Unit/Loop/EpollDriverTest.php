@@ -84,6 +84,7 @@ final class EpollDriverTest extends DriverTestCase
         \assert($this->loop instanceof EpollDriver);
         [$a, $b] = self::pair();
         $got = [];
+        $before = $this->loop->interestChanges();
         $this->loop->onReadable($a, function (string $id, $stream) use (&$got, $b): void {
             $got[] = \fread($stream, 16);
             // As a Fiber awaiting a socket after each read does: off while it works, on again to wait.
@@ -97,10 +98,9 @@ final class EpollDriverTest extends DriverTestCase
             $this->loop->delay(0.01, static fn() => null); // one more wait, which must first remove the stream
         });
         \fwrite($b, 'm0');
-        $before = $this->loop->interestChanges();
         $this->runGuarded();
         self::assertSame(['m0', 'm1', 'm2', 'm3'], $got);
-        self::assertSame(2, $this->loop->interestChanges() - $before, 'one ADD before the first wait, one DEL before the last');
+        self::assertSame(2, $this->loop->interestChanges() - $before, 'one ADD as it is watched, one DEL before the last wait');
     }
 
     public function testAStreamGivenTheFdOfOneGivenUpInTheSameTurnIsWatched(): void
@@ -140,5 +140,63 @@ final class EpollDriverTest extends DriverTestCase
         });
         \fwrite($b, 'x');
         $this->runGuarded();
+    }
+
+    public function testARegularFileDisabledAndEnabledAgainInOneTurnIsStillAlwaysReady(): void
+    {
+        $file = \tmpfile();
+        self::assertIsResource($file);
+        $calls = 0;
+        $this->loop->onReadableUnbuffered($file, function (string $id) use (&$calls): void {
+            $calls++;
+            $this->loop->disable($id);
+            $this->loop->enable($id);
+            if ($calls === 3) {
+                $this->loop->cancel($id);
+            }
+        });
+        $this->runGuarded(1.0);
+        self::assertSame(3, $calls, 'epoll refuses regular files: they are reported ready on every turn, as select does');
+    }
+
+    public function testAStreamThatCannotBeWatchedIsRefusedWhereItIsWatchedAndTheLoopRunsOn(): void
+    {
+        $memory = \fopen('php://memory', 'r+');
+        self::assertIsResource($memory);
+        try {
+            $this->loop->onReadable($memory, static fn() => null);
+            self::fail('a stream without a file descriptor cannot be watched');
+        } catch (\Error $e) {
+            self::assertStringContainsString('file descriptor', $e->getMessage());
+        }
+        $ran = false;
+        $this->loop->delay(0.01, function () use (&$ran): void {
+            $ran = true;
+            $this->loop->stop();
+        });
+        $this->loop->run(); // nothing of the refused stream is left to fail at the next wait
+        self::assertTrue($ran);
+    }
+
+    public function testAReaderDisabledWithDataPendingStaysQuietWhileItsWriterRunsAndFiresWhenEnabledInALaterTurn(): void
+    {
+        [$a, $b] = self::pair();
+        $events = [];
+        $reader = $this->loop->onReadable($a, function (string $id, $stream) use (&$events): void {
+            $events[] = 'read ' . \fread($stream, 16);
+            $this->loop->cancel($id);
+        });
+        $this->loop->disable($reader);
+        \fwrite($b, 'x');
+        $this->loop->onWritable($a, function (string $id) use (&$events, $reader): void {
+            $events[] = 'write';
+            $this->loop->cancel($id);
+            $this->loop->delay(0.02, function () use (&$events, $reader): void {
+                $events[] = 'enable';
+                $this->loop->enable($reader);
+            });
+        });
+        $this->runGuarded();
+        self::assertSame(['write', 'enable', 'read x'], $events);
     }
 }
