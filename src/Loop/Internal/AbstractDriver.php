@@ -258,7 +258,12 @@ abstract class AbstractDriver implements Driver
     private function add(Watcher $watcher): string
     {
         $this->watchers[$watcher->id] = $watcher;
-        $this->activate($watcher);
+        try {
+            $this->activate($watcher);
+        } catch (\Throwable $e) {
+            $this->cancel($watcher->id); // a stream the driver refuses leaves no watcher behind to keep the loop running
+            throw $e;
+        }
 
         return $watcher->id;
     }
