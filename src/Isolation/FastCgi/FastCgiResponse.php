@@ -37,14 +37,14 @@ final class FastCgiResponse implements \IteratorAggregate
     /** Made at the first STDERR record (most responses have none). */
     private ?StderrLines $stderr = null;
 
+    /** Which request of its connection this is (Connection::$requests when it started). */
+    private readonly int $request;
+
     /**
      * @internal Returned by FastCgiClient::request().
      *
      * @param (\Closure(string): void)|null $onStderr
      */
-    /** Which request of its connection this is (Connection::$requests when it started). */
-    private readonly int $request;
-
     public function __construct(
         private readonly Connection $connection,
         private readonly ConnectionPool $pool,

@@ -26,8 +26,8 @@ use Kiln\Server\SidecarSpec;
  *   parent failed to start and the supervisor is backing off. Several workers may together send more
  *   than `size`: the extra connections wait in the socket's listen backlog (the time limit bounds them).
  * - A connection is kept only from one request to the next of this worker that already waits (PhpCgiClient,
- *   onIdle()): when a lease ends and no waiting request takes its place, the idle connections are closed, so no kept connection
- *   holds a child that another worker's request needs. A child that leaves (its PHP_FCGI_MAX_REQUESTS
+ *   onIdle()): when a lease ends and no waiting request takes its place, the idle connections are closed,
+ *   so no kept connection holds a child that another worker's request needs. A child that leaves (its PHP_FCGI_MAX_REQUESTS
  *   reached, or killed) is replaced by the parent with a fresh one. Recycling is php-cgi's: `maxRequests`
  *   is PHP_FCGI_MAX_REQUESTS.
  * - A new parent (the supervisor replaced one that died) is used for the next requests; those in flight
