@@ -26,6 +26,8 @@ final class Connection
     /** Bytes of the current request the socket accepted, and bytes read back for it. */
     public int $written = 0;
     public int $received = 0;
+    /** Reads made on the socket, those that found nothing included. */
+    public int $reads = 0;
     /** False while a write is unfinished: the byte stream is then inside a record and nothing else may be sent. */
     public bool $atRecordBoundary = true;
     /** Loop::now() when it last went idle in the pool. */
@@ -45,13 +47,21 @@ final class Connection
     private ?Driver $driver = null;
     private ?Suspension $reader = null;
 
-    /** @param resource $stream non-blocking, connected */
+    /**
+     * The last read found the socket empty, or left it so (fewer bytes than asked for): the next fill() waits
+     * for readiness before it reads, instead of making a read that would find nothing. Exact because the
+     * stream has no PHP read buffer: what epoll does not see, no read would find.
+     */
+    private bool $drained = true;
+
+    /** @param resource $stream non-blocking, connected; its PHP read buffer is turned off here */
     public function __construct(
         private readonly mixed $stream,
         /** The pool key: the responder's canonical address. */
         public readonly string $key,
         private readonly ?Timeouts $timeouts = null,
     ) {
+        \stream_set_read_buffer($stream, 0);
         $this->decoder = new RecordDecoder();
         $this->openedAt = Loop::now();
     }
@@ -107,15 +117,16 @@ final class Connection
     }
 
     /**
-     * Feeds the decoder with the next bytes, suspending until some arrive. $readFirst false waits before
-     * the first read (right after a request went out, a read would only find nothing).
+     * Feeds the decoder with the next bytes, suspending until some arrive. It waits before the first read when
+     * the last read emptied the socket, or when $readFirst is false (right after a request went out, a read
+     * would only find nothing).
      *
      * @throws ConnectionLostException at end of stream or on a read error
      * @throws CancelledException|\Kiln\Isolation\FastCgi\FastCgiTimeoutException
      */
     public function fill(Deadline $deadline, ?Cancellation $cancellation, bool $readFirst = true): void
     {
-        if (!$readFirst) {
+        if (!$readFirst || $this->drained) {
             $this->await($deadline, $cancellation);
         }
         while ($this->readNow() === '') {
@@ -131,7 +142,9 @@ final class Connection
     public function readNow(): string
     {
         \error_clear_last();
+        $this->reads++;
         $bytes = @\fread($this->stream, self::READ_SIZE);
+        $this->drained = $bytes === false || \strlen($bytes) < self::READ_SIZE;
         if ($bytes === false) {
             throw new ConnectionLostException('Reading from the responder failed: ' . (\error_get_last()['message'] ?? 'unknown error'));
         }
@@ -173,7 +186,7 @@ final class Connection
         if ($this->watcher === null || $this->driver !== $driver) {
             $this->driver = $driver;
             $connection = \WeakReference::create($this);
-            $this->watcher = $driver->onReadable($this->stream, static function () use ($connection): void {
+            $this->watcher = $driver->onReadableUnbuffered($this->stream, static function () use ($connection): void {
                 $connection->get()?->wake(true);
             });
         } else {
