@@ -32,6 +32,13 @@ final class HtaccessRules
     /** @var array<string, float> raw path => when the oldest directory entry its answer rests on was checked */
     private array $untouched = [];
 
+    /**
+     * @var array<string, float> raw path => when untouched() last answered false for it (an .htaccess applies).
+     * False is always a safe answer (forRequest() does the whole work), so it is kept for the same re-check
+     * interval without asking which entries it rests on.
+     */
+    private array $touched = [];
+
     /** @param ?\Closure(): float $clock for the once-a-second re-check of each file (tests pass a fake) */
     public function __construct(
         string $root,
@@ -68,6 +75,11 @@ final class HtaccessRules
             return true;
         }
         unset($this->untouched[$key]);
+        $touched = $this->touched[$key] ?? null;
+        if ($touched !== null && $now - $touched < $this->recheck && $now >= $touched) {
+            return false;
+        }
+        unset($this->touched[$key]);
         $normal = self::normalize($path, $encoded);
         if ($normal === null) {
             return false;
@@ -75,13 +87,16 @@ final class HtaccessRules
         $this->cache->takeOldest();
         [$configs] = $this->map($normal);
         $oldest = $this->cache->takeOldest();
-        if ($this->cache->hasWarnings()) {
-            return false;
-        }
+        $blank = !$this->cache->hasWarnings();
         foreach ($configs as $config) {
-            if (!$config->blank) {
-                return false;
+            $blank = $blank && $config->blank;
+        }
+        if (!$blank) {
+            if (\count($this->touched) >= self::MAX_UNTOUCHED) {
+                unset($this->touched[array_key_first($this->touched)]);
             }
+            $this->touched[$key] = $now;
+            return false;
         }
         if (\count($this->untouched) >= self::MAX_UNTOUCHED) {
             unset($this->untouched[array_key_first($this->untouched)]);

@@ -32,6 +32,19 @@ final class UntouchedTest extends TestCase
         self::assertFalse($rules->untouched('/a/f.txt', false), 'decoded paths too');
     }
 
+    public function testAnHtaccessRemovedCountsAsGoneOnceTheAnswerIsASecondOld(): void
+    {
+        $rules = Fixtures::rules(['a/.htaccess' => 'Header set X y', 'a/f.txt' => 'x'], $fs, fn(): float => $this->now);
+        self::assertFalse($rules->untouched('/a/f.txt'));
+        $fs->remove(Fixtures::ROOT . '/a/.htaccess');
+        $this->now += 0.5;
+        self::assertFalse($rules->untouched('/a/f.txt'), 'within the second');
+        $this->now += 0.6;
+        self::assertTrue($rules->untouched('/a/f.txt'));
+        $this->now -= 10.0;
+        self::assertTrue($rules->untouched('/a/f.txt'), 'a clock that went back asks again');
+    }
+
     public function testEncodedDirectoryNamesAreDecodedFirst(): void
     {
         $rules = Fixtures::rules(['my dir/.htaccess' => 'Require all denied', 'my dir/f.txt' => 'x'], $fs, fn(): float => $this->now);
