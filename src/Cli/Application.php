@@ -87,6 +87,8 @@ final class Application
               --pid-file=FILE           default: kiln-HOST-PORT.pid in the system temp dir
               --max-requests=N          replace a worker after N requests (default 0 = never; --max-memory guards leaks)
               --max-memory=SIZE         replace a worker above SIZE, e.g. 128M (default 256M, 0 = never)
+              --memory-limit=SIZE       PHP's memory_limit for every process: a request past it gets 500 and its worker
+                            is replaced (default: PHP's own, else 4 x --max-memory = 1G; -1 = none)
               --drain-timeout=SECONDS   how long a graceful stop waits for in-flight requests (default 30)
               --task-workers=N          processes for blocking or CPU-heavy task() calls (default 0 = none)
               --task-queue=N            task calls that may wait for a task worker, node-wide (default 64; past it: 503)

@@ -7,6 +7,7 @@ namespace Kiln\Cli;
 use Kiln\App\ServiceFactory;
 use Kiln\Redis\Endpoint;
 use Kiln\Server\Background\BackgroundProcesses;
+use Kiln\Server\Config;
 use Kiln\Server\ConnectionPlan;
 use Kiln\Server\Listeners;
 use Kiln\Server\Log;
@@ -61,6 +62,13 @@ final class ServeCommand
             return $this->fail($e->getMessage());
         }
         $config = $options->config->withConnections($plan);
+        // Every process forked from here (workers, task workers, the fork server) inherits it: PHP's CLI has none.
+        $phpLimit = (string) \ini_get('memory_limit');
+        $memoryLimit = $config->workerMemoryLimit($phpLimit);
+        $spelled = $memoryLimit === -1 ? '-1' : Config::size($memoryLimit);
+        if ($spelled !== $phpLimit && @\ini_set('memory_limit', $spelled) === false) {
+            return $this->fail("Cannot set memory_limit to $spelled (--memory-limit)");
+        }
         $listeners = new Listeners($config->listen, $config->listenerMode);
         try {
             $listeners->open();

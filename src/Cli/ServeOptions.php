@@ -19,7 +19,7 @@ use Kiln\Site\SymlinkPolicy;
  */
 final class ServeOptions
 {
-    public const VALUED = ['listen', 'workers', 'pid-file', 'max-requests', 'max-memory', 'drain-timeout',
+    public const VALUED = ['listen', 'workers', 'pid-file', 'max-requests', 'max-memory', 'memory-limit', 'drain-timeout',
         'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener', 'jit', 'pool-jit', 'pool-reuse',
         'tier', 'time-limit', 'pool-size', 'pool-max-requests', 'pool-queue', 'php-cgi', 'php-ini', 'pass-env',
         'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins', 'symlinks',
@@ -93,6 +93,7 @@ final class ServeOptions
                 workers: $options->int('workers'),
                 maxRequests: $options->int('max-requests') ?? 0,
                 maxMemory: $options->string('max-memory') ?? '256M',
+                memoryLimit: $options->string('memory-limit'),
                 drainTimeout: $options->float('drain-timeout') ?? 30.0,
                 pidFile: $absolute($options->string('pid-file')),
                 daemon: $options->flag('daemon'),

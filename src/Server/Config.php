@@ -7,13 +7,20 @@ namespace Kiln\Server;
 /**
  * The process model's settings, validated once in create(). Defaults:
  * listen 127.0.0.1:8080, workers = CPU count, maxRequests 0 (never; as php-fpm), maxMemory 256M
- * (0 = unlimited), drainTimeout 30 s, shared listener, auto driver, 512 connections per worker.
+ * (0 = unlimited), memoryLimit null (see workerMemoryLimit()), drainTimeout 30 s, shared listener, auto driver,
+ * 512 connections per worker.
  * pidFile null = `kiln-HOST-PORT.pid` in the system temp dir, keyed by the first listen address
  * (with its real port once bound), so two servers on different ports never share one.
  */
 final class Config
 {
     public const DEFAULT_LISTEN = '127.0.0.1:8080';
+
+    /** The workers' memory_limit when neither --memory-limit nor PHP sets one and --max-memory is 0. */
+    public const DEFAULT_MEMORY_LIMIT = 1 << 30;
+
+    /** Below this a worker could not even start. */
+    public const MIN_MEMORY_LIMIT = 16 << 20;
 
     /** @param non-empty-list<ListenAddress> $listen */
     private function __construct(
@@ -30,6 +37,8 @@ final class Config
         public readonly ?string $errorLog,
         public readonly ?string $accessLog,
         public readonly LogLevel $logLevel,
+        /** --memory-limit in bytes, -1 for none; null: not given (workerMemoryLimit() decides). */
+        public readonly ?int $memoryLimit = null,
         /** What decided the driver and the connection cap (ConnectionPlan), for the start-up line; '' when nothing did. */
         public readonly string $connectionsNote = '',
     ) {}
@@ -51,6 +60,7 @@ final class Config
             $this->errorLog,
             $this->accessLog,
             $this->logLevel,
+            $this->memoryLimit,
             $plan->reason,
         );
     }
@@ -59,6 +69,7 @@ final class Config
      * @param list<string> $listen HOST:PORT strings
      * @param string|null $errorLog file path, '-' for stderr, null for the default (stderr; `kiln.log` beside the pid file when daemon)
      * @param string|null $accessLog file path, '-' for stderr, null for off
+     * @param int|string|null $memoryLimit a size (bytes, or `512M`), -1 / '-1' for none, null for the default
      */
     public static function create(
         array $listen = [self::DEFAULT_LISTEN],
@@ -74,6 +85,7 @@ final class Config
         ?string $errorLog = null,
         ?string $accessLog = null,
         LogLevel|string $logLevel = LogLevel::Info,
+        int|string|null $memoryLimit = null,
     ): self {
         $addresses = [];
         foreach ($listen as $address) {
@@ -92,6 +104,18 @@ final class Config
         $maxMemory = \is_int($maxMemory) ? $maxMemory : self::parseSize($maxMemory);
         if ($maxMemory < 0) {
             throw new \ValueError("Max memory must be 0 (unlimited) or a size like 128M, got $maxMemory");
+        }
+        if (\is_string($memoryLimit)) {
+            $memoryLimit = trim($memoryLimit) === '-1' ? -1 : self::parseSize($memoryLimit);
+        }
+        if ($memoryLimit !== null && $memoryLimit !== -1) {
+            if ($memoryLimit < self::MIN_MEMORY_LIMIT) {
+                throw new \ValueError('Memory limit must be at least 16M (or -1 for none), got ' . self::size($memoryLimit));
+            }
+            if ($maxMemory > 0 && $memoryLimit <= $maxMemory) {
+                throw new \ValueError('Memory limit (' . self::size($memoryLimit) . ') must be above max memory (' . self::size($maxMemory)
+                    . '): a worker is replaced gracefully past --max-memory, and stopped by PHP at --memory-limit');
+            }
         }
         if (!is_finite($drainTimeout) || $drainTimeout < 0) {
             throw new \ValueError("Drain timeout must be 0 or more seconds, got $drainTimeout");
@@ -128,7 +152,40 @@ final class Config
             $errorLog,
             $accessLog,
             $logLevel,
+            $memoryLimit,
         );
+    }
+
+    /**
+     * The memory_limit every process of the server gets (bytes; -1: none): --memory-limit when given; else
+     * PHP's own memory_limit when it has one (php.ini, `php -d`); else, as the CLI has none, 4 × --max-memory
+     * (1G with the defaults, DEFAULT_MEMORY_LIMIT when --max-memory is 0). A request that would take more is
+     * ended by PHP's fatal error (500 for the requests in flight, the worker replaced) instead of taking the
+     * host's memory.
+     *
+     * @param string $phpLimit ini_get('memory_limit') of the process that starts the server
+     */
+    public function workerMemoryLimit(string $phpLimit): int
+    {
+        if ($this->memoryLimit !== null) {
+            return $this->memoryLimit;
+        }
+        $own = trim($phpLimit) === '' ? -1 : \ini_parse_quantity($phpLimit);
+        if ($own > 0) {
+            return $own;
+        }
+        return $this->maxMemory > 0 ? 4 * $this->maxMemory : self::DEFAULT_MEMORY_LIMIT;
+    }
+
+    /** Bytes as the options spell sizes: `512M`, `1G`, or bytes. */
+    public static function size(int $bytes): string
+    {
+        foreach (['G' => 30, 'M' => 20, 'K' => 10] as $suffix => $shift) {
+            if ($bytes >= 1 << $shift && $bytes % (1 << $shift) === 0) {
+                return ($bytes >> $shift) . $suffix;
+            }
+        }
+        return (string) $bytes;
     }
 
     /** `128M`, `1G`, `512K`, `1048576` → bytes. */

@@ -233,6 +233,11 @@ final class ForkServerProcess
         if ($ini !== false) {
             \array_push($command, '-c', $ini); // the worker's php.ini (the scan dir is the binary's anyway)
         }
+        // The worker's memory_limit (kiln serve --memory-limit) holds for the scripts too; a -d of the options wins.
+        $limit = \ini_get('memory_limit');
+        if (\is_string($limit) && $limit !== '') {
+            \array_push($command, '-d', "memory_limit=$limit");
+        }
         foreach ($this->phpOptions as $option) {
             $command[] = '-d';
             $command[] = $option;

@@ -42,4 +42,15 @@ $app->get('/exit', function (): never {
     exit(3);
 });
 
+
+// No ini_set here: the limit is the one the server gave its workers (--memory-limit).
+$app->get('/grow', function (): string {
+    $hog = [];
+    while (true) {
+        $hog[] = str_repeat('x', 1 << 20);
+    }
+});
+
+$app->get('/memory-limit', fn() => (string) ini_get('memory_limit'));
+
 return $app;

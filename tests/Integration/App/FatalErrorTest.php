@@ -36,6 +36,21 @@ final class FatalErrorTest extends TestCase
         self::assertMatchesRegularExpression('~fatal error: Allowed memory size .*answered 4 in-flight request\(s\) with 500~', $log);
     }
 
+    public function testARequestThatWouldTakeMoreThanMemoryLimitIsEndedAndTheServerServesOn(): void
+    {
+        $log = $this->assertWorkerDiesCleanly('/grow', ['--memory-limit=64M', '--max-memory=32M']);
+        self::assertMatchesRegularExpression('~fatal error: Allowed memory size of 67108864 bytes exhausted.*answered 4 in-flight request\(s\) with 500~s', $log);
+    }
+
+    public function testWorkersGetAMemoryLimitThoughPhpsCliHasNone(): void
+    {
+        self::assertSame('1G', $this->limitServed([]), '4 x the default --max-memory of 256M');
+        self::assertSame('400M', $this->limitServed(['--max-memory=100M']), '4 x --max-memory');
+        self::assertSame('-1', $this->limitServed([], ['KILN_MEMORY_LIMIT' => '-1']), 'none, when asked');
+        $this->server = KilnProcess::launch([PHP_BINARY, '-d', 'memory_limit=300M', __DIR__ . '/../../../bin/kiln', 'serve', self::APP, '--listen=127.0.0.1:0', '--workers=1']);
+        self::assertSame('300M', $this->get($this->server, '/memory-limit')['body'], "PHP's own limit, when it has one");
+    }
+
     public function testExitInAHandlerAnswersEveryRequestInFlightWith500(): void
     {
         $log = $this->assertWorkerDiesCleanly('/exit');
@@ -50,10 +65,27 @@ final class FatalErrorTest extends TestCase
         self::assertSame($pid, $this->get($server, '/pid')['body']);
     }
 
-    /** @return string the server log */
-    private function assertWorkerDiesCleanly(string $route): string
+    /**
+     * @param list<string> $args
+     * @param array<string, string> $env
+     */
+    private function limitServed(array $args, array $env = []): string
     {
-        $server = $this->server = KilnProcess::start(self::APP, ['--workers=1']);
+        $server = KilnProcess::start(self::APP, ['--workers=1', ...$args], $env);
+        try {
+            return $this->get($server, '/memory-limit')['body'];
+        } finally {
+            $server->stop();
+        }
+    }
+
+    /**
+     * @param list<string> $args
+     * @return string the server log
+     */
+    private function assertWorkerDiesCleanly(string $route, array $args = []): string
+    {
+        $server = $this->server = KilnProcess::start(self::APP, ['--workers=1', ...$args]);
         $workers = $server->workerPids();
         self::assertCount(1, $workers);
         $sleepers = [];

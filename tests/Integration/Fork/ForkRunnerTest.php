@@ -75,6 +75,12 @@ final class ForkRunnerTest extends TestCase
         self::assertSame(['memory_limit' => '77M'], $this->json('/ini.php'));
     }
 
+    public function testScriptsHaveTheWorkersMemoryLimitWhenThePhpIniSettingsGiveNone(): void
+    {
+        // PHP's CLI has none; kiln serve gives its processes 4 x --max-memory (256M).
+        self::assertSame(['memory_limit' => '1G'], $this->json('/plain/ini.php'));
+    }
+
     public function testStatusHeadersCookiesAndTheRequestReachTheScript(): void
     {
         $body = 'x=1&y%5B%5D=2';

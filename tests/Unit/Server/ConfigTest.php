@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Tests\Unit\Server;
 
 use Kiln\Server\Config;
+use Kiln\Server\ConnectionPlan;
 use Kiln\Server\ListenAddress;
 use Kiln\Server\ListenerMode;
 use Kiln\Server\LogLevel;
@@ -49,6 +50,32 @@ final class ConfigTest extends TestCase
         yield 'port too big' => [['listen' => ['127.0.0.1:70000']], 'between 0 and 65535'];
         yield 'empty listen' => [['listen' => []], 'At least one listen address'];
         yield 'empty pid file' => [['pidFile' => ''], 'give a file path'];
+        yield 'memory limit too small' => [['memoryLimit' => '8M'], 'Memory limit must be at least 16M (or -1 for none), got 8M'];
+        yield 'memory limit not above max memory' => [['memoryLimit' => '256M'], 'Memory limit (256M) must be above max memory (256M)'];
+        yield 'bad memory limit' => [['memoryLimit' => 'lots'], 'use a number of bytes or a suffix K, M or G'];
+    }
+
+    public function testTheWorkersMemoryLimitIsTheOptionElsePhpsOwnElseFourTimesMaxMemory(): void
+    {
+        self::assertSame(512 << 20, Config::create(memoryLimit: '512M')->workerMemoryLimit('128M'), 'the option wins');
+        self::assertSame(-1, Config::create(memoryLimit: '-1')->workerMemoryLimit('128M'), 'none, when asked');
+        self::assertSame(-1, Config::create(memoryLimit: -1, maxMemory: 0)->workerMemoryLimit('-1'));
+        self::assertSame(300 << 20, Config::create()->workerMemoryLimit('300M'), "PHP's own");
+        self::assertSame(1 << 30, Config::create()->workerMemoryLimit('-1'), "PHP's CLI has none: 4 x 256M");
+        self::assertSame(1 << 30, Config::create()->workerMemoryLimit(''));
+        self::assertSame(400 << 20, Config::create(maxMemory: '100M')->workerMemoryLimit('-1'));
+        self::assertSame(Config::DEFAULT_MEMORY_LIMIT, Config::create(maxMemory: 0)->workerMemoryLimit('-1'));
+        self::assertSame(64 << 20, Config::create(maxMemory: 0, memoryLimit: '64M')->workerMemoryLimit('-1'), 'any size when --max-memory is off');
+        self::assertSame(2 << 30, Config::create(memoryLimit: '2G')->withConnections(ConnectionPlan::decide('select', 512, 64, null, 4096, 4096))->workerMemoryLimit('-1'), 'kept by withConnections()');
+    }
+
+    public function testSizesAreSpelledAsTheOptionsTakeThem(): void
+    {
+        self::assertSame('1G', Config::size(1 << 30));
+        self::assertSame('300M', Config::size(300 << 20));
+        self::assertSame('1536M', Config::size(1536 << 20));
+        self::assertSame('12K', Config::size(12 << 10));
+        self::assertSame('1000', Config::size(1000));
     }
 
     /** @param array<string, mixed> $args */
