@@ -145,6 +145,11 @@ final class DocumentRoot implements RequestHandler
             return $response;
         }
         if ($outcome->verdict === Verdict::Refuse) {
+            if ($outcome->status >= 500 || $outcome->status === 400) {
+                // Not a rule that refuses on purpose ([F], Require) but one that fails: a rewrite loop, a rewrite
+                // above the root. Apache logs these too; without a line the user sees a bare 500.
+                $this->logOnce('rules ' . $request->path(), "{$request->path()}: {$outcome->status}, .htaccess: {$outcome->reason}");
+            }
             return $this->error($request, $outcome->status, $outcome);
         }
         [$query, $type] = [$outcome->query, $outcome->type];
