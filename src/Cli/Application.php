@@ -105,7 +105,8 @@ final class Application
               --error-log=FILE|-        error log (default - = stderr)
               --log-level=LEVEL         debug, info, warning or error (default info)
               --driver=auto|select|epoll  event loop driver (default auto)
-              --connections=N           open connections per worker (default 512; above 960 needs epoll)
+              --connections=N           open connections per worker (default 10000 with the epoll driver, 512 with select;
+                            select watches at most 960)
               --listener=shared|reuseport  one shared listening socket (default) or one per worker
               --jit=on|off              opcache + tracing JIT in the workers (default on; with --dev, opcache alone)
               --limit-NAME=VALUE        an HTTP limit, e.g. --limit-header-timeout=5, --limit-body-size=1048576,

@@ -8,6 +8,7 @@ use Kiln\Http\Internal\CoreState;
 use Kiln\Http\Internal\FatalGuard;
 use Kiln\Http\Internal\HttpCore;
 use Kiln\Http\WebSocket\WebSocketServer;
+use Kiln\Loop\Driver\SelectDriver;
 use Kiln\Loop\Loop;
 use Kiln\Server\AcceptBalance;
 use Kiln\Server\Service;
@@ -203,9 +204,10 @@ final class HttpServer implements Service
         if ($now - $this->shedLoggedAt >= 10.0) {
             $this->shedLoggedAt = $now;
             \assert($this->core !== null);
+            $capacity = Loop::get()->capacity();
             $this->core->log('warning', "connection cap of {$this->cap} per worker reached: shed {$this->shed} "
-                . 'connection(s) with 503; raise --connections (above ' . Loop::get()->capacity()
-                . ' it needs the epoll driver, from php-ffi)');
+                . 'connection(s) with 503; raise --connections' . ($this->cap < $capacity ? " (this loop driver watches up to $capacity)"
+                : " (this loop driver watches no more than $capacity here: " . ($capacity <= SelectDriver::CAPACITY ? 'the epoll driver, from php-ffi, watches more)' : 'raise the open-files limit for more)')));
             $this->shed = 0;
         }
     }

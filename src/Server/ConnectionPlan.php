@@ -15,8 +15,8 @@ use Kiln\Loop\Driver\SelectDriver;
  *   worker unless `--connections` says otherwise, and the soft RLIMIT_NOFILE raised to what that needs, as far as
  *   the hard limit allows (the kernel's fs.nr_open when the hard limit is unlimited). Only as far as needed: the
  *   php-cgi children, fork servers and CGI scripts a worker starts inherit the limit too.
- * - select otherwise: SELECT_DEFAULT connections unless `--connections` says otherwise (the worker caps it at the
- *   driver's capacity, 960, and says so), and the reason epoll was not chosen, for the start-up line.
+ * - select otherwise: SELECT_DEFAULT connections unless `--connections` says otherwise, at most the driver's
+ *   capacity (960), and the reason epoll was not chosen and what would give more, for the start-up line.
  *
  * What a connection costs in descriptors: itself, while idle. A request that runs may hold more (a php-cgi or
  * fork-server socket, a FastCGI upstream's, a CGI script's three pipes, a body spooled to a file): at most
@@ -86,7 +86,13 @@ final class ConnectionPlan
         }
         if ($driver === 'select' || ($driver === 'auto' && $epollUnsupported !== null)) {
             $why = $driver === 'select' ? '--driver=select' : "$epollUnsupported, and the epoll driver needs it";
-            return new self('select', $requested ?? self::SELECT_DEFAULT, null, "$why; the select driver watches at most " . SelectDriver::CAPACITY . ' connections');
+            $want = $requested ?? self::SELECT_DEFAULT;
+            $capacity = SelectDriver::CAPACITY;
+            if ($want <= $capacity) {
+                return new self('select', $want, null, "$why; the select driver watches at most $capacity connections");
+            }
+            $more = $driver === 'select' ? 'leave out --driver=select (the epoll driver)' : 'install php-ffi (the epoll driver)';
+            return new self('select', $capacity, null, "$why; the select driver watches at most $capacity connections: --connections=$want capped at $capacity; $more for more");
         }
         if ($epollUnsupported !== null) {
             throw new ServerException("--driver=epoll cannot run: $epollUnsupported");

@@ -267,7 +267,7 @@ final class Supervisor
             $this->become(SupervisorState::Running);
             foreach ($this->listeners->bound() as $address) {
                 $note = $this->config->connectionsNote === '' ? '' : ": {$this->config->connectionsNote}";
-                $this->log->info("ready: {$address->url()} ({$this->config->workers} workers, {$this->driver} driver, "
+                $this->log->info("ready: {$address->url()} (" . ($this->config->workers === 1 ? "1 worker" : "{$this->config->workers} workers") . ", {$this->driver} driver, "
                     . "{$this->config->connections} connections each, {$this->config->listenerMode->value} listener)$note");
             }
             $this->onReady !== null && ($this->onReady)();

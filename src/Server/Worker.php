@@ -154,8 +154,8 @@ final class Worker implements WorkerContext
         $capacity = $driver->capacity();
         if ($capacity < $connections) {
             // The HTTP service caps its connections at the driver's capacity; say how to get more.
-            $this->log->warning("--connections=$connections is above what the loop driver can watch ($capacity): "
-                . "capped at $capacity; install php-ffi for the epoll driver, or lower --connections");
+            $this->log->warning("--connections=$connections is above what the {$this->driverName} driver can watch here ($capacity): capped at $capacity"
+                . ($this->driverName === 'select' ? '; the epoll driver (php-ffi, not --driver=select) watches more' : '; raise the open-files limit (ulimit -n) for more'));
         }
     }
 

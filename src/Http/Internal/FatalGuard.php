@@ -224,11 +224,16 @@ final class FatalGuard
         $cause = $fatal ? "fatal error: {$error['message']} in {$error['file']}:{$error['line']}" : 'worker exited';
         // A script's exit() is ordinary PHP: only a 500 or a cut response is an error.
         $level = $fatal || $answered + $cut > 0 ? 'error' : 'info';
-        $this->core->log($level, "$cause; answered $answered in-flight request(s) with 500"
-            . ($cut > 0 ? ", cut $cut response(s) already under way" : '')
-            . ($underway > 0 ? ", finishing $underway response(s) already under way" : '')
-            . ($refused > 0 ? ", answered $refused request(s) not yet started with 503" : '')
-            . ($last + \count($deferred) > 0 ? ', sent the script\'s own response to ' . ($last + \count($deferred)) . ' request(s)' : ''));
+        // The parts that happened; a fatal error always says how many got the 500.
+        $parts = array_filter([
+            $answered > 0 || $fatal ? "answered $answered in-flight request(s) with 500" : '',
+            $cut > 0 ? "cut $cut response(s) already under way" : '',
+            $underway > 0 ? "finishing $underway response(s) already under way" : '',
+            $refused > 0 ? "answered $refused request(s) not yet started with 503" : '',
+            // A script's own response, or one Kiln made for it before the exit (a 504 past the time limit).
+            $last + \count($deferred) > 0 ? 'sent ' . ($last + \count($deferred)) . ' request(s) the response made for them before the exit' : '',
+        ], static fn(string $part): bool => $part !== '');
+        $this->core->log($level, "$cause; " . implode(', ', $parts));
         $this->core->flushLogs();
     }
 

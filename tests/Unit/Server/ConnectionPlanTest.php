@@ -74,6 +74,18 @@ final class ConnectionPlanTest extends TestCase
         self::assertStringContainsString('--driver=select', $plan->reason);
     }
 
+    public function testMoreConnectionsThanTheSelectDriverWatchesAreCappedInThePlanWithTheWayToMore(): void
+    {
+        $chosen = ConnectionPlan::decide('select', 2000, 256, null, 1024, 1_048_576);
+        self::assertSame(['select', 960], [$chosen->driver, $chosen->connections], 'the start-up line gives the cap the workers keep');
+        self::assertStringContainsString('--connections=2000 capped at 960; leave out --driver=select (the epoll driver) for more', $chosen->describe());
+        self::assertStringNotContainsString('php-ffi', $chosen->describe(), 'FFI is there: the advice is the driver option');
+
+        $forced = ConnectionPlan::decide('auto', 2000, 256, self::NO_FFI, 1024, 1_048_576);
+        self::assertSame(960, $forced->connections);
+        self::assertStringContainsString('capped at 960; install php-ffi (the epoll driver) for more', $forced->describe());
+    }
+
     public function testDriverEpollWithoutFfiIsAStartUpError(): void
     {
         $this->expectException(ServerException::class);
