@@ -80,7 +80,7 @@ final class Application
             serve options (each also from env KILN_NAME, e.g. KILN_WORKERS=4; the command line wins):
               --listen=HOST:PORT        address to listen on, repeatable (default 127.0.0.1:8080; port 0 = any free port)
               --workers=N               worker processes (default: CPU count)
-              --daemon                  run in the background (error log defaults to kiln.log beside the pid file)
+              --daemon                  run in the background (error log defaults to the pid file's path with .log)
               --dev                     development: report what each sequential-tier script leaves for the next request;
                             the workers run opcache without the JIT (unless --jit=on)
               --watch                   development: reload the workers when the app's PHP files change (docs/development.md)

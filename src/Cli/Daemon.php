@@ -6,7 +6,8 @@ namespace Kiln\Cli;
 
 /**
  * `--daemon`: double fork and setsid, stdio to /dev/null. The process that ran `kiln serve` waits until
- * the daemon says it serves (exit 0) or why it could not start (the reason on stderr, exit 1).
+ * the daemon says it serves (where, its pid and files on stdout, exit 0) or why it could not start (the
+ * reason on stderr, exit 1).
  */
 final class Daemon
 {
@@ -23,9 +24,10 @@ final class Daemon
 
     /**
      * @param resource $stderr
+     * @param resource|null $stdout where the launcher says where the daemon serves; null: STDOUT
      * @return int|null the launcher's exit code in the launching process; null in the daemon
      */
-    public function detach(mixed $stderr, float $timeout = 120.0): ?int
+    public function detach(mixed $stderr, float $timeout = 120.0, mixed $stdout = null): ?int
     {
         $pair = stream_socket_pair(STREAM_PF_UNIX, STREAM_SOCK_STREAM, STREAM_IPPROTO_IP);
         if ($pair === false || ($pid = pcntl_fork()) === -1) {
@@ -34,7 +36,7 @@ final class Daemon
         }
         if ($pid > 0) {
             fclose($pair[1]);
-            return $this->waitForDaemon($pair[0], $pid, $stderr, $timeout);
+            return $this->waitForDaemon($pair[0], $pid, $stderr, $timeout, $stdout ?? STDOUT);
         }
         fclose($pair[0]);
         posix_setsid();
@@ -50,9 +52,10 @@ final class Daemon
         return null;
     }
 
-    public function ready(): void
+    /** @param string $summary what the launcher prints on its stdout (where, pid, files) */
+    public function ready(string $summary = ''): void
     {
-        $this->tell("ready\n");
+        $this->tell('ready ' . str_replace("\n", ' ', $summary) . "\n");
     }
 
     public function failed(string $reason): void
@@ -72,8 +75,9 @@ final class Daemon
     /**
      * @param resource $channel
      * @param resource $stderr
+     * @param resource $stdout
      */
-    private function waitForDaemon(mixed $channel, int $pid, mixed $stderr, float $timeout): int
+    private function waitForDaemon(mixed $channel, int $pid, mixed $stderr, float $timeout, mixed $stdout): int
     {
         pcntl_waitpid($pid, $status);
         $read = [$channel];
@@ -91,7 +95,11 @@ final class Daemon
             }
         }
         $line = trim($line);
-        if ($line === 'ready') {
+        if ($line === 'ready' || str_starts_with($line, 'ready ')) {
+            $summary = trim(substr($line, 5));
+            if ($summary !== '') {
+                fwrite($stdout, "kiln: $summary\n");
+            }
             return 0;
         }
         $reason = str_starts_with($line, 'failed ') ? substr($line, 7) : 'the daemon exited before it was ready (see its error log)';

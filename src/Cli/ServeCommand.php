@@ -154,7 +154,10 @@ final class ServeCommand
             },
             $accessLog === null ? [] : [$accessLog],
             StatusFile::besidePidFile($pidFile->path),
-            $daemon === null ? null : $daemon->ready(...),
+            $daemon === null ? null : static function () use ($daemon, $listeners, $pidFile, $errorLogPath): void {
+                $urls = implode(' ', array_map(static fn($address): string => $address->url(), $listeners->bound()));
+                $daemon->ready("serving $urls in the background: supervisor pid " . getmypid() . ", pid file {$pidFile->path}, error log $errorLogPath");
+            },
             new BackgroundProcesses(
                 $log,
                 $options->tasks,

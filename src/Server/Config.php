@@ -67,7 +67,7 @@ final class Config
 
     /**
      * @param list<string> $listen HOST:PORT strings
-     * @param string|null $errorLog file path, '-' for stderr, null for the default (stderr; `kiln.log` beside the pid file when daemon)
+     * @param string|null $errorLog file path, '-' for stderr, null for the default (stderr; the pid file's path with `.log` when daemon)
      * @param string|null $accessLog file path, '-' for stderr, null for off
      * @param int|string|null $memoryLimit a size (bytes, or `512M`), -1 / '-1' for none, null for the default
      */
@@ -222,12 +222,15 @@ final class Config
         return rtrim(sys_get_temp_dir(), '/') . "/kiln-$key.pid";
     }
 
-    /** The error log path: '-' is stderr; a daemon has no stderr, so it defaults to kiln.log beside the pid file. */
+    /**
+     * The error log path: '-' is stderr; a daemon has no stderr, so it defaults to the pid file's path with `.log`
+     * for `.pid` (kiln-127.0.0.1-8080.log beside kiln-127.0.0.1-8080.pid): two daemons never share a log.
+     */
     public function errorLogPath(string $pidFile): string
     {
         if ($this->errorLog !== null) {
             return $this->errorLog;
         }
-        return $this->daemon ? \dirname($pidFile) . '/kiln.log' : '-';
+        return $this->daemon ? (string) preg_replace('/(\.pid)?$/', '.log', $pidFile, 1) : '-';
     }
 }

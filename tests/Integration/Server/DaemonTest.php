@@ -32,10 +32,12 @@ final class DaemonTest extends TestCase
     public function testADaemonIsControlledThroughItsPidFile(): void
     {
         $pidFile = "{$this->dir}/kiln.pid";
-        [$code, , $stderr] = KilnProcess::run(['serve', self::APP, '--daemon', "--pid-file=$pidFile", '--listen=127.0.0.1:0', '--workers=2'], 15);
+        [$code, $stdout, $stderr] = KilnProcess::run(['serve', self::APP, '--daemon', "--pid-file=$pidFile", '--listen=127.0.0.1:0', '--workers=2'], 15);
         self::assertSame(0, $code, $stderr);
         self::assertSame('', $stderr);
         $pid = (int) file_get_contents($pidFile);
+        self::assertMatchesRegularExpression('~^kiln: serving http://127\.0\.0\.1:\d+ in the background: supervisor pid ' . $pid . ', pid file '
+            . preg_quote($pidFile, '~') . ', error log ' . preg_quote("{$this->dir}/kiln.log", '~') . '\n$~', $stdout);
         self::assertTrue(posix_kill($pid, 0), 'the daemon runs');
         $log = (string) file_get_contents("{$this->dir}/kiln.log");
         self::assertSame(1, preg_match('~ready: http://127\.0\.0\.1:(\d+)~', $log, $m), $log);

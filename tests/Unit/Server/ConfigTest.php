@@ -105,7 +105,9 @@ final class ConfigTest extends TestCase
 
     public function testADaemonLogsBesideItsPidFile(): void
     {
-        self::assertSame('/run/kiln.log', Config::create(workers: 1, daemon: true)->errorLogPath('/run/k.pid'));
+        self::assertSame('/run/k.log', Config::create(workers: 1, daemon: true)->errorLogPath('/run/k.pid'));
+        self::assertSame('/tmp/kiln-127.0.0.1-8080.log', Config::create(workers: 1, daemon: true)->errorLogPath('/tmp/kiln-127.0.0.1-8080.pid'), 'two daemons, two logs');
+        self::assertSame('/run/kiln-pid.log', Config::create(workers: 1, daemon: true)->errorLogPath('/run/kiln-pid'));
         self::assertSame('-', Config::create(workers: 1)->errorLogPath('/run/k.pid'));
         self::assertSame('/x.log', Config::create(workers: 1, daemon: true, errorLog: '/x.log')->errorLogPath('/run/k.pid'));
     }
