@@ -61,7 +61,7 @@ final class Options
                     $value = $args[++$i];
                 }
             } elseif (\in_array($name, $flags, true)) {
-                $value = $value === null ? '1' : (string) self::bool($name, $value);
+                $value = $value === null ? '1' : (string) self::bool("--$name", $value);
             } else {
                 throw new UsageException("Unknown option --$name (see kiln help)");
             }

@@ -82,7 +82,7 @@ final class Limits
         /** @var int|float $value */
         foreach (get_object_vars($this) as $name => $value) {
             if ($value <= 0) {
-                throw new \ValueError("Limit '$name' must be greater than zero, got $value");
+                throw new \ValueError(self::option($name) . " must be greater than zero, got $value");
             }
         }
     }
@@ -95,6 +95,12 @@ final class Limits
         return (new \ReflectionClass(self::class))->newInstanceArgs($values);
     }
 
+    /** A limit's command-line option: bodySize → `--limit-body-size`. */
+    public static function option(string $name): string
+    {
+        return '--limit-' . strtolower((string) preg_replace('/[A-Z]/', '-$0', $name));
+    }
+
     /** @param array<string, int|float|string> $values keyed by property name */
     public static function fromArray(array $values): self
     {
@@ -105,14 +111,14 @@ final class Limits
         $args = [];
         foreach ($values as $name => $value) {
             if (!array_key_exists($name, $known)) {
-                throw new \ValueError("Unknown limit '$name'; known limits: " . implode(', ', array_keys($known)));
+                throw new \ValueError('Unknown limit ' . self::option($name) . '; known limits: ' . implode(', ', array_map(self::option(...), array_keys($known))));
             }
             $number = is_float($known[$name])
                 ? filter_var($value, FILTER_VALIDATE_FLOAT)
                 : filter_var($value, FILTER_VALIDATE_INT);
             if ($number === false) {
                 $kind = is_float($known[$name]) ? 'a number' : 'a whole number';
-                throw new \ValueError("Limit '$name' must be $kind, got '$value'");
+                throw new \ValueError(self::option($name) . " must be $kind, got '$value'");
             }
             $args[$name] = $number;
         }

@@ -96,29 +96,29 @@ final class Config
         }
         $workers ??= self::cpuCount();
         if ($workers < 1 || $workers > 1024) {
-            throw new \ValueError("Workers must be between 1 and 1024, got $workers");
+            throw new \ValueError("--workers must be between 1 and 1024, got $workers");
         }
         if ($maxRequests < 0) {
-            throw new \ValueError("Max requests must be 0 (unlimited) or more, got $maxRequests");
+            throw new \ValueError("--max-requests must be 0 (unlimited) or more, got $maxRequests");
         }
         $maxMemory = \is_int($maxMemory) ? $maxMemory : self::parseSize($maxMemory);
         if ($maxMemory < 0) {
-            throw new \ValueError("Max memory must be 0 (unlimited) or a size like 128M, got $maxMemory");
+            throw new \ValueError("--max-memory must be 0 (unlimited) or a size like 128M, got $maxMemory");
         }
         if (\is_string($memoryLimit)) {
             $memoryLimit = trim($memoryLimit) === '-1' ? -1 : self::parseSize($memoryLimit);
         }
         if ($memoryLimit !== null && $memoryLimit !== -1) {
             if ($memoryLimit < self::MIN_MEMORY_LIMIT) {
-                throw new \ValueError('Memory limit must be at least 16M (or -1 for none), got ' . self::size($memoryLimit));
+                throw new \ValueError('--memory-limit must be at least 16M (or -1 for none), got ' . self::size($memoryLimit));
             }
             if ($maxMemory > 0 && $memoryLimit <= $maxMemory) {
-                throw new \ValueError('Memory limit (' . self::size($memoryLimit) . ') must be above max memory (' . self::size($maxMemory)
+                throw new \ValueError('--memory-limit (' . self::size($memoryLimit) . ') must be above --max-memory (' . self::size($maxMemory)
                     . '): a worker is replaced gracefully past --max-memory, and stopped by PHP at --memory-limit');
             }
         }
         if (!is_finite($drainTimeout) || $drainTimeout < 0) {
-            throw new \ValueError("Drain timeout must be 0 or more seconds, got $drainTimeout");
+            throw new \ValueError("--drain-timeout must be 0 or more seconds, got $drainTimeout");
         }
         if ($pidFile === '') {
             throw new \ValueError('Pid file path is empty; give a file path, e.g. --pid-file=/run/kiln.pid');
@@ -127,7 +127,7 @@ final class Config
             throw new \ValueError("Unknown loop driver '$driver'; use auto, select or epoll");
         }
         if ($connections < 1) {
-            throw new \ValueError("Connections must be at least 1, got $connections");
+            throw new \ValueError("--connections must be at least 1, got $connections");
         }
         if ($errorLog === '' || $accessLog === '') {
             throw new \ValueError("A log path is empty; give a file path, or '-' for stderr");

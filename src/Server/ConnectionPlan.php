@@ -82,7 +82,7 @@ final class ConnectionPlan
     public static function decide(string $driver, ?int $requested, int $concurrency, ?string $epollUnsupported, ?int $soft, ?int $hard): self
     {
         if ($requested !== null && $requested < 1) {
-            throw new \ValueError("Connections must be at least 1, got $requested");
+            throw new \ValueError("--connections must be at least 1, got $requested");
         }
         if ($driver === 'select' || ($driver === 'auto' && $epollUnsupported !== null)) {
             $why = $driver === 'select' ? '--driver=select' : "$epollUnsupported, and the epoll driver needs it";

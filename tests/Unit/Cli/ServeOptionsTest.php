@@ -146,10 +146,10 @@ final class ServeOptionsTest extends TestCase
         yield 'unknown option' => [[self::APP, '--wrokers=2'], 'Unknown option --wrokers'];
         yield 'short option' => [[self::APP, '-w'], 'Unknown option -w'];
         yield 'not a number' => [[self::APP, '--workers=two'], "--workers must be a whole number, got 'two'"];
-        yield 'zero workers' => [[self::APP, '--workers=0'], 'Workers must be between 1 and 1024'];
+        yield 'zero workers' => [[self::APP, '--workers=0'], '--workers must be between 1 and 1024'];
         yield 'missing value' => [[self::APP, '--listen'], 'needs a value'];
         yield 'bad listen' => [[self::APP, '--listen=nowhere'], 'use HOST:PORT'];
-        yield 'unknown limit' => [[self::APP, '--limit-speed=3'], "Unknown limit 'speed'"];
+        yield 'unknown limit' => [[self::APP, '--limit-speed=3'], 'Unknown limit --limit-speed; known limits: --limit-request-line, '];
         yield 'bad limit' => [[self::APP, '--limit-header-timeout=soon'], 'must be a number'];
         yield 'bad flag' => [[self::APP, '--daemon=maybe'], 'must be true or false'];
         yield 'two paths' => [[self::APP, self::APP], 'Only one PATH'];

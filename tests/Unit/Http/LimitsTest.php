@@ -28,6 +28,19 @@ final class LimitsTest extends TestCase
     public function testAnotherConnectionCapIsCheckedLikeAnyLimit(): void
     {
         $this->expectException(\ValueError::class);
+        $this->expectExceptionMessage('--limit-connections must be greater than zero, got 0');
         (new Limits())->withConnections(0);
+    }
+
+    public function testErrorsNameTheCommandLineOption(): void
+    {
+        self::assertSame('--limit-body-size', Limits::option('bodySize'));
+        self::assertSame('--limit-sse-replay-keep', Limits::option('sseReplayKeep'));
+        try {
+            Limits::fromArray(['headerTimeout' => 'soon']);
+            self::fail('no error');
+        } catch (\ValueError $e) {
+            self::assertSame("--limit-header-timeout must be a number, got 'soon'", $e->getMessage());
+        }
     }
 }

@@ -38,20 +38,20 @@ final class ConfigTest extends TestCase
     /** @return iterable<string, array{array<string, mixed>, string}> */
     public static function invalid(): iterable
     {
-        yield 'no workers' => [['workers' => 0], 'Workers must be between 1 and 1024'];
-        yield 'negative max requests' => [['maxRequests' => -1], 'Max requests must be 0'];
+        yield 'no workers' => [['workers' => 0], '--workers must be between 1 and 1024'];
+        yield 'negative max requests' => [['maxRequests' => -1], '--max-requests must be 0'];
         yield 'bad size' => [['maxMemory' => '12X'], "use a number of bytes or a suffix K, M or G"];
-        yield 'negative drain' => [['drainTimeout' => -1.0], 'Drain timeout must be 0 or more'];
+        yield 'negative drain' => [['drainTimeout' => -1.0], '--drain-timeout must be 0 or more'];
         yield 'bad driver' => [['driver' => 'kqueue'], 'use auto, select or epoll'];
         yield 'bad listener' => [['listenerMode' => 'magic'], 'use shared or reuseport'];
         yield 'bad level' => [['logLevel' => 'loud'], 'use one of: debug, info, warning, error'];
-        yield 'no connections' => [['connections' => 0], 'Connections must be at least 1'];
+        yield 'no connections' => [['connections' => 0], '--connections must be at least 1'];
         yield 'bad address' => [['listen' => ['localhost']], 'use HOST:PORT'];
         yield 'port too big' => [['listen' => ['127.0.0.1:70000']], 'between 0 and 65535'];
         yield 'empty listen' => [['listen' => []], 'At least one listen address'];
         yield 'empty pid file' => [['pidFile' => ''], 'give a file path'];
-        yield 'memory limit too small' => [['memoryLimit' => '8M'], 'Memory limit must be at least 16M (or -1 for none), got 8M'];
-        yield 'memory limit not above max memory' => [['memoryLimit' => '256M'], 'Memory limit (256M) must be above max memory (256M)'];
+        yield 'memory limit too small' => [['memoryLimit' => '8M'], '--memory-limit must be at least 16M (or -1 for none), got 8M'];
+        yield 'memory limit not above max memory' => [['memoryLimit' => '256M'], '--memory-limit (256M) must be above --max-memory (256M)'];
         yield 'bad memory limit' => [['memoryLimit' => 'lots'], 'use a number of bytes or a suffix K, M or G'];
     }
 
