@@ -11,14 +11,19 @@ final class Regex
     public static function compile(string $pattern, bool $noCase): string
     {
         $compiled = "\x01" . $pattern . "\x01" . ($noCase ? 'i' : '');
-        set_error_handler(static fn(): bool => true);
+        $why = null;
+        set_error_handler(static function (int $level, string $message) use (&$why): bool {
+            // "preg_match(): Compilation failed: missing closing parenthesis at offset 3": PCRE's reason
+            $why = (string) preg_replace('/^preg_match\(\): (Compilation failed: )?/', '', $message);
+            return true;
+        });
         try {
             $ok = preg_match($compiled, '');
         } finally {
             restore_error_handler();
         }
         if ($ok === false) {
-            throw new \InvalidArgumentException("bad regular expression '$pattern': " . preg_last_error_msg());
+            throw new \InvalidArgumentException("bad regular expression '$pattern': " . ($why ?? preg_last_error_msg()));
         }
         return $compiled;
     }

@@ -18,13 +18,13 @@ final class ConfigBuilderTest extends TestCase
         yield 'unknown directive' => ['AddHandler application/x-httpd-php81 .php', ['1: AddHandler: directive not supported; ignored']];
         yield 'mod_alias outside IfModule' => ["SetEnv A 1\nRedirect 301 /old /new", ['2: Redirect: directive not supported; ignored']];
         yield 'RewriteMap' => ['RewriteMap m txt:/x', ['1: RewriteMap: directive not supported; ignored']];
-        yield 'bad RewriteRule regex' => ["RewriteEngine On\nRewriteRule ^(a b [L]", ["2: RewriteRule: bad regular expression '^(a': Internal error; ignored"]];
+        yield 'bad RewriteRule regex' => ["RewriteEngine On\nRewriteRule ^(a b [L]", ["2: RewriteRule: bad regular expression '^(a': missing closing parenthesis at offset 3; ignored"]];
         yield 'RewriteRule with too many arguments' => ['RewriteRule a b [L] extra', ['1: RewriteRule: takes a pattern, a substitution and optional [flags]; ignored']];
         yield 'RewriteRule with bad flags' => ['RewriteRule a b L', ["1: RewriteRule: flags must be written [A,B], got 'L'; ignored"]];
         yield 'unknown rule flag' => ['RewriteRule a b [L,CO=x:y:example.com]', ["1: RewriteRule: flag 'CO=x:y:example.com' is not supported; ignored"]];
         yield 'proxy flag skips the rule' => ['RewriteRule a http://b/ [P]', ['1: RewriteRule: the proxy flag [P] is not supported; rule skipped; ignored']];
         yield 'bad R status' => ['RewriteRule a b [R=200]', ['1: RewriteRule: [R=200] needs a 3xx, 4xx or 5xx status; ignored']];
-        yield 'bad RewriteCond regex' => ["RewriteCond %{HTTP_HOST} (\nRewriteRule a b", ["1: RewriteCond: bad regular expression '(': Internal error; the rule it belongs to is skipped"]];
+        yield 'bad RewriteCond regex' => ["RewriteCond %{HTTP_HOST} (\nRewriteRule a b", ["1: RewriteCond: bad regular expression '(': missing closing parenthesis at offset 1; the rule it belongs to is skipped"]];
         yield 'unknown cond flag' => ["RewriteCond %{HTTP_HOST} x [XYZ]\nRewriteRule a b", ["1: RewriteCond: unknown RewriteCond flag 'XYZ'; the rule it belongs to is skipped"]];
         yield 'expr condition' => ["RewriteCond expr \"-R '10.0.0.0/8'\"\nRewriteRule a b", ['1: RewriteCond: expression conditions (expr) are not supported; the rule it belongs to is skipped']];
         yield 'unknown variable' => ["RewriteCond %{TIME_HOUR} ^0\nRewriteRule a b", ['1: RewriteCond: variable %{TIME_HOUR} is not supported; it reads as empty']];

@@ -126,7 +126,7 @@ final class ParserTest extends TestCase
         yield 'unsupported section skipped' => ["<If \"%{HTTPS} == 'on'\">\nHeader set A b\n</If>\nSetEnv B 1\n", ['1: <If>: section not supported; its contents are ignored'], ['SetEnv']];
         yield 'section without >' => ["<Files x\nDeny from all\n</Files>\n", ["1: <Files: section opening has no closing '>'; its contents are ignored"], []];
         yield 'section without argument' => ["<IfModule>\nSetEnv A 1\n</IfModule>\n", ['1: <IfModule>: section needs an argument; its contents are ignored'], []];
-        yield 'bad FilesMatch regex' => ["<FilesMatch \"(\">\nDeny from all\n</FilesMatch>\n", ["1: <FilesMatch>: bad regular expression '(': Internal error; its contents are ignored"], []];
+        yield 'bad FilesMatch regex' => ["<FilesMatch \"(\">\nDeny from all\n</FilesMatch>\n", ["1: <FilesMatch>: bad regular expression '(': missing closing parenthesis at offset 1; its contents are ignored"], []];
         yield 'Files ~ without a regex' => ["<Files ~>\nDeny from all\n</Files>\n", ['1: <Files>: needs a regex after ~; its contents are ignored'], []];
         yield 'nested Files' => ["<Files a>\n<Files b>\nDeny from all\n</Files>\n</Files>\n", ['2: <Files>: nested in another files section (Apache refuses this); both must match'], ['Deny']];
         yield 'unsupported section inside a false IfModule is silent' => ["<IfModule mod_nope.c>\n<If x>\n</If>\n</IfModule>\n", [], []];
