@@ -42,7 +42,7 @@ final class Handshake
             return HandshakeOutcome::refused(400, 'Sec-WebSocket-Key must be the base64 form of 16 bytes');
         }
         $origin = $request->headerValues('origin');
-        if ($options->origins !== [] && $origin !== [] && (\count($origin) !== 1 || !isset($options->origins[strtolower($origin[0])]))) {
+        if ($options->origins !== [] && $origin !== [] && (\count($origin) !== 1 || !isset($options->origins[HandshakeOptions::origin($origin[0])]))) {
             return HandshakeOutcome::refused(403, 'Origin ' . implode(', ', $origin) . ' is not allowed');
         }
         $headers = [

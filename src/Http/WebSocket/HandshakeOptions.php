@@ -7,7 +7,7 @@ namespace Kiln\Http\WebSocket;
 /** What the server accepts in a WebSocket opening handshake. */
 final class HandshakeOptions
 {
-    /** @var array<string, true> lower-cased origins */
+    /** @var array<string, true> origins as origin() gives them */
     public readonly array $origins;
 
     /**
@@ -26,7 +26,7 @@ final class HandshakeOptions
     ) {
         $origins = [];
         foreach ($allowedOrigins as $origin) {
-            $origins[strtolower($origin)] = true;
+            $origins[self::origin($origin)] = true;
         }
         $this->origins = $origins;
         foreach ($subprotocols as $subprotocol) {
@@ -34,5 +34,17 @@ final class HandshakeOptions
                 throw new \ValueError("A subprotocol must be an HTTP token, '$subprotocol' is not");
             }
         }
+    }
+
+    /**
+     * An origin as compared: lower-cased, without a trailing slash or the scheme's default port, so the
+     * `https://example.com:443` of a configuration and the `https://example.com` a browser sends are the same.
+     */
+    public static function origin(string $origin): string
+    {
+        $origin = rtrim(strtolower(trim($origin)), '/');
+        $default = ['http' => ':80', 'ws' => ':80', 'https' => ':443', 'wss' => ':443'][strstr($origin, '://', true) ?: ''] ?? null;
+
+        return $default !== null && str_ends_with($origin, $default) ? substr($origin, 0, -\strlen($default)) : $origin;
     }
 }

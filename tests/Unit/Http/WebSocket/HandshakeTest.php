@@ -94,8 +94,17 @@ final class HandshakeTest extends TestCase
         $outcome = self::negotiate(['origin' => ['https://evil.example']], $options);
         self::assertSame([false, 403], [$outcome->accepted, $outcome->status]);
         self::assertStringContainsString('https://evil.example', $outcome->reason);
-        self::assertSame(403, self::negotiate(['origin' => ['https://example.com:443']], $options)->status);
+        self::assertSame(403, self::negotiate(['origin' => ['https://example.com:8443']], $options)->status, 'another port is another origin');
+        self::assertSame(403, self::negotiate(['origin' => ['http://example.com']], $options)->status, 'another scheme too');
         self::assertSame(403, self::negotiate(['origin' => ['null']], $options)->status);
+    }
+
+    public function testTheSchemesDefaultPortNamesTheSameOrigin(): void
+    {
+        $options = new HandshakeOptions(allowedOrigins: ['https://example.com', 'http://localhost:80/']);
+        self::assertTrue(self::negotiate(['origin' => ['https://example.com:443']], $options)->accepted);
+        self::assertTrue(self::negotiate(['origin' => ['http://localhost']], $options)->accepted);
+        self::assertTrue(self::negotiate(['origin' => ['https://example.com']], new HandshakeOptions(allowedOrigins: ['https://example.com:443']))->accepted, 'as a browser sends it');
     }
 
     public function testAnAllowedOriginIsMatchedWithoutCase(): void
