@@ -87,7 +87,7 @@ final class HttpCore
         $this->pushes = new PushedStreams($this, $this->encoder, $limits, $context);
         $registry = $context->metrics();
         $this->metrics = $registry === null ? null
-            : new RequestMetrics($registry, fn(): array => [\count($this->serving), \count($this->connections)]);
+            : new RequestMetrics($registry, fn(): array => [\count($this->serving), \count($this->connections) - $this->pushes->openCount()]);
         $this->timed = $registry !== null || $accessLog?->timed() === true || $slowRequest > 0;
     }
 
@@ -462,7 +462,8 @@ final class HttpCore
     /** Tells the worker its open HTTP connections and requests in flight (shown by `kiln status`); on the housekeeping tick. */
     public function reportCounts(): void
     {
-        $this->context->count('http', \count($this->connections));
+        // By kind, each connection once: one carrying an event stream counts as `sse` (PushedStreams), not here.
+        $this->context->count('http', \count($this->connections) - $this->pushes->openCount());
         $this->context->count('inflight', \count($this->serving));
     }
 

@@ -66,6 +66,12 @@ final class PushedStreams
         }
     }
 
+    /** Event streams open now (each on a connection of the HTTP core). */
+    public function openCount(): int
+    {
+        return \count($this->open);
+    }
+
     /** @param bool $connectionOpen false when the connection closed under the stream */
     public function finished(PushedStream $pushed, Connection $connection, Request $request, int $status, int $sent, bool $keepAlive, bool $connectionOpen): void
     {
