@@ -11,7 +11,9 @@ use Kiln\Server\StatusFile;
 
 /**
  * `kiln stop|reload|status`: signals (or reads) a running server found through its pid file
- * (--pid-file, or the default one for --listen). Exit codes: 0 done; 1 failed; status: 3 not running.
+ * (--pid-file, or the default one for --listen). Only a process verified to be Kiln's supervisor is signalled
+ * (PidFile::isSupervisor): a stale pid file means "not running". Exit codes: 0 done; 1 failed or not running;
+ * status: 3 not running.
  */
 final class ControlCommand
 {
@@ -52,9 +54,12 @@ final class ControlCommand
         } catch (\ValueError $e) {
             throw new UsageException($e->getMessage(), 0, $e);
         }
-        $pid = PidFile::livePid($pidPath);
+        $recorded = PidFile::recordedPid($pidPath);
+        $pid = $recorded !== null && PidFile::isSupervisor($recorded) ? $recorded : null;
         if ($pid === null) {
-            $this->err("no running server found through pid file $pidPath");
+            $this->err($recorded === null
+                ? "no running server found through pid file $pidPath"
+                : "no running server: the pid file $pidPath is stale (" . PidFile::whyStale($recorded) . ')');
             return $command === 'status' ? self::NOT_RUNNING : 1;
         }
         return match ($command) {
@@ -72,7 +77,7 @@ final class ControlCommand
             return 1;
         }
         $deadline = microtime(true) + ($timeout ?? ($graceful ? 60.0 : 15.0));
-        while (PidFile::alive($pid)) {
+        while (PidFile::isSupervisor($pid)) {
             if (microtime(true) >= $deadline) {
                 $this->err("server $pid is still running after the timeout; try again, or kill -KILL $pid");
                 return 1;
