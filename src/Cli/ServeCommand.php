@@ -175,6 +175,10 @@ final class ServeCommand
         try {
             // The title first: from the moment the pid file names this process, `kiln stop|reload` must recognize it.
             @cli_set_process_title(PidFile::SUPERVISOR_TITLE);
+            if (!PidFile::isSupervisor((int) getmypid())) {
+                $log->warning('cannot set the process title "' . PidFile::SUPERVISOR_TITLE . '": kiln stop, reload '
+                    . 'and status will not recognize this server; stop it with kill -TERM ' . getmypid());
+            }
             $pidFile->write();
             return $supervisor->run();
         } catch (ServerException $e) {
