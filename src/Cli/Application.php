@@ -73,7 +73,8 @@ final class Application
               kiln serve PATH [options]   serve an app script, a directory holding app.php, or a document root
               kiln stop [--graceful] [--timeout=S] [--pid-file=F | --listen=HOST:PORT]
               kiln reload [--pid-file=F | --listen=HOST:PORT]    start new workers with fresh code (SIGHUP)
-              kiln status [--json | --watch] [--pid-file=F | --listen=HOST:PORT]
+              kiln status [--json] [--watch] [--pid-file=F | --listen=HOST:PORT]
+                                        --watch: redrawn every second; with --json, one JSON object a line every second
               kiln help | --help        this text
               kiln --version
 
@@ -147,6 +148,9 @@ final class Application
                                         --cache-control='/build/=public, max-age=31536000, immutable'
 
             Signals to the supervisor: TERM/INT stop, QUIT graceful stop, HUP reload, USR1 reopen logs.
+            stop, reload and status act only on a process that is Kiln's supervisor (its title is "kiln: supervisor"):
+            a pid file naming any other process is stale, and counts as "not running" (exit 1; status: 3).
+            `kiln serve` replaces a stale pid file.
 
             HELP);
         return 0;

@@ -11,7 +11,9 @@ use Kiln\Server\StatusFile;
 
 /**
  * `kiln stop|reload|status`: signals (or reads) a running server found through its pid file
- * (--pid-file, or the default one for --listen). Exit codes: 0 done; 1 failed; status: 3 not running.
+ * (--pid-file, or the default one for --listen). Only a process verified to be Kiln's supervisor is signalled
+ * (PidFile::isSupervisor): a stale pid file means "not running". Exit codes: 0 done (also when the output
+ * was closed, as in `kiln status | head -1`); 1 failed or not running; status: 3 not running.
  */
 final class ControlCommand
 {
@@ -52,16 +54,19 @@ final class ControlCommand
         } catch (\ValueError $e) {
             throw new UsageException($e->getMessage(), 0, $e);
         }
-        $pid = PidFile::livePid($pidPath);
+        $recorded = PidFile::recordedPid($pidPath);
+        $pid = $recorded !== null && PidFile::isSupervisor($recorded) ? $recorded : null;
         if ($pid === null) {
-            $this->err("no running server found through pid file $pidPath");
+            $this->err($recorded === null
+                ? "no running server found through pid file $pidPath"
+                : "no running server: the pid file $pidPath is stale (" . PidFile::whyStale($recorded) . ')');
             return $command === 'status' ? self::NOT_RUNNING : 1;
         }
         return match ($command) {
             'stop' => $this->stop($pid, $options->flag('graceful'), $options->float('timeout')),
             'reload' => $this->signal($pid, SIGHUP, 'reload'),
             default => $options->flag('watch')
-                ? $this->watch($pid, StatusFile::besidePidFile($pidPath), $pidPath)
+                ? $this->watch($pid, StatusFile::besidePidFile($pidPath), $pidPath, $options->flag('json'))
                 : $this->status($pid, StatusFile::besidePidFile($pidPath), $options->flag('json')),
         };
     }
@@ -72,7 +77,7 @@ final class ControlCommand
             return 1;
         }
         $deadline = microtime(true) + ($timeout ?? ($graceful ? 60.0 : 15.0));
-        while (PidFile::alive($pid)) {
+        while (PidFile::isSupervisor($pid)) {
             if (microtime(true) >= $deadline) {
                 $this->err("server $pid is still running after the timeout; try again, or kill -KILL $pid");
                 return 1;
@@ -92,37 +97,51 @@ final class ControlCommand
         if ($signal === SIGHUP) {
             $this->out("reload requested from server $pid\n");
         }
-        return 0;
+        return 0; // Said or not (a closed output), the signal went.
     }
 
-    /** `kiln status --watch`: the table redrawn every second until the server goes (or Ctrl-C). */
-    private function watch(int $pid, StatusFile $file, string $pidPath): int
+    /**
+     * `kiln status --watch`: the table redrawn every second until the server goes (or Ctrl-C, or the output is
+     * closed). With --json, one JSON object a line every second, and nothing else on stdout.
+     */
+    private function watch(int $pid, StatusFile $file, string $pidPath, bool $json): int
     {
         while (PidFile::livePid($pidPath) === $pid) {
-            $this->out("\e[H\e[2J" . date('H:i:s') . "  (kiln status --watch; Ctrl-C to leave)\n");
-            $this->status($pid, $file, false);
+            $text = $json ? '' : "\e[H\e[2J" . date('H:i:s') . "  (kiln status --watch; Ctrl-C to leave)\n";
+            if (!$this->out($text . $this->render($pid, $file, $json, 0))) {
+                return 0;
+            }
             usleep(1_000_000);
         }
-        $this->out("the server (pid $pid) is gone\n");
+        if ($json) {
+            $this->err("the server (pid $pid) is gone");
+        } else {
+            $this->out("the server (pid $pid) is gone\n");
+        }
         return self::NOT_RUNNING;
     }
 
     private function status(int $pid, StatusFile $file, bool $json): int
     {
+        $this->out($this->render($pid, $file, $json, JSON_PRETTY_PRINT));
+        return 0; // Also when the output was closed (`kiln status | head -1`), as `yes | head` does.
+    }
+
+    private function render(int $pid, StatusFile $file, bool $json, int $jsonFlags): string
+    {
         $status = $file->read() ?? ['pid' => $pid, 'workers' => []];
         if ($json) {
-            $this->out(json_encode($status, JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES) . "\n");
-            return 0;
+            return json_encode($status, $jsonFlags | JSON_UNESCAPED_SLASHES) . "\n";
         }
         $state = \is_string($status['state'] ?? null) ? $status['state'] : 'running';
         $listen = \is_array($status['listen'] ?? null) ? implode(' ', array_map(static fn(mixed $v): string => \is_string($v) ? $v : '', $status['listen'])) : '';
-        $this->out("kiln $state: supervisor pid $pid $listen\n");
+        $text = "kiln $state: supervisor pid $pid $listen\n";
         $now = microtime(true);
         foreach (\is_array($status['workers'] ?? null) ? $status['workers'] : [] as $w) {
             if (!\is_array($w)) {
                 continue;
             }
-            $this->out(sprintf(
+            $text .= sprintf(
                 "  worker %d  pid %d  %s  requests %d  in flight %d  http %d  websockets %d  sse %d  memory %.1fM  uptime %ds  restarts %d\n",
                 self::num($w['id'] ?? 0),
                 self::num($w['pid'] ?? 0),
@@ -135,18 +154,18 @@ final class ControlCommand
                 self::num($w['memory'] ?? 0) / 1048576,
                 (int) ($now - self::num($w['started'] ?? $now)),
                 self::num($w['restarts'] ?? 0),
-            ));
+            );
         }
         $sidecars = \is_array($status['sidecars'] ?? null) ? $status['sidecars'] : [];
         if (self::num($sidecars['processes'] ?? 0) > 0) {
             $pss = $sidecars['pss'] ?? null;
-            $this->out(sprintf(
+            $text .= sprintf(
                 "  php-cgi pool  processes %d  pss %s\n",
                 self::num($sidecars['processes']),
                 is_numeric($pss) ? sprintf('%.1fM', (float) $pss / 1048576) : 'unknown',
-            ));
+            );
         }
-        return 0;
+        return $text;
     }
 
     private static function num(mixed $value): float
@@ -154,13 +173,14 @@ final class ControlCommand
         return is_numeric($value) ? (float) $value : 0.0;
     }
 
-    private function out(string $text): void
+    /** False once stdout is closed (EPIPE: the reader left, as `head -1` does); PHP's notice is not shown. */
+    private function out(string $text): bool
     {
-        fwrite($this->stdout, $text);
+        return @fwrite($this->stdout, $text) === \strlen($text);
     }
 
     private function err(string $text): void
     {
-        fwrite($this->stderr, "kiln: $text\n");
+        @fwrite($this->stderr, "kiln: $text\n");
     }
 }

@@ -73,7 +73,7 @@ final class ServeCommand
         try {
             $listeners->open();
             $pidFile = new PidFile($config->pidFilePath($listeners->bound()[0]));
-            $pidFile->check();
+            $stalePid = $pidFile->check();
             $errorLogPath = $config->errorLogPath($pidFile->path);
             $errorLog = $errorLogPath === '-' ? LogFile::stderr() : new LogFile($errorLogPath);
             $errorLog->open();
@@ -100,6 +100,9 @@ final class ServeCommand
             $errorLog->reopen(); // The daemon's own handle, not one shared with the launcher.
         }
         $log = new Log($errorLog, $config->logLevel, $options->errorLogJson);
+        if ($stalePid !== null) {
+            $log->warning("replacing the stale pid file {$pidFile->path} (" . PidFile::whyStale($stalePid) . ')');
+        }
         // Only the sequential tier includes scripts in the workers on every request (an app.php may ask for it).
         $sequential = $options->target->kind !== Target::DOCROOT || $options->site->tier === Tier::Sequential;
         if ($sequential && ($warning = JitLauncher::fileUpdateProtectionWarning()) !== null) {
@@ -173,6 +176,12 @@ final class ServeCommand
             $admin,
         );
         try {
+            // The title first: from the moment the pid file names this process, `kiln stop|reload` must recognize it.
+            @cli_set_process_title(PidFile::SUPERVISOR_TITLE);
+            if (!PidFile::isSupervisor((int) getmypid())) {
+                $log->warning('cannot set the process title "' . PidFile::SUPERVISOR_TITLE . '": kiln stop, reload '
+                    . 'and status will not recognize this server; stop it with kill -TERM ' . getmypid());
+            }
             $pidFile->write();
             return $supervisor->run();
         } catch (ServerException $e) {

@@ -80,7 +80,7 @@ final class Supervisor
     public function run(): int
     {
         $this->signals->install();
-        @cli_set_process_title('kiln: supervisor');
+        @cli_set_process_title(PidFile::SUPERVISOR_TITLE);
         try {
             $this->background?->start($this->forgetInChild(...));
         } catch (ServerException $e) {

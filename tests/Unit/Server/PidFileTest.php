@@ -1,0 +1,81 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Unit\Server;
+
+use Kiln\Server\PidFile;
+use Kiln\Server\ServerException;
+use PHPUnit\Framework\TestCase;
+
+final class PidFileTest extends TestCase
+{
+    private string $path;
+
+    /** @var list<resource> */
+    private array $children = [];
+
+    protected function setUp(): void
+    {
+        $this->path = sys_get_temp_dir() . '/kiln-pidfile-test-' . getmypid() . '-' . bin2hex(random_bytes(4)) . '.pid';
+    }
+
+    protected function tearDown(): void
+    {
+        foreach ($this->children as $child) {
+            posix_kill((int) proc_get_status($child)['pid'], SIGKILL);
+            proc_close($child);
+        }
+        @unlink($this->path);
+    }
+
+    public function testAProcessCarryingTheSupervisorsTitleHoldsThePidFile(): void
+    {
+        $pid = $this->child('cli_set_process_title(' . var_export(PidFile::SUPERVISOR_TITLE, true) . '); echo "up\n"; sleep(30);');
+        file_put_contents($this->path, "$pid\n");
+        self::assertTrue(PidFile::isSupervisor($pid));
+        self::assertSame($pid, PidFile::livePid($this->path));
+        $this->expectException(ServerException::class);
+        $this->expectExceptionMessage("is held by running process $pid");
+        (new PidFile($this->path))->check();
+    }
+
+    public function testALiveProcessWithoutTheTitleLeavesTheFileStaleAndWriteReplacesIt(): void
+    {
+        $pid = $this->child('echo "up\n"; sleep(30);');
+        file_put_contents($this->path, "$pid\n");
+        self::assertTrue(PidFile::alive($pid));
+        self::assertFalse(PidFile::isSupervisor($pid));
+        self::assertNull(PidFile::livePid($this->path));
+        self::assertSame($pid, PidFile::recordedPid($this->path));
+        self::assertSame("process $pid is not a Kiln supervisor", PidFile::whyStale($pid));
+        $file = new PidFile($this->path);
+        self::assertSame($pid, $file->check());
+        $file->write();
+        self::assertSame(getmypid(), PidFile::recordedPid($this->path));
+        $file->remove();
+        self::assertFileDoesNotExist($this->path, 'the writer removes its file even without the title');
+    }
+
+    public function testNoFileOrNoPidInItIsNothingToReplace(): void
+    {
+        $file = new PidFile($this->path);
+        self::assertNull($file->check());
+        file_put_contents($this->path, "not a pid\n");
+        self::assertNull(PidFile::recordedPid($this->path));
+        self::assertNull($file->check());
+    }
+
+    /** Starts `php -r $code` and waits for its first line; returns its pid. */
+    private function child(string $code): int
+    {
+        $child = proc_open([PHP_BINARY, '-r', $code], [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['file', '/dev/null', 'w']], $pipes);
+        self::assertNotFalse($child);
+        $this->children[] = $child;
+        $read = [$pipes[1]];
+        $none = null;
+        self::assertSame(1, stream_select($read, $none, $none, 10), 'the child started within 10 s');
+        self::assertSame("up\n", fgets($pipes[1]));
+        return (int) proc_get_status($child)['pid'];
+    }
+}
