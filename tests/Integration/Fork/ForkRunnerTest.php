@@ -133,13 +133,45 @@ final class ForkRunnerTest extends TestCase
         self::assertSame("before exit\nshutdown ran\n", $response['body']);
     }
 
-    public function testAFatalErrorIsA500WithoutTheBufferedOutputAndIsLogged(): void
+    public function testAFatalErrorIsA500WithTheOutputSoFarAndIsLogged(): void
     {
         $response = $this->get('/fatal.php');
         self::assertSame(500, $response['status']);
-        self::assertSame('', $response['body']);
+        self::assertSame("partial output\n", $response['body'], 'as php-fpm and php-cgi with display_errors off');
         $this->server()->waitForLog('/kiln_no_such_function/', 5.0);
         self::assertSame('a route', $this->get('/route')['body']);
+    }
+
+    public function testAStatusTheScriptSetIsKeptAfterAFatalError(): void
+    {
+        $response = $this->get('/fatal-after-status.php');
+        self::assertSame(404, $response['status'], 'PHP turns only a 200 into a 500');
+        self::assertSame('not here', $response['body']);
+    }
+
+    public function testTheLoggedTraceOfAnUncaughtExceptionHasOnlyTheScriptsFrames(): void
+    {
+        $response = $this->get('/fatal-in-function.php');
+        self::assertSame(500, $response['status']);
+        self::assertSame('before the error', $response['body']);
+        $this->server()->waitForLog('/fork:   thrown in .*fatal-in-function\.php/', 5.0);
+        $log = $this->server()->log();
+        $start = \strrpos($log, 'PHP Fatal error:  Uncaught RuntimeException: kiln fork trace check');
+        self::assertIsInt($start);
+        $end = (int) \strpos($log, 'thrown in', $start);
+        $lines = \array_map(
+            static fn(string $line): string => \rtrim((string) \preg_replace('/^.*? fork: /', '', $line)),
+            \explode("\n", \substr($log, $start, $end - $start)),
+        );
+        $www = (string) \realpath(__DIR__ . '/fixture/www');
+        self::assertSame([
+            "PHP Fatal error:  Uncaught RuntimeException: kiln fork trace check in $www/fatal-in-function.php:12",
+            'Stack trace:',
+            "#0 $www/fatal-in-function.php(7): kiln_fork_inner()",
+            "#1 $www/fatal-in-function.php(16): kiln_fork_outer()",
+            '#2 {main}',
+            '',
+        ], $lines, 'the trace ends where the script began, as under php-fpm: no frame of the fork server');
     }
 
     public function testAChildThatDiesWithoutAResponseIsA502(): void
