@@ -8,18 +8,35 @@ use Kiln\Tests\Support\KilnPerClass;
 use Kiln\Tests\Support\KilnProcess;
 use Kiln\Tests\Support\PeerProcess;
 use Kiln\Tests\Support\RawClient;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
 /** The fork tier through a real server: each request in a child of the worker's fork server. */
 final class ForkRunnerTest extends TestCase
 {
-    use KilnPerClass;
+    use KilnPerClass {
+        tearDownAfterClass as stopServer;
+    }
 
     private const APP = __DIR__ . '/fixture/app.php';
 
+    /** The children's upload_tmp_dir: PHP spills a php://input past 16 KiB to a file there. */
+    private static string $tmp = '';
+
     public static function setUpBeforeClass(): void
     {
-        self::$server = KilnProcess::start(self::APP, ['--workers=1'], ['KILN_TEST_FORK_MAX' => '2', 'KILN_TEST_FORK_TIMEOUT' => '1.5']);
+        self::$tmp = \sys_get_temp_dir() . '/kiln-fork-tmp-' . \getmypid() . '-' . \bin2hex(\random_bytes(4));
+        \mkdir(self::$tmp);
+        self::$server = KilnProcess::start(self::APP, ['--workers=1'], ['KILN_TEST_FORK_MAX' => '2', 'KILN_TEST_FORK_TIMEOUT' => '1.5', 'KILN_TEST_FORK_TMP' => self::$tmp]);
+    }
+
+    public static function tearDownAfterClass(): void
+    {
+        self::stopServer();
+        foreach (\glob(self::$tmp . '/*') ?: [] as $file) {
+            @\unlink($file);
+        }
+        @\rmdir(self::$tmp);
     }
 
     public function testTheForkServerDoesNotHoldTheWorkersConnections(): void
@@ -174,6 +191,60 @@ final class ForkRunnerTest extends TestCase
         ], $lines, 'the trace ends where the script began, as under php-fpm: no frame of the fork server');
     }
 
+    /** @return array<string, array{string, string, string}> */
+    public static function bodies(): array
+    {
+        return [
+            'a JSON POST' => ['POST', 'application/json', '{"a":1}'],
+            'a text PUT' => ['PUT', 'text/plain', "put body\n"],
+            'a PATCH' => ['PATCH', 'application/merge-patch+json', '{"b":null}'],
+            'a DELETE with a body' => ['DELETE', 'application/octet-stream', "\x00\x01binary\xff"],
+            'a POST without a content type' => ['POST', '', 'just bytes'],
+        ];
+    }
+
+    #[DataProvider('bodies')]
+    public function testPhpInputHoldsTheRequestBodyAndCanBeReadTwice(string $method, string $type, string $body): void
+    {
+        $input = $this->input($method, $type, $body);
+        self::assertSame($method, $input['method']);
+        self::assertSame(\bin2hex($body), $input['raw']);
+        self::assertTrue($input['read_again'], 'php://input can be opened again and reads the whole body again');
+        self::assertSame([], $input['post']);
+    }
+
+    public function testAnUrlencodedPostIsInPhpInputAndInPost(): void
+    {
+        $input = $this->input('POST', 'application/x-www-form-urlencoded', 'a=1&b%5B%5D=two+words');
+        self::assertSame(\bin2hex('a=1&b%5B%5D=two+words'), $input['raw']);
+        self::assertTrue($input['read_again']);
+        self::assertSame(['a' => '1', 'b' => ['two words']], $input['post']);
+    }
+
+    public function testAMultipartFormIsNotInPhpInputAsUnderPhpFpm(): void
+    {
+        $boundary = 'kilnforkinput';
+        $body = "--$boundary\r\nContent-Disposition: form-data; name=\"f\"; filename=\"a.txt\"\r\n\r\nfile\r\n--$boundary--\r\n";
+        $input = $this->input('POST', "multipart/form-data; boundary=$boundary", $body);
+        self::assertSame('', $input['raw']);
+        self::assertSame(['f'], $input['files']);
+    }
+
+    public function testALargeBodyReachesPhpInputWholeAndLeavesNoFileBehind(): void
+    {
+        // ~5.4 MB: spooled to a file by the worker and by the fork server, and spilled to one by PHP in the child.
+        $body = \str_repeat('{"k":"' . \bin2hex(\random_bytes(32)) . '"}' . "\n", 72_000);
+        $input = $this->input('PUT', 'application/x-ndjson', $body, 20.0);
+        self::assertSame(\strlen($body), $input['length']);
+        self::assertSame(\md5($body), $input['md5']);
+        self::assertTrue($input['read_again']);
+        $deadline = \microtime(true) + 3.0;
+        while (($left = \glob(self::$tmp . '/*') ?: []) !== [] && \microtime(true) < $deadline) {
+            \usleep(20_000);
+        }
+        self::assertSame([], $left, 'the file PHP spilled php://input to is removed when the child ends');
+    }
+
     public function testAChildThatDiesWithoutAResponseIsA502(): void
     {
         self::assertSame(502, $this->get('/crash.php')['status']);
@@ -277,6 +348,22 @@ final class ForkRunnerTest extends TestCase
         }
 
         return $children;
+    }
+
+    /** @return array<mixed> what input.php saw */
+    private function input(string $method, string $type, string $body, float $timeout = 5.0): array
+    {
+        $client = RawClient::to($this->server());
+        $head = "$method /input.php HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" . ($type === '' ? '' : "Content-Type: $type\r\n");
+        $client->send($head . 'Content-Length: ' . \strlen($body) . "\r\n\r\n$body");
+        $response = $client->readResponse($timeout);
+        $client->close();
+        self::assertNotNull($response);
+        self::assertSame(200, $response['status'], $response['body']);
+        $data = \json_decode($response['body'], true, flags: \JSON_THROW_ON_ERROR);
+        self::assertIsArray($data);
+
+        return $data;
     }
 
     /** @return array<string, mixed> */

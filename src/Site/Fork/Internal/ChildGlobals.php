@@ -10,18 +10,24 @@ use Kiln\Http\Body\FormNames;
 use Kiln\Http\Cookie;
 use Kiln\Http\Multipart\MultipartParser;
 use Kiln\Http\UploadedFile;
+use Kiln\Site\Sequential\Engine\InputBody;
 use Kiln\Site\Sequential\Engine\SapiGlobals;
 use Kiln\Site\Sequential\Engine\UploadTable;
 use Kiln\Site\Sequential\ScriptEnvironment;
 
 /**
  * @internal In a forked child: the superglobals a web SAPI would have built from the CGI meta-variables
- * and the body ($_SERVER, $_GET, $_POST, $_COOKIE, $_FILES, $_REQUEST with request_order "GP").
+ * and the body ($_SERVER, $_GET, $_POST, $_COOKIE, $_FILES, $_REQUEST with request_order "GP"), and
+ * php://input, which holds the body as under a web SAPI: for every method and type but a multipart POST
+ * (that one became $_POST and $_FILES).
  */
 final class ChildGlobals
 {
     /** @var list<string> temporary upload files, removed at the end unless moved */
     public array $uploads = [];
+
+    /** @param InputBody|null $input php://input's stream, probed in the fork server (null: it reads empty) */
+    public function __construct(private readonly ?InputBody $input = null) {}
 
     /**
      * @param array<string, string> $params
@@ -50,7 +56,9 @@ final class ChildGlobals
             }
         }
         $_COOKIE = $cookies;
-        [$_POST, $_FILES] = ($params['REQUEST_METHOD'] ?? '') === 'POST' ? $this->form($params['CONTENT_TYPE'] ?? '', $body) : [[], []];
+        $post = ($params['REQUEST_METHOD'] ?? '') === 'POST';
+        $type = \strtolower(\trim(\explode(';', $params['CONTENT_TYPE'] ?? '')[0]));
+        [$_POST, $_FILES] = $post ? $this->form($type, $params['CONTENT_TYPE'] ?? '', $body) : [[], []];
         $_REQUEST = \array_merge($_GET, $_POST);
         if ($this->uploads !== []) {
             // is_uploaded_file() and move_uploaded_file() accept the request's own uploads, as under a web SAPI.
@@ -58,6 +66,10 @@ final class ChildGlobals
             foreach ($this->uploads as $path) {
                 $table?->add($path);
             }
+        }
+        if ($this->input !== null && !($post && $type === 'multipart/form-data')) {
+            \rewind($body);
+            $this->input->replaceFromStream($body);
         }
         \rewind($body);
     }
@@ -73,13 +85,13 @@ final class ChildGlobals
     }
 
     /**
+     * @param string $type the media type of $contentType, lower-cased
      * @param resource $body
      *
      * @return array{array<array-key, mixed>, array<array-key, mixed>}
      */
-    private function form(string $contentType, mixed $body): array
+    private function form(string $type, string $contentType, mixed $body): array
     {
-        $type = \strtolower(\trim(\explode(';', $contentType)[0]));
         if ($type === 'application/x-www-form-urlencoded') {
             \parse_str((string) \stream_get_contents($body), $post);
 
