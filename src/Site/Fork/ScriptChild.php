@@ -84,6 +84,7 @@ final class ScriptChild implements ForkChild
         if ($sink === false) {
             exit(70);
         }
+        \http_response_code(200); // as under a web SAPI (the CLI has none until one is set)
         $globals = new ChildGlobals($this->input);
         $globals->install($params, $body);
         $input = $this->quickExit === null ? null : $this->input;
