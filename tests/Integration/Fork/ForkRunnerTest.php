@@ -159,6 +159,19 @@ final class ForkRunnerTest extends TestCase
         self::assertSame('a route', $this->get('/route')['body']);
     }
 
+    public function testAScriptThatRunsOutOfMemoryGets500NotABadGateway(): void
+    {
+        self::assertSame(500, $this->get('/memory.php')['status'], 'as php-cgi: PHP answers its own fatal error');
+        $this->server()->waitForLog('/fork: PHP Fatal error:  Allowed memory size of 16777216 bytes exhausted/', 5.0);
+    }
+
+    public function testAFatalErrorInAShutdownFunctionIsA500WithTheOutputSoFar(): void
+    {
+        $response = $this->get('/shutdown-fatal.php');
+        self::assertSame(500, $response['status'], 'as php-cgi');
+        self::assertSame('main in shutdown', $response['body']);
+    }
+
     public function testAStatusTheScriptSetIsKeptAfterAFatalError(): void
     {
         $response = $this->get('/fatal-after-status.php');

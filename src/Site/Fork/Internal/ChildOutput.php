@@ -74,6 +74,11 @@ final class ChildOutput
                 @\fwrite($this->sink, $printed);
             }
             $this->end();
+        } elseif (\ob_get_level() === 0) {
+            // PHP dropped every output buffer without a call to their handlers (as it does when memory ran out):
+            // the output so far is lost, as under php-cgi, but the head still goes out.
+            $this->sendHead();
+            $this->end();
         }
     }
 
