@@ -16,9 +16,9 @@ use Kiln\Site\Sequential\HeaderHook;
  * What a fork server's child does for the fork tier: builds the superglobals from the CGI meta-variables
  * and the body, keeps header()/setcookie() working under the CLI (HeaderHook, installed once in the fork
  * server so every child inherits it), gives php://input the body (InputBody, probed once in the fork
- * server), changes to the script's directory, and has the server include the
- * script at the global scope. Its output becomes a CGI response on the connection (ChildOutput); exit(),
- * fatal errors (500) and shutdown functions behave as under php-fpm.
+ * server), changes to the script's directory, and has the server include the script at the global scope.
+ * Its output becomes a CGI response on the connection (ChildOutput); exit(), fatal errors (500) and
+ * shutdown functions behave as under php-fpm.
  */
 final class ScriptChild implements ForkChild
 {
