@@ -379,7 +379,7 @@ final class ForkRunnerTest extends TestCase
         return $data;
     }
 
-    /** @return array<string, mixed> */
+    /** @return array<mixed> */
     private function json(string $target): array
     {
         $response = $this->get($target);
