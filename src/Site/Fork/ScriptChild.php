@@ -8,19 +8,25 @@ use Kiln\Isolation\Fork\ForkChild;
 use Kiln\Site\Fork\Internal\ChildGlobals;
 use Kiln\Site\Fork\Internal\ChildOutput;
 use Kiln\Site\Sequential\CodeRevalidation;
+use Kiln\Site\Sequential\Engine\InputBody;
+use Kiln\Site\Sequential\Engine\SapiGlobals;
 use Kiln\Site\Sequential\HeaderHook;
 
 /**
  * What a fork server's child does for the fork tier: builds the superglobals from the CGI meta-variables
  * and the body, keeps header()/setcookie() working under the CLI (HeaderHook, installed once in the fork
- * server so every child inherits it), changes to the script's directory, and has the server include the
- * script at the global scope. Its output becomes a CGI response on the connection (ChildOutput); exit(),
- * fatal errors (500) and shutdown functions behave as under php-fpm.
+ * server so every child inherits it), gives php://input the body (InputBody, probed once in the fork
+ * server), changes to the script's directory, and has the server include the script at the global scope.
+ * Its output becomes a CGI response on the connection (ChildOutput); exit(), fatal errors (500) and
+ * shutdown functions behave as under php-fpm.
  */
 final class ScriptChild implements ForkChild
 {
     /** @var (\Closure(int): never)|null */
     private ?\Closure $quickExit = null;
+
+    /** php://input's stream (null: not available, php://input reads empty). */
+    private ?InputBody $input = null;
 
     /** Edited scripts noticed by opcache (false: opcache off or not checking timestamps; null: not looked yet). */
     private CodeRevalidation|false|null $revalidation = null;
@@ -48,6 +54,10 @@ final class ScriptChild implements ForkChild
         } else {
             \fwrite(\STDERR, "Kiln fork: header() and setcookie() are lost: $reason\n");
         }
+        $this->input = InputBody::probe(SapiGlobals::find());
+        if ($this->input === null) {
+            \fwrite(\STDERR, "Kiln fork: php://input reads empty: this PHP build does not let Kiln fill it\n");
+        }
         \ini_set('display_errors', '0');
         \ini_set('log_errors', '1');
         \ini_set('html_errors', '0');
@@ -74,9 +84,16 @@ final class ScriptChild implements ForkChild
         if ($sink === false) {
             exit(70);
         }
-        $globals = new ChildGlobals();
+        \http_response_code(200); // as under a web SAPI (the CLI has none until one is set)
+        $globals = new ChildGlobals($this->input);
         $globals->install($params, $body);
-        $output = new ChildOutput($sink, $this->quickExit, $globals->cleanUp(...));
+        $input = $this->quickExit === null ? null : $this->input;
+        $cleanUp = static function () use ($globals, $input): void {
+            $globals->cleanUp();
+            // PHP's own shutdown closes php://input's stream (removing the file a large body spilled to); _exit() skips it.
+            $input?->release();
+        };
+        $output = new ChildOutput($sink, $this->quickExit, $cleanUp);
         $output->start();
         // Registered from a shutdown function, so it runs after the script's own shutdown functions. One of
         // those that calls exit() makes PHP skip the rest; the destructors that run next do not skip this one.

@@ -103,11 +103,18 @@ final class Superglobals
     private static function cookies(Request $request): array
     {
         $headers = $request->head->headers['cookie'] ?? null;
-        if ($headers === null) {
-            return [];
-        }
+        return $headers === null ? [] : self::cookieHeader(implode('; ', $headers));
+    }
+
+    /**
+     * `$_COOKIE` from a Cookie header (several joined with `; `, as HTTP_COOKIE has them), parsed as cookies() says.
+     *
+     * @return array<array-key, mixed>
+     */
+    public static function cookieHeader(string $header): array
+    {
         $seen = $query = [];
-        foreach (explode(';', implode('; ', $headers)) as $pair) {
+        foreach (explode(';', $header) as $pair) {
             $pair = ltrim($pair, " \t\n\r\v\f");
             if ($pair === '' || $pair[0] === '=') {
                 continue;

@@ -8,18 +8,35 @@ use Kiln\Tests\Support\KilnPerClass;
 use Kiln\Tests\Support\KilnProcess;
 use Kiln\Tests\Support\PeerProcess;
 use Kiln\Tests\Support\RawClient;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
 /** The fork tier through a real server: each request in a child of the worker's fork server. */
 final class ForkRunnerTest extends TestCase
 {
-    use KilnPerClass;
+    use KilnPerClass {
+        tearDownAfterClass as stopServer;
+    }
 
     private const APP = __DIR__ . '/fixture/app.php';
 
+    /** The children's upload_tmp_dir: PHP spills a php://input past 16 KiB to a file there. */
+    private static string $tmp = '';
+
     public static function setUpBeforeClass(): void
     {
-        self::$server = KilnProcess::start(self::APP, ['--workers=1'], ['KILN_TEST_FORK_MAX' => '2', 'KILN_TEST_FORK_TIMEOUT' => '1.5']);
+        self::$tmp = \sys_get_temp_dir() . '/kiln-fork-tmp-' . \getmypid() . '-' . \bin2hex(\random_bytes(4));
+        \mkdir(self::$tmp);
+        self::$server = KilnProcess::start(self::APP, ['--workers=1'], ['KILN_TEST_FORK_MAX' => '2', 'KILN_TEST_FORK_TIMEOUT' => '1.5', 'KILN_TEST_FORK_TMP' => self::$tmp]);
+    }
+
+    public static function tearDownAfterClass(): void
+    {
+        self::stopServer();
+        foreach (\glob(self::$tmp . '/*') ?: [] as $file) {
+            @\unlink($file);
+        }
+        @\rmdir(self::$tmp);
     }
 
     public function testTheForkServerDoesNotHoldTheWorkersConnections(): void
@@ -133,13 +150,112 @@ final class ForkRunnerTest extends TestCase
         self::assertSame("before exit\nshutdown ran\n", $response['body']);
     }
 
-    public function testAFatalErrorIsA500WithoutTheBufferedOutputAndIsLogged(): void
+    public function testAFatalErrorIsA500WithTheOutputSoFarAndIsLogged(): void
     {
         $response = $this->get('/fatal.php');
         self::assertSame(500, $response['status']);
-        self::assertSame('', $response['body']);
+        self::assertSame("partial output\n", $response['body'], 'as php-fpm and php-cgi with display_errors off');
         $this->server()->waitForLog('/kiln_no_such_function/', 5.0);
         self::assertSame('a route', $this->get('/route')['body']);
+    }
+
+    public function testAScriptThatRunsOutOfMemoryGets500NotABadGateway(): void
+    {
+        self::assertSame(500, $this->get('/memory.php')['status'], 'as php-cgi: PHP answers its own fatal error');
+        $this->server()->waitForLog('/fork: PHP Fatal error:  Allowed memory size of 16777216 bytes exhausted/', 5.0);
+    }
+
+    public function testAFatalErrorInAShutdownFunctionIsA500WithTheOutputSoFar(): void
+    {
+        $response = $this->get('/shutdown-fatal.php');
+        self::assertSame(500, $response['status'], 'as php-cgi');
+        self::assertSame('main in shutdown', $response['body']);
+    }
+
+    public function testAStatusTheScriptSetIsKeptAfterAFatalError(): void
+    {
+        $response = $this->get('/fatal-after-status.php');
+        self::assertSame(404, $response['status'], 'PHP turns only a 200 into a 500');
+        self::assertSame('not here', $response['body']);
+    }
+
+    public function testTheLoggedTraceOfAnUncaughtExceptionHasOnlyTheScriptsFrames(): void
+    {
+        $response = $this->get('/fatal-in-function.php');
+        self::assertSame(500, $response['status']);
+        self::assertSame('before the error', $response['body']);
+        $this->server()->waitForLog('/fork:   thrown in .*fatal-in-function\.php/', 5.0);
+        $log = $this->server()->log();
+        $start = \strrpos($log, 'PHP Fatal error:  Uncaught RuntimeException: kiln fork trace check');
+        self::assertIsInt($start);
+        $end = (int) \strpos($log, 'thrown in', $start);
+        $lines = \array_map(
+            static fn(string $line): string => \rtrim((string) \preg_replace('/^.*? fork: /', '', $line)),
+            \explode("\n", \substr($log, $start, $end - $start)),
+        );
+        $www = (string) \realpath(__DIR__ . '/fixture/www');
+        self::assertSame([
+            "PHP Fatal error:  Uncaught RuntimeException: kiln fork trace check in $www/fatal-in-function.php:12",
+            'Stack trace:',
+            "#0 $www/fatal-in-function.php(7): kiln_fork_inner()",
+            "#1 $www/fatal-in-function.php(16): kiln_fork_outer()",
+            '#2 {main}',
+            '',
+        ], $lines, 'the trace ends where the script began, as under php-fpm: no frame of the fork server');
+    }
+
+    /** @return array<string, array{string, string, string}> */
+    public static function bodies(): array
+    {
+        return [
+            'a JSON POST' => ['POST', 'application/json', '{"a":1}'],
+            'a text PUT' => ['PUT', 'text/plain', "put body\n"],
+            'a PATCH' => ['PATCH', 'application/merge-patch+json', '{"b":null}'],
+            'a DELETE with a body' => ['DELETE', 'application/octet-stream', "\x00\x01binary\xff"],
+            'a POST without a content type' => ['POST', '', 'just bytes'],
+        ];
+    }
+
+    #[DataProvider('bodies')]
+    public function testPhpInputHoldsTheRequestBodyAndCanBeReadTwice(string $method, string $type, string $body): void
+    {
+        $input = $this->input($method, $type, $body);
+        self::assertSame($method, $input['method']);
+        self::assertSame(\bin2hex($body), $input['raw']);
+        self::assertTrue($input['read_again'], 'php://input can be opened again and reads the whole body again');
+        self::assertSame([], $input['post']);
+    }
+
+    public function testAnUrlencodedPostIsInPhpInputAndInPost(): void
+    {
+        $input = $this->input('POST', 'application/x-www-form-urlencoded', 'a=1&b%5B%5D=two+words');
+        self::assertSame(\bin2hex('a=1&b%5B%5D=two+words'), $input['raw']);
+        self::assertTrue($input['read_again']);
+        self::assertSame(['a' => '1', 'b' => ['two words']], $input['post']);
+    }
+
+    public function testAMultipartFormIsNotInPhpInputAsUnderPhpFpm(): void
+    {
+        $boundary = 'kilnforkinput';
+        $body = "--$boundary\r\nContent-Disposition: form-data; name=\"f\"; filename=\"a.txt\"\r\n\r\nfile\r\n--$boundary--\r\n";
+        $input = $this->input('POST', "multipart/form-data; boundary=$boundary", $body);
+        self::assertSame('', $input['raw']);
+        self::assertSame(['f'], $input['files']);
+    }
+
+    public function testALargeBodyReachesPhpInputWholeAndLeavesNoFileBehind(): void
+    {
+        // ~5.4 MB: spooled to a file by the worker and by the fork server, and spilled to one by PHP in the child.
+        $body = \str_repeat('{"k":"' . \bin2hex(\random_bytes(32)) . '"}' . "\n", 72_000);
+        $input = $this->input('PUT', 'application/x-ndjson', $body, 20.0);
+        self::assertSame(\strlen($body), $input['length']);
+        self::assertSame(\md5($body), $input['md5']);
+        self::assertTrue($input['read_again']);
+        $deadline = \microtime(true) + 3.0;
+        while (($left = \glob(self::$tmp . '/*') ?: []) !== [] && \microtime(true) < $deadline) {
+            \usleep(20_000);
+        }
+        self::assertSame([], $left, 'the file PHP spilled php://input to is removed when the child ends');
     }
 
     public function testAChildThatDiesWithoutAResponseIsA502(): void
@@ -247,7 +363,23 @@ final class ForkRunnerTest extends TestCase
         return $children;
     }
 
-    /** @return array<string, mixed> */
+    /** @return array<mixed> what input.php saw */
+    private function input(string $method, string $type, string $body, float $timeout = 5.0): array
+    {
+        $client = RawClient::to($this->server());
+        $head = "$method /input.php HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" . ($type === '' ? '' : "Content-Type: $type\r\n");
+        $client->send($head . 'Content-Length: ' . \strlen($body) . "\r\n\r\n$body");
+        $response = $client->readResponse($timeout);
+        $client->close();
+        self::assertNotNull($response);
+        self::assertSame(200, $response['status'], $response['body']);
+        $data = \json_decode($response['body'], true, flags: \JSON_THROW_ON_ERROR);
+        self::assertIsArray($data);
+
+        return $data;
+    }
+
+    /** @return array<mixed> */
     private function json(string $target): array
     {
         $response = $this->get($target);

@@ -10,8 +10,8 @@ use Kiln\Site\Sequential\Engine\Stdout;
  * @internal In a forked child: the output buffer that puts the CGI header block (status from
  * http_response_code(), fields from headers_list()) in front of the first byte of output, on fd 1 (the
  * connection). Like php-fpm with output_buffering=8192: header() works until 8 KiB of output went out.
- * After a fatal error with nothing sent yet, the buffered output is dropped and the status is 500, as
- * PHP does with display_errors off.
+ * After a fatal error with nothing sent yet, the status becomes 500 unless the script set another, and
+ * the output so far is sent, as php-fpm and php-cgi do with display_errors off.
  *
  * Fast exit: a forked child spends ~5 ms in PHP's own process shutdown (freeing memory it shares
  * copy-on-write with the fork server). So when PHP's request shutdown flushes this buffer for the last
@@ -25,8 +25,6 @@ final class ChildOutput
     private const FATAL = \E_ERROR | \E_PARSE | \E_CORE_ERROR | \E_COMPILE_ERROR | \E_USER_ERROR | \E_RECOVERABLE_ERROR;
 
     private bool $headSent = false;
-
-    private bool $discard = false;
 
     private bool $ending = false;
 
@@ -61,9 +59,9 @@ final class ChildOutput
         }
         $error = \error_get_last();
         $this->fatal = $error !== null && ($error['type'] & self::FATAL) !== 0;
-        if ($this->fatal && !$this->headSent) {
+        // PHP's own rule for a fatal error (false: no status set, under the CLI).
+        if ($this->fatal && !$this->headSent && \in_array(\http_response_code(), [200, false], true) && !self::displaysErrors()) {
             \http_response_code(500);
-            $this->discard = true;
         }
         $this->ending = true;
         if ($this->removed) {
@@ -72,9 +70,14 @@ final class ChildOutput
             }
             $this->sendHead();
             $printed = $this->stdout?->take() ?? '';
-            if ($printed !== '' && !$this->discard) {
+            if ($printed !== '') {
                 @\fwrite($this->sink, $printed);
             }
+            $this->end();
+        } elseif (\ob_get_level() === 0) {
+            // PHP dropped every output buffer without a call to their handlers (as it does when memory ran out):
+            // the output so far is lost, as under php-cgi, but the head still goes out.
+            $this->sendHead();
             $this->end();
         }
     }
@@ -83,7 +86,7 @@ final class ChildOutput
     {
         // The head leaves with the first byte of the body, as under a web SAPI: until then header() still counts,
         // even after the script cleaned or ended this buffer (phpMyAdmin does both).
-        if ($buffer !== '' && !$this->discard && ($phase & \PHP_OUTPUT_HANDLER_CLEAN) === 0) {
+        if ($buffer !== '' && ($phase & \PHP_OUTPUT_HANDLER_CLEAN) === 0) {
             $this->sendHead();
             @\fwrite($this->sink, $buffer);
         }
@@ -102,6 +105,14 @@ final class ChildOutput
         }
 
         return '';
+    }
+
+    /** display_errors as PHP reads it: on, yes, true, stdout, stderr or a non-zero number. */
+    private static function displaysErrors(): bool
+    {
+        $value = \strtolower(\trim((string) \ini_get('display_errors')));
+
+        return \in_array($value, ['on', 'yes', 'true', 'stdout', 'stderr'], true) || (int) $value !== 0;
     }
 
     private function end(): void

@@ -12,7 +12,9 @@ namespace Kiln\Site\Sequential\Engine;
  * wants, with no stream wrapper in the way of other php:// streams.
  *
  * probe() checks it end to end (write a marker, read it back through php://input, empty it); when that
- * fails php://input stays empty and the reason is logged.
+ * fails php://input stays empty and the reason is logged. A fork of the process that probed shares the
+ * stream (in its own copy of the memory): the fork tier probes once in its fork server and fills it in
+ * each child.
  *
  * @internal
  */
@@ -20,12 +22,19 @@ final class InputBody
 {
     private const PIECE = 65536;
 
+    /** PHP_STREAM_FREE_CLOSE: call the stream's close, release it (and its resource). */
+    private const FREE_CLOSE = 3;
+
     /** Bytes in the stream now. */
     private int $length = 0;
+
+    private bool $released = false;
 
     private function __construct(
         private readonly Native $native,
         private readonly \FFI\CData $stream,
+        /** Address of SG(request_info).request_body. */
+        private readonly int $slot,
     ) {}
 
     public static function probe(?SapiGlobals $sapi): ?self
@@ -49,7 +58,7 @@ final class InputBody
             }
             $stream = $native->ffi->cast('php_stream*', $address);
             \assert($stream instanceof \FFI\CData);
-            $body = new self($native, $stream);
+            $body = new self($native, $stream, $sapi->requestBody());
             $body->length = 1; // unknown: make replace() empty it
             $marker = 'kiln-probe-' . bin2hex(random_bytes(8));
             $body->replace($marker);
@@ -93,6 +102,21 @@ final class InputBody
             }
             $this->write($piece);
         }
+    }
+
+    /**
+     * For a process about to leave with _exit(): closes the stream now, as PHP's request shutdown would,
+     * which removes the temporary file PHP spilled a body past 16 KiB to. php://input is unusable afterwards
+     * (it opens a new empty stream), and nothing else here may be called.
+     */
+    public function release(): void
+    {
+        if ($this->released) {
+            return;
+        }
+        $this->released = true;
+        $this->native->words($this->slot)[0] = 0; // SG(request_info).request_body: PHP's shutdown must not find it
+        $this->native->ffi->_php_stream_free($this->stream, self::FREE_CLOSE); // @phpstan-ignore method.notFound
     }
 
     private function empty(): void

@@ -29,6 +29,7 @@ final class Native
         ssize_t _php_stream_write(php_stream *stream, const char *buf, size_t count);
         int _php_stream_truncate_set_size(php_stream *stream, size_t newsize);
         int _php_stream_seek(php_stream *stream, int64_t offset, int whence);
+        int _php_stream_free(php_stream *stream, int close_options);
         C;
 
     private static self|false|null $instance = null;
