@@ -16,6 +16,7 @@ use Kiln\Http\WebSocket\WebSocketConfig;
 use Kiln\Http\WebSocket\WebSocketServer;
 use Kiln\Server\Background\AppBackground;
 use Kiln\Server\LogFile;
+use Kiln\Server\WorkerLog;
 use Kiln\Server\Service;
 use Kiln\Site\DocumentRoot;
 use Kiln\Site\SiteConfig;
@@ -26,8 +27,12 @@ final class ServiceFactory
     public const KIND_SCRIPT = 'script';
     public const KIND_DOCROOT = 'docroot';
 
-    /** @param ?SiteConfig $site how a document root runs its scripts; null: the defaults (tier auto) */
-    public static function create(string $path, string $kind, Limits $limits, ?LogFile $accessLog, ?SiteConfig $site = null, ?WebSocketConfig $webSocket = null, string $accessLogFormat = 'combined', float $slowRequest = 0.0): Service
+    /**
+     * @param ?SiteConfig $site how a document root runs its scripts; null: the defaults (tier auto)
+     * @param list<string> $documentRootOptions the options given that only a document root uses (`tier`, …): an app
+     *        without `$app->site()` leaves them unused, which is logged
+     */
+    public static function create(string $path, string $kind, Limits $limits, ?LogFile $accessLog, ?SiteConfig $site = null, ?WebSocketConfig $webSocket = null, string $accessLogFormat = 'combined', float $slowRequest = 0.0, array $documentRootOptions = []): Service
     {
         $site ??= SiteConfig::create();
         $webSockets = new WebSocketServer($limits, $webSocket ?? new WebSocketConfig());
@@ -37,6 +42,10 @@ final class ServiceFactory
             default => throw new \ValueError("Unknown target kind '$kind'"),
         };
         if ($handler instanceof App) {
+            if ($documentRootOptions !== [] && !$handler->hasSite()) {
+                WorkerLog::write('warning', implode(', ', array_map(static fn(string $name): string => "--$name", $documentRootOptions))
+                    . ' set how a document root runs, and this app has none ($app->site()): ignored');
+            }
             $handler->configureSite($site);
             $handler->configureWebSockets($webSockets);
             $handler->configureRealtime($limits);

@@ -151,9 +151,9 @@ final class ServeCommand
             $config,
             $listeners,
             $log,
-            static function () use ($target, $limits, $accessLog, $site, $webSocket, $shareRedis, $accessLogFormat, $slowRequest) {
+            static function () use ($target, $limits, $accessLog, $site, $webSocket, $shareRedis, $accessLogFormat, $slowRequest, $options) {
                 $shareRedis();
-                return ServiceFactory::create($target->path, $target->kind, $limits, $accessLog, $site, $webSocket, $accessLogFormat, $slowRequest);
+                return ServiceFactory::create($target->path, $target->kind, $limits, $accessLog, $site, $webSocket, $accessLogFormat, $slowRequest, $options->documentRootOptions);
             },
             $accessLog === null ? [] : [$accessLog],
             StatusFile::besidePidFile($pidFile->path),

@@ -29,6 +29,11 @@ final class ServeOptions
     public const FLAGS = ['daemon', 'no-htaccess', 'ws-deflate', 'watch', 'dev', 'admin-public'];
     public const LIMIT_PREFIX = 'limit-';
 
+    /** Options that only a document root uses: an app.php without `$app->site()` has nothing they apply to. */
+    public const DOCUMENT_ROOT_OPTIONS = ['tier', 'time-limit', 'pool-size', 'pool-max-requests', 'pool-queue', 'pool-jit', 'pool-reuse',
+        'php-cgi', 'php-ini', 'pass-env', 'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control',
+        'symlinks', 'no-htaccess'];
+
     /** Options whose values hold commas: in env, their values are separated by `;` instead. */
     public const ENV_SEPARATORS = ['cache-control' => ';', 'redis' => ';', 'redis-sentinel' => ';', 'redis-cluster' => ';'];
 
@@ -58,6 +63,8 @@ final class ServeOptions
         public readonly float $slowRequest = 0.0,
         /** --error-log-format=json: the error log as JSON lines */
         public readonly bool $errorLogJson = false,
+        /** @var list<string> the DOCUMENT_ROOT_OPTIONS given (command line or env), for a warning when nothing uses them */
+        public readonly array $documentRootOptions = [],
     ) {}
 
     /**
@@ -155,6 +162,7 @@ final class ServeOptions
             $format,
             $slow,
             $errorFormat === 'json',
+            array_values(array_filter(self::DOCUMENT_ROOT_OPTIONS, $options->has(...))),
         );
     }
 
