@@ -14,9 +14,7 @@ use Kiln\App\Routing\Internal\UrlGenerator;
  *
  * Patterns: literal text, `{name}` (one path segment, `[^/]+`), `{name:regex}`, optional parts at the end
  * in brackets, nestable: `/blog[/{page:\d+}[/{sort}]]`. The path is matched as it is on the wire
- * (percent-encoded; a parameter's regex sees `%20`, not a space); parameters come back rawurldecoded. Only
- * an encoded unreserved character (`%34` for `4`, `%7E` for `~`) is decoded before matching, as RFC 3986
- * (6.2.2.2) makes those URIs the same; `%2F` stays a character of a segment, never a slash.
+ * (percent-encoded; a parameter's regex sees `%20`, not a space); parameters come back rawurldecoded.
  *
  * Precedence: a static route (plain literal pattern) beats a dynamic one; among dynamic routes, the one
  * registered first wins. any() routes take part in every method's order. HEAD: a HEAD route if one matches,
@@ -62,9 +60,6 @@ final class Router
         $match = $this->static->byMethod[$method][$path] ?? null;
         if ($match !== null) {
             return $match;
-        }
-        if (str_contains($path, '%') && ($normal = self::decodeUnreserved($path)) !== $path) {
-            return $this->match($method, $normal);
         }
         $tables = $this->tables ??= MethodTables::build($this->routes->routes());
         $table = $tables->for($method);
@@ -153,14 +148,5 @@ final class Router
     private function tables(): MethodTables
     {
         return $this->tables ??= MethodTables::build($this->routes->routes());
-    }
-
-    /** `%34%32` → `42`, `%7e` → `~`: percent-encoded ALPHA, DIGIT, `-`, `.`, `_`, `~`; every other escape is kept. */
-    private static function decodeUnreserved(string $path): string
-    {
-        return (string) preg_replace_callback('/%([0-9A-Fa-f]{2})/', static function (array $m): string {
-            $char = \chr((int) hexdec($m[1]));
-            return ctype_alnum($char) || $char === '-' || $char === '.' || $char === '_' || $char === '~' ? $char : $m[0];
-        }, $path);
     }
 }

@@ -58,10 +58,6 @@ final class RouterTest extends TestCase
         yield 'param spanning slashes' => ['GET', '/files/a/b/c.txt', 'file', ['path' => 'a/b/c.txt'], false];
         yield 'encoded param decoded' => ['GET', '/users/J%C3%BCrgen%20K%2F', 'user.byName', ['name' => 'Jürgen K/'], false];
         yield 'plus stays a plus' => ['GET', '/users/a+b', 'user.byName', ['name' => 'a+b'], false];
-        yield 'encoded digits are digits' => ['GET', '/users/%34%32', 'user.show', ['id' => '42'], false];
-        yield 'encoded letters reach a static route' => ['GET', '/users/%6De', 'user.me', [], false];
-        yield 'an encoded slash stays in its segment' => ['GET', '/users/a%2Fb', 'user.byName', ['name' => 'a/b'], false];
-        yield 'encoded dots are dots' => ['GET', '/users/%2E%2E', 'user.byName', ['name' => '..'], false];
         yield 'HEAD falls back to GET' => ['HEAD', '/users/42', 'user.show', ['id' => '42'], true];
         yield 'HEAD falls back to static GET' => ['HEAD', '/users', 'user.list', [], true];
         yield 'explicit HEAD wins over GET' => ['HEAD', '/ping', 'ping.head', [], false];
