@@ -383,16 +383,16 @@ final class App implements RequestHandler
         return $this;
     }
 
-    /**
-     * @internal the site() document root with the server's settings, built by the worker once the app is loaded
-     * (so the php-cgi pool is asked for at boot); an app used on its own builds it with the defaults when first asked
-     */
     /** Whether a document root is mounted behind the routes (site()). */
     public function hasSite(): bool
     {
         return $this->siteMount !== null;
     }
 
+    /**
+     * @internal the site() document root with the server's settings, built by the worker once the app is loaded
+     * (so the php-cgi pool is asked for at boot); an app used on its own builds it with the defaults when first asked
+     */
     public function configureSite(SiteConfig $config): void
     {
         if ($this->siteMount === null) {

@@ -98,7 +98,7 @@ final class Daemon
         if ($line === 'ready' || str_starts_with($line, 'ready ')) {
             $summary = trim(substr($line, 5));
             if ($summary !== '') {
-                fwrite($stdout, "kiln: $summary\n");
+                @fwrite($stdout, "kiln: $summary\n"); // a closed stdout (>&-) is no failure of the start
             }
             return 0;
         }

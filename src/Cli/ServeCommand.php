@@ -62,7 +62,7 @@ final class ServeCommand
             return $this->fail($e->getMessage());
         }
         $config = $options->config->withConnections($plan);
-        // Every process forked from here (workers, task workers, the fork server) inherits it: PHP's CLI has none.
+        // Every process forked from here (workers, task workers, the fork server) inherits it (Debian's CLI php.ini sets none).
         $phpLimit = (string) \ini_get('memory_limit');
         $memoryLimit = $config->workerMemoryLimit($phpLimit);
         $spelled = $memoryLimit === -1 ? '-1' : Config::size($memoryLimit);
@@ -159,7 +159,8 @@ final class ServeCommand
             StatusFile::besidePidFile($pidFile->path),
             $daemon === null ? null : static function () use ($daemon, $listeners, $pidFile, $errorLogPath): void {
                 $urls = implode(' ', array_map(static fn($address): string => $address->url(), $listeners->bound()));
-                $daemon->ready("serving $urls in the background: supervisor pid " . getmypid() . ", pid file {$pidFile->path}, error log $errorLogPath");
+                $daemon->ready("serving $urls in the background: supervisor pid " . getmypid() . ", pid file {$pidFile->path}, "
+                    . ($errorLogPath === '-' ? 'no error log (--error-log=-: a daemon has no stderr)' : "error log $errorLogPath"));
             },
             new BackgroundProcesses(
                 $log,

@@ -204,10 +204,11 @@ final class HttpServer implements Service
         if ($now - $this->shedLoggedAt >= 10.0) {
             $this->shedLoggedAt = $now;
             \assert($this->core !== null);
-            $capacity = Loop::get()->capacity();
+            $driver = Loop::get();
+            $capacity = $driver->capacity();
             $this->core->log('warning', "connection cap of {$this->cap} per worker reached: shed {$this->shed} "
                 . 'connection(s) with 503; raise --connections' . ($this->cap < $capacity ? " (this loop driver watches up to $capacity)"
-                : " (this loop driver watches no more than $capacity here: " . ($capacity <= SelectDriver::CAPACITY ? 'the epoll driver, from php-ffi, watches more)' : 'raise the open-files limit for more)')));
+                : " (this loop driver watches no more than $capacity here: " . ($driver instanceof SelectDriver ? 'the epoll driver, from php-ffi, watches more)' : 'raise the open-files limit for more)')));
             $this->shed = 0;
         }
     }

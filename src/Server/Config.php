@@ -158,10 +158,11 @@ final class Config
 
     /**
      * The memory_limit every process of the server gets (bytes; -1: none): --memory-limit when given; else
-     * PHP's own memory_limit when it has one (php.ini, `php -d`); else, as the CLI has none, 4 × --max-memory
-     * (1G with the defaults, DEFAULT_MEMORY_LIMIT when --max-memory is 0). A request that would take more is
-     * ended by PHP's fatal error (500 for the requests in flight, the worker replaced) instead of taking the
-     * host's memory.
+     * PHP's own memory_limit (php.ini, `php -d`) when it is above --max-memory; else 4 × --max-memory (1G with the
+     * defaults, DEFAULT_MEMORY_LIMIT when --max-memory is 0). Debian's CLI php.ini says -1 (none); PHP without a
+     * php.ini (`php -n`, the official Docker images) says 128M, below the default --max-memory, which would never
+     * get its graceful replacement first. A request that would take more is ended by PHP's fatal error (500 for
+     * the requests in flight, the worker replaced) instead of taking the host's memory.
      *
      * @param string $phpLimit ini_get('memory_limit') of the process that starts the server
      */
@@ -170,8 +171,8 @@ final class Config
         if ($this->memoryLimit !== null) {
             return $this->memoryLimit;
         }
-        $own = trim($phpLimit) === '' ? -1 : \ini_parse_quantity($phpLimit);
-        if ($own > 0) {
+        $own = trim($phpLimit) === '' ? -1 : @\ini_parse_quantity($phpLimit);
+        if ($own > 0 && ($this->maxMemory === 0 || $own > $this->maxMemory)) {
             return $own;
         }
         return $this->maxMemory > 0 ? 4 * $this->maxMemory : self::DEFAULT_MEMORY_LIMIT;

@@ -94,7 +94,7 @@ final class ForkRunnerTest extends TestCase
 
     public function testScriptsHaveTheWorkersMemoryLimitWhenThePhpIniSettingsGiveNone(): void
     {
-        // PHP's CLI has none; kiln serve gives its processes 4 x --max-memory (256M).
+        // Debian's CLI php.ini sets none; kiln serve gives its processes 4 x --max-memory (256M).
         self::assertSame(['memory_limit' => '1G'], $this->json('/plain/ini.php'));
     }
 
