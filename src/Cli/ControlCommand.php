@@ -131,7 +131,7 @@ final class ControlCommand
     {
         $status = $file->read() ?? ['pid' => $pid, 'workers' => []];
         if ($json) {
-            return json_encode($status, $jsonFlags | JSON_UNESCAPED_SLASHES) . "\n";
+            return json_encode($status, $jsonFlags | JSON_UNESCAPED_SLASHES | JSON_INVALID_UTF8_SUBSTITUTE) . "\n";
         }
         $state = \is_string($status['state'] ?? null) ? $status['state'] : 'running';
         $listen = \is_array($status['listen'] ?? null) ? implode(' ', array_map(static fn(mixed $v): string => \is_string($v) ? $v : '', $status['listen'])) : '';

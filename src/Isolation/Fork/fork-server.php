@@ -9,6 +9,9 @@ declare(strict_types=1);
 // PHP then reports it, or hands it to the script's exception handler, as if the script were the main one.
 
 require __DIR__ . '/../../bootstrap.php';
+// Loaded here, before any fork: autoloading it while a script's exception is in hand could fail in the script's
+// place (an autoloader of its own that throws, a script at its memory_limit) and hide the script's exception.
+class_exists(Kiln\Isolation\Fork\Internal\ScriptFrames::class);
 
 if (($kilnForkCode = Kiln\Isolation\Fork\ForkServer::main(array_values(array_map('strval', $argv)))) !== Kiln\Isolation\Fork\ForkServer::CHILD) {
     exit($kilnForkCode);

@@ -105,9 +105,10 @@ final class InputBody
     }
 
     /**
-     * For a process about to leave with _exit(): closes the stream now, as PHP's request shutdown would,
-     * which removes the temporary file PHP spilled a body past 16 KiB to. php://input is unusable afterwards
-     * (it opens a new empty stream), and nothing else here may be called.
+     * For a process about to leave with _exit(), and only then: closes the stream now, as PHP's request shutdown
+     * would, which removes the temporary file PHP spilled a body past 16 KiB to. A php://input handle the script
+     * still holds points at the freed stream, so no PHP code may run between this and the _exit(). Nothing else
+     * here may be called afterwards.
      */
     public function release(): void
     {
