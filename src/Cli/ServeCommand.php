@@ -64,7 +64,8 @@ final class ServeCommand
         $config = $options->config->withConnections($plan);
         // Every process forked from here (workers, task workers, the fork server) inherits it (Debian's CLI php.ini sets none).
         $phpLimit = (string) \ini_get('memory_limit');
-        $memoryLimit = $config->workerMemoryLimit($phpLimit);
+        $configured = \get_cfg_var('memory_limit');
+        $memoryLimit = $config->workerMemoryLimit(\is_string($configured) ? $configured : false);
         $spelled = $memoryLimit === -1 ? '-1' : Config::size($memoryLimit);
         if ($spelled !== $phpLimit && @\ini_set('memory_limit', $spelled) === false) {
             return $this->fail("Cannot set memory_limit to $spelled (--memory-limit)");
@@ -100,6 +101,10 @@ final class ServeCommand
             $errorLog->reopen(); // The daemon's own handle, not one shared with the launcher.
         }
         $log = new Log($errorLog, $config->logLevel, $options->errorLogJson);
+        if ($memoryLimit !== -1 && $config->maxMemory > 0 && $memoryLimit <= $config->maxMemory) {
+            $log->warning('memory_limit ' . Config::size($memoryLimit) . ' is not above --max-memory=' . Config::size($config->maxMemory)
+                . ': a worker that grows ends in a fatal error (500s) before it can be replaced gracefully; raise --memory-limit or lower --max-memory');
+        }
         if ($stalePid !== null) {
             $log->warning("replacing the stale pid file {$pidFile->path} (" . PidFile::whyStale($stalePid) . ')');
         }

@@ -157,22 +157,24 @@ final class Config
     }
 
     /**
-     * The memory_limit every process of the server gets (bytes; -1: none): --memory-limit when given; else
-     * PHP's own memory_limit (php.ini, `php -d`) when it is above --max-memory; else 4 × --max-memory (1G with the
-     * defaults, DEFAULT_MEMORY_LIMIT when --max-memory is 0). Debian's CLI php.ini says -1 (none); PHP without a
-     * php.ini (`php -n`, the official Docker images) says 128M, below the default --max-memory, which would never
-     * get its graceful replacement first. A request that would take more is ended by PHP's fatal error (500 for
-     * the requests in flight, the worker replaced) instead of taking the host's memory.
+     * The memory_limit every process of the server gets (bytes; -1: none): --memory-limit when given; else the
+     * limit the user configured for PHP (php.ini, `php -d`) when it is one; else 4 × --max-memory (1G with the
+     * defaults, DEFAULT_MEMORY_LIMIT when --max-memory is 0). Debian's CLI php.ini configures -1 (none); PHP
+     * without a php.ini (`php -n`, the official Docker images) configures nothing and runs with its built-in
+     * 128M, which is not a choice of the user's and is below the default --max-memory. A request that would take
+     * more is ended by PHP's fatal error (500 for the requests in flight, the worker replaced) instead of taking
+     * the host's memory.
      *
-     * @param string $phpLimit ini_get('memory_limit') of the process that starts the server
+     * @param string|false $configured get_cfg_var('memory_limit') of the process that starts the server: what
+     *                                 php.ini or `php -d` set, false when nothing did
      */
-    public function workerMemoryLimit(string $phpLimit): int
+    public function workerMemoryLimit(string|false $configured): int
     {
         if ($this->memoryLimit !== null) {
             return $this->memoryLimit;
         }
-        $own = trim($phpLimit) === '' ? -1 : @\ini_parse_quantity($phpLimit);
-        if ($own > 0 && ($this->maxMemory === 0 || $own > $this->maxMemory)) {
+        $own = $configured === false || trim($configured) === '' ? -1 : @\ini_parse_quantity($configured);
+        if ($own > 0) {
             return $own;
         }
         return $this->maxMemory > 0 ? 4 * $this->maxMemory : self::DEFAULT_MEMORY_LIMIT;

@@ -61,8 +61,8 @@ final class ConfigTest extends TestCase
         self::assertSame(-1, Config::create(memoryLimit: '-1')->workerMemoryLimit('128M'), 'none, when asked');
         self::assertSame(-1, Config::create(memoryLimit: -1, maxMemory: 0)->workerMemoryLimit('-1'));
         self::assertSame(300 << 20, Config::create()->workerMemoryLimit('300M'), "PHP's own");
-        self::assertSame(1 << 30, Config::create()->workerMemoryLimit('128M'), "PHP's own not above --max-memory (PHP without a php.ini): 4 x 256M");
-        self::assertSame(128 << 20, Config::create(maxMemory: 0)->workerMemoryLimit('128M'), 'any of its own when --max-memory is off');
+        self::assertSame(128 << 20, Config::create()->workerMemoryLimit('128M'), 'a limit the user configured, even below --max-memory');
+        self::assertSame(1 << 30, Config::create()->workerMemoryLimit(false), "nothing configured (PHP's built-in 128M, no php.ini): 4 x 256M");
         self::assertSame(1 << 30, Config::create()->workerMemoryLimit('-1'), "Debian's CLI php.ini sets none: 4 x 256M");
         self::assertSame(1 << 30, Config::create()->workerMemoryLimit(''));
         self::assertSame(400 << 20, Config::create(maxMemory: '100M')->workerMemoryLimit('-1'));
