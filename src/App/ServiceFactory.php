@@ -16,8 +16,8 @@ use Kiln\Http\WebSocket\WebSocketConfig;
 use Kiln\Http\WebSocket\WebSocketServer;
 use Kiln\Server\Background\AppBackground;
 use Kiln\Server\LogFile;
-use Kiln\Server\WorkerLog;
 use Kiln\Server\Service;
+use Kiln\Server\WorkerLog;
 use Kiln\Site\DocumentRoot;
 use Kiln\Site\SiteConfig;
 
