@@ -383,23 +383,18 @@ final class App implements RequestHandler
         return $this;
     }
 
-    /** Whether a document root is mounted behind the routes (site()). */
-    public function hasSite(): bool
-    {
-        return $this->siteMount !== null;
-    }
-
     /**
      * @internal the site() document root with the server's settings, built by the worker once the app is loaded
-     * (so the php-cgi pool is asked for at boot); an app used on its own builds it with the defaults when first asked
+     * (so the php-cgi pool is asked for at boot); an app used on its own builds it with the defaults when first asked.
+     * Returns whether the app has a document root (site()) to take the settings.
      */
-    public function configureSite(SiteConfig $config): void
+    public function configureSite(SiteConfig $config): bool
     {
-        if ($this->siteMount === null) {
-            return;
+        if ($this->siteMount !== null) {
+            $this->site = $this->siteMount->documentRoot($config, $this->sessions);
+            $this->entry = null;
         }
-        $this->site = $this->siteMount->documentRoot($config, $this->sessions);
-        $this->entry = null;
+        return $this->siteMount !== null;
     }
 
     /**

@@ -42,11 +42,10 @@ final class ServiceFactory
             default => throw new \ValueError("Unknown target kind '$kind'"),
         };
         if ($handler instanceof App) {
-            if ($documentRootOptions !== [] && !$handler->hasSite()) {
+            if (!$handler->configureSite($site) && $documentRootOptions !== []) {
                 WorkerLog::write('warning', implode(', ', array_map(static fn(string $name): string => "--$name", $documentRootOptions))
                     . ' set how a document root runs, and this app has none ($app->site()): ignored');
             }
-            $handler->configureSite($site);
             $handler->configureWebSockets($webSockets);
             $handler->configureRealtime($limits);
         }
