@@ -15,7 +15,7 @@ namespace Kiln\Site\Htaccess;
  */
 final class HtaccessRules
 {
-    /** Paths remembered by untouched(); the oldest dropped first. */
+    /** Paths remembered by untouched(), either answer; the oldest dropped first. */
     private const MAX_UNTOUCHED = 10_000;
 
     private readonly string $root;
@@ -29,15 +29,11 @@ final class HtaccessRules
 
     private readonly float $recheck;
 
-    /** @var array<string, float> raw path => when the oldest directory entry its answer rests on was checked */
-    private array $untouched = [];
-
     /**
-     * @var array<string, float> raw path => when untouched() last answered false for it (an .htaccess applies).
-     * False is always a safe answer (forRequest() does the whole work), so it is kept for the same re-check
-     * interval without asking which entries it rests on.
+     * @var array<string, array{bool, float}> raw path => untouched()'s answer, and when the oldest directory entry
+     * it rests on was checked
      */
-    private array $touched = [];
+    private array $answers = [];
 
     /** @param ?\Closure(): float $clock for the once-a-second re-check of each file (tests pass a fake) */
     public function __construct(
@@ -60,7 +56,7 @@ final class HtaccessRules
     /**
      * Whether no .htaccess file applies to this path: every directory on it has none, or an empty one.
      * Then forRequest() and forTarget() would change nothing, and the document root can serve the path as
-     * without .htaccess support. Remembered per path for as long as the directory checks it rests on stay
+     * without .htaccess support. Either answer is remembered per path for as long as the directory checks it rests on stay
      * fresh, so the common case costs one look-up. False for a malformed path (forRequest() leaves it to
      * the document root) and when a file just parsed has warnings (forRequest() then reports them).
      *
@@ -70,16 +66,11 @@ final class HtaccessRules
     {
         $now = $this->clock === null ? microtime(true) : ($this->clock)();
         $key = $encoded ? $path : "\0$path";
-        $checked = $this->untouched[$key] ?? null;
+        [$answer, $checked] = $this->answers[$key] ?? [false, null];
         if ($checked !== null && $now - $checked < $this->recheck && $now >= $checked) {
-            return true;
+            return $answer;
         }
-        unset($this->untouched[$key]);
-        $touched = $this->touched[$key] ?? null;
-        if ($touched !== null && $now - $touched < $this->recheck && $now >= $touched) {
-            return false;
-        }
-        unset($this->touched[$key]);
+        unset($this->answers[$key]);
         $normal = self::normalize($path, $encoded);
         if ($normal === null) {
             return false;
@@ -87,22 +78,15 @@ final class HtaccessRules
         $this->cache->takeOldest();
         [$configs] = $this->map($normal);
         $oldest = $this->cache->takeOldest();
-        $blank = !$this->cache->hasWarnings();
+        $answer = !$this->cache->hasWarnings();
         foreach ($configs as $config) {
-            $blank = $blank && $config->blank;
+            $answer = $answer && $config->blank;
         }
-        if (!$blank) {
-            if (\count($this->touched) >= self::MAX_UNTOUCHED) {
-                unset($this->touched[array_key_first($this->touched)]);
-            }
-            $this->touched[$key] = $now;
-            return false;
+        if (\count($this->answers) >= self::MAX_UNTOUCHED) {
+            unset($this->answers[array_key_first($this->answers)]);
         }
-        if (\count($this->untouched) >= self::MAX_UNTOUCHED) {
-            unset($this->untouched[array_key_first($this->untouched)]);
-        }
-        $this->untouched[$key] = $oldest;
-        return true;
+        $this->answers[$key] = [$answer, $oldest];
+        return $answer;
     }
 
     public function forRequest(RequestFacts $request): Outcome
