@@ -10,6 +10,11 @@ namespace Kiln\Server;
  * A pid file counts only while the process it names is a Kiln supervisor: one killed with `kill -9` leaves its
  * file behind, and its pid is later given to some other process. Where /proc is there, that process must
  * carry the supervisor's process title (its /proc/PID/cmdline); elsewhere any live process counts.
+ *
+ * Taking the file is atomic: check() locks it (flock, exclusive) before it looks at what it names, and the lock is
+ * held until the server's last process has exited (the workers inherit it), so of two `kiln serve` started at
+ * the same moment with one --pid-file exactly one gets it (docs/design/029-process-hygiene.md). The pid is
+ * written into the locked file in place: a rename would put a new, unlocked file at the path.
  */
 final class PidFile
 {
@@ -17,6 +22,9 @@ final class PidFile
     public const SUPERVISOR_TITLE = 'kiln: supervisor';
 
     private ?int $owner = null;
+
+    /** @var resource|null the open, locked file (close-on-exec: no program the server runs keeps it) */
+    private mixed $lock = null;
 
     public function __construct(public readonly string $path) {}
 
@@ -69,16 +77,21 @@ final class PidFile
     }
 
     /**
-     * Throws when a running supervisor holds the file. Returns the pid a stale file names (a process that is not
-     * a Kiln supervisor, or a gone one), which write() will replace; null when there is no file to replace.
+     * Locks the file (creating it empty when there is none), then throws when a running supervisor holds it.
+     * Returns the pid a stale file names (a process that is not a Kiln supervisor, or a gone one), which write()
+     * will replace; null when there is no pid to replace. Calling it again once the lock is held only re-reads.
      */
     public function check(): ?int
     {
+        $this->lock();
         $pid = self::recordedPid($this->path);
         if ($pid === null || $pid === getmypid()) {
             return null;
         }
         if (self::isSupervisor($pid)) {
+            // A supervisor that does not hold the lock: one started before pid files were locked, or one whose
+            // file system has no flock (some network file systems).
+            $this->unlock();
             throw new ServerException("Pid file {$this->path} is held by running process $pid: "
                 . "stop it with `kiln stop --pid-file={$this->path}` or choose another --pid-file");
         }
@@ -89,21 +102,77 @@ final class PidFile
     public function write(): void
     {
         $this->check();
+        \assert(\is_resource($this->lock));
         $pid = (int) getmypid();
-        $tmp = $this->path . '.' . $pid . '.tmp';
-        if (@file_put_contents($tmp, $pid . "\n") === false || !@rename($tmp, $this->path)) {
-            @unlink($tmp);
+        if (!ftruncate($this->lock, 0) || @fwrite($this->lock, $pid . "\n") !== \strlen($pid . "\n") || !fflush($this->lock)) {
             throw new ServerException("Cannot write pid file {$this->path}: choose a writable --pid-file");
         }
         $this->owner = $pid;
     }
 
-    /** Removes the file if this process wrote it (a forked worker never removes it). */
+    /**
+     * Opens the file and takes its lock, or throws when another process has it. A file removed or replaced
+     * between the open and the lock (a supervisor stopping at that moment) is opened again: the lock must be
+     * on the file the path names.
+     */
+    private function lock(): void
+    {
+        for ($attempt = 0; $this->lock === null; $attempt++) {
+            $file = @fopen($this->path, 'ce');
+            if ($file === false) {
+                throw new ServerException("Cannot write pid file {$this->path}: choose a writable --pid-file");
+            }
+            if (!flock($file, LOCK_EX | LOCK_NB)) {
+                fclose($file);
+                throw new ServerException($this->heldBy());
+            }
+            $opened = fstat($file);
+            $named = @stat($this->path);
+            if ($opened !== false && $named !== false && $opened['ino'] === $named['ino'] && $opened['dev'] === $named['dev']) {
+                $this->lock = $file;
+            } else {
+                fclose($file);
+                if ($attempt >= 10) {
+                    throw new ServerException("Cannot lock pid file {$this->path}: it keeps being replaced");
+                }
+            }
+        }
+    }
+
+    private function unlock(): void
+    {
+        if ($this->lock !== null) {
+            fclose($this->lock); // the lock goes with the last descriptor (workers may still hold theirs)
+            $this->lock = null;
+        }
+    }
+
+    /** Why the file is locked by another process: a supervisor, one starting, or processes a killed one left. */
+    private function heldBy(): string
+    {
+        $pid = self::recordedPid($this->path);
+        return match (true) {
+            $pid === null => "Pid file {$this->path} is held by another `kiln serve` that is starting: "
+                . 'choose another --pid-file to run a second server',
+            self::isSupervisor($pid) => "Pid file {$this->path} is held by running process $pid: "
+                . "stop it with `kiln stop --pid-file={$this->path}` or choose another --pid-file",
+            default => "Pid file {$this->path} is still held by processes of supervisor $pid, which is gone "
+                . '(workers finishing their requests): wait for them to exit or choose another --pid-file',
+        };
+    }
+
+    /**
+     * Removes the file if this process wrote it (a forked worker never removes it), or if it locked the file and
+     * left it empty (created by check(), then the start failed), then lets go of the lock.
+     */
     public function remove(): void
     {
         if ($this->owner !== null && $this->owner === getmypid() && self::recordedPid($this->path) === $this->owner) {
             @unlink($this->path);
+        } elseif ($this->owner === null && $this->lock !== null && ($stat = fstat($this->lock)) !== false && $stat['size'] === 0) {
+            @unlink($this->path);
         }
         $this->owner = null;
+        $this->unlock();
     }
 }

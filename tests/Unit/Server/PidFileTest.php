@@ -66,6 +66,40 @@ final class PidFileTest extends TestCase
         self::assertNull($file->check());
     }
 
+    public function testOnceCheckedTheFileIsTakenAndASecondServerIsRefusedBeforeAnyPidIsWritten(): void
+    {
+        $first = new PidFile($this->path);
+        self::assertNull($first->check());
+        self::assertFileExists($this->path);
+        try {
+            (new PidFile($this->path))->check();
+            self::fail('a second server took a pid file already taken');
+        } catch (ServerException $e) {
+            self::assertSame("Pid file {$this->path} is held by another `kiln serve` that is starting: choose another --pid-file to run a second server", $e->getMessage());
+        }
+        $first->remove();
+        self::assertFileDoesNotExist($this->path, 'a file taken and left empty (a start that failed) is removed');
+        $second = new PidFile($this->path);
+        self::assertNull($second->check(), 'free again once the first lets go');
+        $second->remove();
+    }
+
+    public function testAFileStillLockedByWhatAGoneSupervisorLeftIsNotReplaced(): void
+    {
+        // A process holding the lock on a file that names a pid no process has: a supervisor killed with
+        // `kill -9` whose workers still finish their requests (they inherited the lock).
+        $gone = $this->child('echo "up\n";');
+        $deadline = microtime(true) + 5.0;
+        while (PidFile::alive($gone) && microtime(true) < $deadline) {
+            usleep(10_000);
+        }
+        $path = var_export($this->path, true);
+        $this->child("\$f = fopen($path, 'c'); flock(\$f, LOCK_EX); ftruncate(\$f, 0); fwrite(\$f, '$gone' . PHP_EOL); echo \"up\\n\"; sleep(30);");
+        $this->expectException(ServerException::class);
+        $this->expectExceptionMessage("Pid file {$this->path} is still held by processes of supervisor $gone, which is gone");
+        (new PidFile($this->path))->check();
+    }
+
     /** Starts `php -r $code` and waits for its first line; returns its pid. */
     private function child(string $code): int
     {
