@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Server;
 
 use Kiln\Server\Background\BackgroundProcesses;
+use Kiln\Server\Internal\ProcessControl;
 
 /**
  * The master process: forks the workers, keeps one serving per slot, reloads and stops them, and relays
@@ -38,6 +39,9 @@ final class Supervisor
     private array $restarts = [];
 
     private string $driver = '';
+
+    /** This process's pid, as its children are told it (set by run()). */
+    private int $pid = 0;
 
     /** reloadWhen asked for a reload not made yet. */
     private bool $reloadAsked = false;
@@ -81,6 +85,16 @@ final class Supervisor
     {
         $this->signals->install();
         @cli_set_process_title(PidFile::SUPERVISOR_TITLE);
+        $this->pid = posix_getpid();
+        // Orphans below the server (php-cgi children whose parent was killed, a fork server's children) come back
+        // here rather than to PID 1, and reap() reaps them: a container's init may not (docs/design/029).
+        if ($this->pid === 1) {
+            $this->log->debug('running as PID 1: every orphan in the container is reaped here');
+        } elseif (ProcessControl::childSubreaper()) {
+            $this->log->debug('child subreaper: orphans of the server\'s processes are reaped here');
+        } else {
+            $this->log->debug('no FFI: orphans of the server\'s processes go to PID 1, which must reap them');
+        }
         try {
             $this->background?->start($this->forgetInChild(...));
         } catch (ServerException $e) {
@@ -101,6 +115,7 @@ final class Supervisor
         $this->admin?->close();
         $this->listeners->close();
         $this->status?->remove();
+        $this->endAdopted();
         if ($this->startupError !== null) {
             throw new ServerException($this->startupError);
         }
@@ -369,7 +384,32 @@ final class Supervisor
         $this->log->info('log files reopened (SIGUSR1)');
     }
 
-    /** In a background process forked from the supervisor: it keeps none of the supervisor's signals, listeners or channels. */
+    /**
+     * The orphans given to this process (the subreaper, or PID 1) that still run when the server has stopped: a
+     * fork server's child finishing its request, say. They end with the server: SIGKILL, then each is reaped.
+     */
+    private function endAdopted(): void
+    {
+        $adopted = [];
+        foreach (glob("/proc/{$this->pid}/task/*/children") ?: [] as $file) {
+            foreach (preg_split('/\s+/', trim((string) @file_get_contents($file))) ?: [] as $child) {
+                if (ctype_digit($child)) {
+                    $adopted[] = (int) $child;
+                    @posix_kill((int) $child, SIGKILL);
+                }
+            }
+        }
+        $status = 0;
+        foreach ($adopted as $pid) {
+            pcntl_waitpid($pid, $status);
+        }
+    }
+
+    /**
+     * In a background process forked from the supervisor: it keeps none of the supervisor's signals, listeners or
+     * channels, and gets SIGTERM should the supervisor die (kill -9) rather than run on, orphaned (FFI: prctl; a
+     * task worker also watches its parent, a user process without FFI does not).
+     */
     private function forgetInChild(): void
     {
         $this->signals->uninstall();
@@ -381,6 +421,7 @@ final class Supervisor
         foreach ([SIGINT, SIGHUP] as $signal) {
             pcntl_signal($signal, SIG_IGN); // a terminal's ^C and hang-up are for the supervisor to act on
         }
+        ProcessControl::parentDeathSignal(SIGTERM, $this->pid); // after SIGTERM is back to its default
     }
 
     /**

@@ -1,0 +1,217 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Integration\Server;
+
+use Kiln\Tests\Support\HttpClient;
+use Kiln\Tests\Support\KilnProcess;
+use Kiln\Tests\Support\RawClient;
+use PHPUnit\Framework\TestCase;
+
+/**
+ * `kill -9` of one process of a server, and what is left afterwards: nothing running, no zombie, the port free
+ * (docs/design/029-process-hygiene.md). Where zombies matter the server runs under a parent that makes itself
+ * the subreaper and never reaps (tests/Support/non-reaping-parent.php), as a container's init without --init.
+ */
+final class ProcessHygieneTest extends TestCase
+{
+    private const APP = __DIR__ . '/../../Fixtures/hygiene/app.php';
+    private const PARENT = __DIR__ . '/../../Support/non-reaping-parent.php';
+
+    private ?KilnProcess $server = null;
+
+    /** @var list<int> every process the test saw in the server's tree: none may outlive the test */
+    private array $seen = [];
+
+    protected function tearDown(): void
+    {
+        $this->server?->stop();
+        $this->server = null;
+        foreach ($this->seen as $pid) {
+            if (self::running($pid)) {
+                @posix_kill($pid, SIGKILL);
+            }
+        }
+    }
+
+    public function testKillingTheSupervisorEndsEveryProcessOfItsTreeAndFreesThePort(): void
+    {
+        $server = $this->server = KilnProcess::start(self::APP, ['--workers=2', '--task-workers=1']);
+        self::assertSame(200, HttpClient::get($server->baseUrl() . '/isolated/pid.php')['status']);
+        self::assertSame(200, HttpClient::get($server->baseUrl() . '/fork/pid.php')['status']);
+        $this->waitUntil(fn(): bool => \count(array_filter($this->tree($server->pid()), static fn(int $pid): bool => self::title($pid) === 'kiln: process stubborn')) === 1, 'the user process');
+        $tree = $this->seen = $this->tree($server->pid());
+        $kinds = array_map(self::kind(...), $tree);
+        foreach (['kiln: supervisor', 'kiln: worker 1', 'kiln: task worker 1', 'kiln: process stubborn', 'php-cgi', 'fork-server.php'] as $kind) {
+            self::assertContains($kind, $kinds, 'the tree has every kind of process: ' . implode(', ', $kinds));
+        }
+        posix_kill($server->pid(), SIGKILL);
+        // Nothing is left to reap what ends now: a zombie under PID 1 is the most that may remain.
+        $this->waitUntil(static fn(): bool => array_filter($tree, self::running(...)) === [], 'every process of the tree to end', 20.0, static fn(): string => implode("\n", array_map(
+            static fn(int $pid): string => "$pid " . self::kind($pid),
+            array_filter($tree, self::running(...)),
+        )));
+        $refused = @stream_socket_client("tcp://127.0.0.1:{$server->port()}", $errno, $error, 2.0);
+        self::assertFalse($refused, 'nothing accepts connections on the port any more');
+    }
+
+    public function testAPhpCgiParentKilledLeavesNoneOfItsChildrenRunningOrAZombieAndTheNextRequestIsServed(): void
+    {
+        $server = $this->underNonReapingParent();
+        self::assertSame(200, HttpClient::get($server->baseUrl() . '/isolated/pid.php')['status']);
+        $supervisor = $this->supervisor($server);
+        $this->waitUntil(fn(): bool => \count($this->phpCgiChildren($supervisor)) === 2, 'two php-cgi children');
+        $parent = array_values(array_filter($this->children($supervisor), static fn(int $pid): bool => self::kind($pid) === 'php-cgi'))[0];
+        $children = $this->phpCgiChildren($supervisor);
+        $this->seen = [$parent, ...$children];
+        posix_kill($parent, SIGKILL);
+        $this->waitUntil(static fn(): bool => array_filter([$parent, ...$children], self::exists(...)) === [], 'the php-cgi parent and its children gone, reaped', 10.0, fn(): string => $this->describe([$parent, ...$children]));
+        $this->waitUntil(static function () use ($server, $children): bool {
+            $response = HttpClient::get($server->baseUrl() . '/isolated/pid.php');
+            return $response['status'] === 200 && !\in_array((int) $response['body'], $children, true);
+        }, 'a request served by a new php-cgi child');
+        self::assertSame([], $this->zombiesUnder($server->pid()), 'no zombie under the non-reaping parent');
+    }
+
+    public function testAForkServerKilledDuringARequestIsReapedByItsWorkerAndItsChildByTheSupervisor(): void
+    {
+        $server = $this->underNonReapingParent();
+        $supervisor = $this->supervisor($server);
+        $client = RawClient::to($server);
+        $client->send("GET /fork/sleep.php?ms=1500 HTTP/1.1\r\nHost: test\r\n\r\n");
+        $forkServer = $child = 0;
+        $this->waitUntil(function () use ($supervisor, &$forkServer, &$child): bool {
+            foreach ($this->tree($supervisor) as $pid) {
+                if (self::kind($pid) === 'fork-server.php' && ($children = $this->children($pid)) !== []) {
+                    [$forkServer, $child] = [$pid, $children[0]];
+                    return true;
+                }
+            }
+            return false;
+        }, 'the fork server and its child running the request');
+        $this->seen = [$forkServer, $child];
+        posix_kill($forkServer, SIGKILL);
+        $this->waitUntil(static fn(): bool => !self::exists($forkServer), 'the fork server reaped, with no request after it', 10.0, fn(): string => $this->describe([$forkServer]));
+        $this->waitUntil(static fn(): bool => !self::exists($child), 'its child (orphaned, finishing its request) reaped', 10.0, fn(): string => $this->describe([$child]));
+        $client->close();
+        self::assertSame(200, HttpClient::get($server->baseUrl() . '/fork/pid.php')['status'], 'a new fork server serves');
+        self::assertSame([], $this->zombiesUnder($server->pid()), 'no zombie under the non-reaping parent');
+    }
+
+    private function underNonReapingParent(): KilnProcess
+    {
+        return $this->server = KilnProcess::launch([PHP_BINARY, self::PARENT, 'serve', self::APP, '--listen=127.0.0.1:0', '--workers=1', '--log-level=debug']);
+    }
+
+    private function supervisor(KilnProcess $server): int
+    {
+        $supervisors = array_values(array_filter($this->children($server->pid()), static fn(int $pid): bool => self::kind($pid) === 'kiln: supervisor'));
+        self::assertCount(1, $supervisors, 'the supervisor under the non-reaping parent');
+        return $supervisors[0];
+    }
+
+    /** @return list<int> */
+    private function phpCgiChildren(int $supervisor): array
+    {
+        $children = [];
+        foreach ($this->children($supervisor) as $pid) {
+            if (self::kind($pid) === 'php-cgi') {
+                array_push($children, ...array_filter($this->children($pid), self::running(...)));
+            }
+        }
+        return $children;
+    }
+
+    /** @return list<int> the zombies whose parent is $pid */
+    private function zombiesUnder(int $pid): array
+    {
+        return array_values(array_filter($this->children($pid), static fn(int $child): bool => self::exists($child) && !self::running($child)));
+    }
+
+    /** @return list<int> $pid and every process below it */
+    private function tree(int $pid): array
+    {
+        $pids = [$pid];
+        foreach ($this->children($pid) as $child) {
+            array_push($pids, ...$this->tree($child));
+        }
+        return $pids;
+    }
+
+    /** @return list<int> */
+    private function children(int $pid): array
+    {
+        $children = [];
+        foreach (glob("/proc/$pid/task/*/children") ?: [] as $file) {
+            foreach (preg_split('/\s+/', trim((string) @file_get_contents($file))) ?: [] as $child) {
+                if (ctype_digit($child)) {
+                    $children[] = (int) $child;
+                }
+            }
+        }
+        return $children;
+    }
+
+    /** @param list<int> $pids */
+    private function describe(array $pids): string
+    {
+        $lines = [];
+        foreach ($pids as $pid) {
+            $stat = @file_get_contents("/proc/$pid/stat");
+            $lines[] = $stat === false ? "$pid gone" : "$pid " . self::kind($pid) . ': ' . $stat;
+        }
+        return implode("\n", $lines) . "\nlog:\n" . $this->server?->log();
+    }
+
+    /** The process title of a Kiln process, `php-cgi`, `fork-server.php`, or its program. */
+    private static function kind(int $pid): string
+    {
+        $args = explode("\0", rtrim((string) @file_get_contents("/proc/$pid/cmdline"), "\0"));
+        if (str_starts_with($args[0], 'kiln: ')) {
+            return self::title($pid);
+        }
+        foreach ($args as $arg) {
+            if (str_ends_with($arg, '/fork-server.php')) {
+                return 'fork-server.php';
+            }
+        }
+        return basename($args[0]);
+    }
+
+    private static function title(int $pid): string
+    {
+        return rtrim((string) @file_get_contents("/proc/$pid/cmdline"), "\0 ");
+    }
+
+    /** Whether the process exists at all, zombie or not. */
+    private static function exists(int $pid): bool
+    {
+        return file_exists("/proc/$pid/stat");
+    }
+
+    /** Whether the process exists and is not a zombie. */
+    private static function running(int $pid): bool
+    {
+        $stat = @file_get_contents("/proc/$pid/stat");
+        if ($stat === false || ($close = strrpos($stat, ')')) === false) {
+            return false;
+        }
+        return ($stat[$close + 2] ?? 'Z') !== 'Z';
+    }
+
+    /**
+     * @param \Closure(): bool $condition
+     * @param (\Closure(): string)|null $state what to show when it times out
+     */
+    private function waitUntil(\Closure $condition, string $what, float $timeout = 15.0, ?\Closure $state = null): void
+    {
+        $deadline = microtime(true) + $timeout;
+        while (!$condition()) {
+            if (microtime(true) > $deadline) {
+                self::fail("timed out after $timeout s waiting for: $what" . ($state === null ? '' : "\n" . $state()));
+            }
+            usleep(20_000);
+        }
+    }
+}
