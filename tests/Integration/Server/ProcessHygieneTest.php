@@ -56,6 +56,23 @@ final class ProcessHygieneTest extends TestCase
         self::assertFalse($refused, 'nothing accepts connections on the port any more');
     }
 
+    public function testWhenTheSupervisorIsKilledTheWorkersLetThePortGoAtOnceAndStillAnswerTheRequestsInFlight(): void
+    {
+        $server = $this->server = KilnProcess::start(self::APP, ['--workers=2']);
+        self::assertSame(200, HttpClient::get($server->baseUrl() . '/isolated/pid.php')['status']);
+        $this->seen = $this->tree($server->pid());
+        $client = RawClient::to($server);
+        $client->send("GET /isolated/sleep.php?ms=8000 HTTP/1.1\r\nHost: test\r\n\r\n");
+        $this->waitUntil(fn(): bool => $this->busyPhpCgi($server->pid()), 'the request to reach php-cgi');
+        posix_kill($server->pid(), SIGKILL);
+        // Without a supervisor no new worker will ever accept: a client must be refused, not queued for nobody.
+        $this->waitUntil(static fn(): bool => @stream_socket_client("tcp://127.0.0.1:{$server->port()}", $errno, $error, 1.0) === false, 'the port to refuse connections while the request is in flight', 5.0);
+        self::assertNotSame([], array_filter($this->seen, static fn(int $pid): bool => self::running($pid) && str_starts_with(self::title($pid), 'kiln: worker ')), 'a worker still serves the request');
+        $response = $client->readResponse(15.0);
+        self::assertSame(200, $response['status'] ?? 0, 'the request in flight is answered');
+        self::assertStringStartsWith('slept ', $response['body'] ?? '');
+    }
+
     public function testAPhpCgiParentKilledLeavesNoneOfItsChildrenRunningOrAZombieAndTheNextRequestIsServed(): void
     {
         $server = $this->underNonReapingParent();
@@ -97,6 +114,17 @@ final class ProcessHygieneTest extends TestCase
         $client->close();
         self::assertSame(200, HttpClient::get($server->baseUrl() . '/fork/pid.php')['status'], 'a new fork server serves');
         self::assertSame([], $this->zombiesUnder($server->pid()), 'no zombie under the non-reaping parent');
+    }
+
+    /** Whether a php-cgi child of the server is running a script (its parent's other children idle in accept). */
+    private function busyPhpCgi(int $supervisor): bool
+    {
+        foreach ($this->phpCgiChildren($supervisor) as $pid) {
+            if (str_contains((string) @file_get_contents("/proc/$pid/wchan"), 'nanosleep')) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private function underNonReapingParent(): KilnProcess
