@@ -122,9 +122,12 @@ final class PidFile
             if ($file === false) {
                 throw new ServerException("Cannot write pid file {$this->path}: choose a writable --pid-file");
             }
-            if (!flock($file, LOCK_EX | LOCK_NB)) {
-                fclose($file);
-                throw new ServerException($this->heldBy());
+            if (!flock($file, LOCK_EX | LOCK_NB, $wouldBlock)) {
+                if ($wouldBlock === 1) {
+                    fclose($file);
+                    throw new ServerException($this->heldBy());
+                }
+                // No flock on this file system: the file is used unlocked, as it was before locks (check() alone).
             }
             $opened = fstat($file);
             $named = @stat($this->path);
