@@ -97,16 +97,8 @@ final class ProcessHygieneTest extends TestCase
         $supervisor = $this->supervisor($server);
         $client = RawClient::to($server);
         $client->send("GET /fork/sleep.php?ms=1500 HTTP/1.1\r\nHost: test\r\n\r\n");
-        $forkServer = $child = 0;
-        $this->waitUntil(function () use ($supervisor, &$forkServer, &$child): bool {
-            foreach ($this->tree($supervisor) as $pid) {
-                if (self::kind($pid) === 'fork-server.php' && ($children = $this->children($pid)) !== []) {
-                    [$forkServer, $child] = [$pid, $children[0]];
-                    return true;
-                }
-            }
-            return false;
-        }, 'the fork server and its child running the request');
+        $forkServer = $this->forkServerWithAChild($supervisor);
+        $child = $this->children($forkServer)[0];
         $this->seen = [$forkServer, $child];
         posix_kill($forkServer, SIGKILL);
         $this->waitUntil(static fn(): bool => !self::exists($forkServer), 'the fork server reaped, with no request after it', 10.0, fn(): string => $this->describe([$forkServer]));
@@ -125,6 +117,36 @@ final class ProcessHygieneTest extends TestCase
             }
         }
         return false;
+    }
+
+    public function testAnOrphanTheSupervisorAdoptedThatStillRunsWhenTheServerStopsEndsWithIt(): void
+    {
+        $server = $this->underNonReapingParent();
+        $client = RawClient::to($server);
+        $client->send("GET /fork/sleep.php?ms=60000 HTTP/1.1\r\nHost: test\r\n\r\n");
+        $forkServer = $this->forkServerWithAChild($this->supervisor($server));
+        $child = $this->children($forkServer)[0];
+        $this->seen = [$forkServer, $child];
+        posix_kill($forkServer, SIGKILL);
+        $this->waitUntil(fn(): bool => \in_array($child, $this->children($this->supervisor($server)), true), 'the supervisor to adopt the fork child', 10.0, fn(): string => $this->describe([$child]));
+        $client->close();
+        self::assertSame(0, $server->stop(10.0), 'the server stops');
+        $this->waitUntil(static fn(): bool => !self::running($child), 'the adopted fork child to end with the server', 5.0, fn(): string => $this->describe([$child]));
+    }
+
+    private function forkServerWithAChild(int $supervisor): int
+    {
+        $forkServer = 0;
+        $this->waitUntil(function () use ($supervisor, &$forkServer): bool {
+            foreach ($this->tree($supervisor) as $pid) {
+                if (self::kind($pid) === 'fork-server.php' && $this->children($pid) !== []) {
+                    $forkServer = $pid;
+                    return true;
+                }
+            }
+            return false;
+        }, 'the fork server and its child running the request');
+        return $forkServer;
     }
 
     private function underNonReapingParent(): KilnProcess
