@@ -159,8 +159,8 @@ final class PidFile
                 . 'choose another --pid-file to run a second server',
             self::isSupervisor($pid) => "Pid file {$this->path} is held by running process $pid: "
                 . "stop it with `kiln stop --pid-file={$this->path}` or choose another --pid-file",
-            default => "Pid file {$this->path} is still held by processes of supervisor $pid, which is gone "
-                . '(workers finishing their requests): wait for them to exit or choose another --pid-file',
+            default => "Pid file {$this->path} is held by another server: one that is starting, or what is left of "
+                . "supervisor $pid, which is gone (workers finishing their requests): wait for them to exit or choose another --pid-file",
         };
     }
 

@@ -5,9 +5,10 @@ declare(strict_types=1);
 namespace Kiln\Tests\Integration\Server;
 
 use Kiln\Tests\Support\KilnProcess;
+use Kiln\Tests\Support\RawClient;
 use PHPUnit\Framework\TestCase;
 
-/** Several `kiln serve` started at the same moment with one --pid-file: exactly one serves. */
+/** Several `kiln serve` started at the same moment with one --pid-file: exactly one serves; and none beside what is left of a killed one. */
 final class PidFileRaceTest extends TestCase
 {
     private const APP = __DIR__ . '/../../Fixtures/server/app.php';
@@ -98,6 +99,30 @@ final class PidFileRaceTest extends TestCase
         [$code, $stdout] = KilnProcess::run(['status', "--pid-file=$this->pidFile"]);
         self::assertSame(0, $code, $stdout);
         self::assertStringContainsString("supervisor pid {$waiting[0]} ", $stdout);
+    }
+
+    public function testThePidFileOfAKilledSupervisorIsNotTakenWhileItsWorkerStillServesAndIsOnceItIsGone(): void
+    {
+        $old = KilnProcess::start(__DIR__ . '/../../Fixtures/hygiene/app.php', ['--workers=1', '--log-level=debug', "--pid-file=$this->pidFile"]);
+        try {
+            $client = RawClient::to($old);
+            $client->send("GET /isolated/sleep.php?ms=8000 HTTP/1.1\r\nHost: test\r\n\r\n");
+            $this->waitUntil(static fn(): bool => str_contains($old->log(), 'is up on'), 'the php-cgi pool up');
+            $worker = $old->workerPids();
+            posix_kill($old->pid(), SIGKILL);
+            $old->waitForExit(5.0);
+            [$code, , $stderr] = KilnProcess::run(['serve', self::APP, '--listen=127.0.0.1:0', '--workers=1', "--pid-file=$this->pidFile"], 6.0);
+            self::assertSame(1, $code, "refused while the old worker still serves: $stderr");
+            self::assertStringContainsString("Pid file {$this->pidFile} is held by another server: one that is starting, or what is left of supervisor {$old->pid()}, which is gone", $stderr);
+            self::assertSame(200, $client->readResponse(15.0)['status'] ?? 0, 'the old worker answers its request');
+            $this->waitUntil(static fn(): bool => array_filter($worker, static fn(int $pid): bool => file_exists("/proc/$pid/stat") && !str_contains((string) file_get_contents("/proc/$pid/stat"), ') Z ')) === [], 'the old processes to exit');
+            $new = KilnProcess::start(self::APP, ['--workers=1', "--pid-file=$this->pidFile"]);
+            self::assertStringContainsString("replacing the stale pid file {$this->pidFile} (process {$old->pid()} is gone)", $new->log());
+            self::assertSame((string) $new->pid(), trim((string) file_get_contents($this->pidFile)));
+            self::assertSame(0, $new->stop());
+        } finally {
+            $old->stop(1.0);
+        }
     }
 
     /** @param \Closure(): bool $condition */

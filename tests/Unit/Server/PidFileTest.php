@@ -96,7 +96,7 @@ final class PidFileTest extends TestCase
         $path = var_export($this->path, true);
         $this->child("\$f = fopen($path, 'c'); flock(\$f, LOCK_EX); ftruncate(\$f, 0); fwrite(\$f, '$gone' . PHP_EOL); echo \"up\\n\"; sleep(30);");
         $this->expectException(ServerException::class);
-        $this->expectExceptionMessage("Pid file {$this->path} is still held by processes of supervisor $gone, which is gone");
+        $this->expectExceptionMessage("Pid file {$this->path} is held by another server: one that is starting, or what is left of supervisor $gone, which is gone");
         (new PidFile($this->path))->check();
     }
 
