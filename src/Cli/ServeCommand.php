@@ -186,6 +186,7 @@ final class ServeCommand
             ),
             $watch === null ? null : $watch->poll(...),
             $admin,
+            $pidFile,
         );
         try {
             // The title first: from the moment the pid file names this process, `kiln stop|reload` must recognize it.

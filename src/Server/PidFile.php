@@ -26,7 +26,11 @@ final class PidFile
     /** @var resource|null the open, locked file (close-on-exec: no program the server runs keeps it) */
     private mixed $lock = null;
 
-    public function __construct(public readonly string $path) {}
+    /**
+     * @param ?\Closure(resource): void $opened called with each file opened, before it is locked (tests: the file
+     *        removed or replaced at that moment, as a supervisor stopping does)
+     */
+    public function __construct(public readonly string $path, private readonly ?\Closure $opened = null) {}
 
     /** The pid recorded in the file, whatever runs under it; null without a file or a pid in it. */
     public static function recordedPid(string $path): ?int
@@ -122,24 +126,48 @@ final class PidFile
             if ($file === false) {
                 throw new ServerException("Cannot write pid file {$this->path}: choose a writable --pid-file");
             }
-            if (!flock($file, LOCK_EX | LOCK_NB, $wouldBlock)) {
-                if ($wouldBlock === 1) {
+            $this->opened !== null && ($this->opened)($file);
+            $locked = flock($file, LOCK_EX | LOCK_NB, $wouldBlock);
+            // Not locked and not because of another holder: no flock on this file system; the file is then used
+            // unlocked, as it was before locks (check() alone).
+            $held = !$locked && $wouldBlock === 1;
+            if ($this->isAtPath($file)) {
+                if ($held) {
                     fclose($file);
                     throw new ServerException($this->heldBy());
                 }
-                // No flock on this file system: the file is used unlocked, as it was before locks (check() alone).
-            }
-            $opened = fstat($file);
-            $named = @stat($this->path);
-            if ($opened !== false && $named !== false && $opened['ino'] === $named['ino'] && $opened['dev'] === $named['dev']) {
                 $this->lock = $file;
             } else {
+                // Held or not, it is not the file the path names (any more): that one is looked at instead.
                 fclose($file);
                 if ($attempt >= 10) {
                     throw new ServerException("Cannot lock pid file {$this->path}: it keeps being replaced");
                 }
             }
         }
+    }
+
+    /** @param resource $file */
+    private function isAtPath(mixed $file): bool
+    {
+        $opened = fstat($file);
+        $named = @stat($this->path);
+        return $opened !== false && $named !== false && $opened['ino'] === $named['ino'] && $opened['dev'] === $named['dev'];
+    }
+
+    /**
+     * In a process forked from the supervisor that does not serve (a task worker, a user process): lets go of its
+     * copy of the lock without touching the file. The lock is on the open file, shared by every process that has it:
+     * the supervisor and its workers still hold it. A process that may outlive a killed supervisor must not keep
+     * it, or no server could take the file until someone ended that process (docs/design/029).
+     */
+    public function forgetInChild(): void
+    {
+        if ($this->lock !== null) {
+            fclose($this->lock);
+            $this->lock = null;
+        }
+        $this->owner = null;
     }
 
     private function unlock(): void

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Server;
 
 use Kiln\Server\Background\BackgroundProcesses;
+use Kiln\Server\Internal\AdoptedProcesses;
 use Kiln\Server\Internal\ProcessControl;
 
 /**
@@ -71,6 +72,7 @@ final class Supervisor
         private readonly ?BackgroundProcesses $background = null,
         private readonly ?\Closure $reloadWhen = null,
         private readonly ?Metrics\AdminServer $admin = null,
+        private readonly ?PidFile $pidFile = null,
     ) {
         $this->metrics = $admin === null ? null : new Metrics\NodeMetrics();
         $this->signals = new SignalInbox();
@@ -115,7 +117,8 @@ final class Supervisor
         $this->admin?->close();
         $this->listeners->close();
         $this->status?->remove();
-        $this->endAdopted();
+        // Orphans adopted here that still run (docs/deploy.md): SIGTERM, a short grace, then SIGKILL; all reaped.
+        AdoptedProcesses::end($this->pid, $this->log);
         if ($this->startupError !== null) {
             throw new ServerException($this->startupError);
         }
@@ -385,27 +388,6 @@ final class Supervisor
     }
 
     /**
-     * The orphans given to this process (the subreaper, or PID 1) that still run when the server has stopped: a
-     * fork server's child finishing its request, say. They end with the server: SIGKILL, then each is reaped.
-     */
-    private function endAdopted(): void
-    {
-        $adopted = [];
-        foreach (glob("/proc/{$this->pid}/task/*/children") ?: [] as $file) {
-            foreach (preg_split('/\s+/', trim((string) @file_get_contents($file))) ?: [] as $child) {
-                if (ctype_digit($child)) {
-                    $adopted[] = (int) $child;
-                    @posix_kill((int) $child, SIGKILL);
-                }
-            }
-        }
-        $status = 0;
-        foreach ($adopted as $pid) {
-            pcntl_waitpid($pid, $status);
-        }
-    }
-
-    /**
      * In a background process forked from the supervisor: it keeps none of the supervisor's signals, listeners or
      * channels, and gets SIGTERM should the supervisor die (kill -9) rather than run on, orphaned (FFI: prctl; a
      * task worker also watches its parent, a user process without FFI does not).
@@ -415,6 +397,9 @@ final class Supervisor
         $this->signals->uninstall();
         $this->pool->forgetInChild();
         $this->listeners->close();
+        // Only the processes that hold the port hold the pid file's lock: a user process may outlive a killed
+        // supervisor (no FFI, or it handles SIGTERM), and would keep every later server from the file.
+        $this->pidFile?->forgetInChild();
         foreach ([SIGTERM, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD, SIGALRM] as $signal) {
             pcntl_signal($signal, SIG_DFL);
         }

@@ -36,6 +36,14 @@ $app->any('/isolated/{path:.+}', static fn(Request $request, string $path): Resp
     ? Response::text("not found\n", 404) : $isolated()->run($request, $s));
 $app->any('/fork/{path:.+}', static fn(Request $request, string $path): Response => ($s = $script($path)) === null
     ? Response::text("not found\n", 404) : $fork()->run($request, $s));
+// Starts tests/Fixtures/hygiene/detached.php in the background, as `nohup ... &` from a script would.
+$app->get('/detach', static function (Request $request): string {
+    $query = $request->query();
+    $marker = \is_string($query['marker'] ?? null) ? $query['marker'] : '';
+    $mode = ($query['mode'] ?? '') === 'deaf' ? 'deaf' : 'term';
+    exec('nohup ' . escapeshellarg(PHP_BINARY) . ' ' . escapeshellarg(__DIR__ . '/detached.php') . ' ' . escapeshellarg($marker) . " $mode >/dev/null 2>&1 &");
+    return "started\n";
+});
 $app->get('/fork-server-pid', static fn(): string => (string) $fork()->server()->pid());
 
 // A user process that never returns, and does nothing that would notice its supervisor is gone.

@@ -18,21 +18,62 @@ final class ProcessHygieneTest extends TestCase
 {
     private const APP = __DIR__ . '/../../Fixtures/hygiene/app.php';
     private const PARENT = __DIR__ . '/../../Support/non-reaping-parent.php';
+    private const DEAF_APP = __DIR__ . '/../../Fixtures/hygiene/deaf-app.php';
+    private const KILN = __DIR__ . '/../../../bin/kiln';
 
     private ?KilnProcess $server = null;
 
-    /** @var list<int> every process the test saw in the server's tree: none may outlive the test */
+    private ?KilnProcess $next = null;
+
+    /** @var array<int, string> every process the test saw in the server's tree, with its start time: none may outlive the test */
     private array $seen = [];
+
+    /** @var list<string> files to remove */
+    private array $files = [];
 
     protected function tearDown(): void
     {
         $this->server?->stop();
         $this->server = null;
-        foreach ($this->seen as $pid) {
-            if (self::running($pid)) {
+        $this->next?->stop();
+        $this->next = null;
+        // Only the process seen, not another one given its pid since (a busy machine reuses pids).
+        foreach ($this->seen as $pid => $started) {
+            if (self::running($pid) && self::startTime($pid) === $started) {
                 @posix_kill($pid, SIGKILL);
             }
         }
+        foreach ($this->files as $file) {
+            @unlink($file);
+        }
+    }
+
+    /**
+     * Records processes to end after the test should they still run.
+     *
+     * @param list<int> $pids
+     * @return list<int> $pids
+     */
+    private function see(array $pids): array
+    {
+        foreach ($pids as $pid) {
+            $started = self::startTime($pid);
+            if ($started !== null && !isset($this->seen[$pid])) {
+                $this->seen[$pid] = $started;
+            }
+        }
+        return $pids;
+    }
+
+    /** When the process started (field 22 of /proc/PID/stat, in clock ticks since boot); null when it is gone. */
+    private static function startTime(int $pid): ?string
+    {
+        $stat = @file_get_contents("/proc/$pid/stat");
+        if ($stat === false || ($close = strrpos($stat, ')')) === false) {
+            return null;
+        }
+        // Fields from the third on follow the command name, which may hold spaces: the 22nd is the 20th of those.
+        return explode(' ', substr($stat, $close + 2))[19] ?? null;
     }
 
     public function testKillingTheSupervisorEndsEveryProcessOfItsTreeAndFreesThePort(): void
@@ -41,7 +82,7 @@ final class ProcessHygieneTest extends TestCase
         self::assertSame(200, HttpClient::get($server->baseUrl() . '/isolated/pid.php')['status']);
         self::assertSame(200, HttpClient::get($server->baseUrl() . '/fork/pid.php')['status']);
         $this->waitUntil(fn(): bool => \count(array_filter($this->tree($server->pid()), static fn(int $pid): bool => self::title($pid) === 'kiln: process stubborn')) === 1, 'the user process');
-        $tree = $this->seen = $this->tree($server->pid());
+        $tree = $this->see($this->tree($server->pid()));
         $kinds = array_map(self::kind(...), $tree);
         foreach (['kiln: supervisor', 'kiln: worker 1', 'kiln: task worker 1', 'kiln: process stubborn', 'php-cgi', 'fork-server.php'] as $kind) {
             self::assertContains($kind, $kinds, 'the tree has every kind of process: ' . implode(', ', $kinds));
@@ -60,14 +101,14 @@ final class ProcessHygieneTest extends TestCase
     {
         $server = $this->server = KilnProcess::start(self::APP, ['--workers=2']);
         self::assertSame(200, HttpClient::get($server->baseUrl() . '/isolated/pid.php')['status']);
-        $this->seen = $this->tree($server->pid());
+        $this->see($this->tree($server->pid()));
         $client = RawClient::to($server);
         $client->send("GET /isolated/sleep.php?ms=8000 HTTP/1.1\r\nHost: test\r\n\r\n");
         $this->waitUntil(fn(): bool => $this->busyPhpCgi($server->pid()), 'the request to reach php-cgi');
         posix_kill($server->pid(), SIGKILL);
         // Without a supervisor no new worker will ever accept: a client must be refused, not queued for nobody.
         $this->waitUntil(static fn(): bool => @stream_socket_client("tcp://127.0.0.1:{$server->port()}", $errno, $error, 1.0) === false, 'the port to refuse connections while the request is in flight', 5.0);
-        self::assertNotSame([], array_filter($this->seen, static fn(int $pid): bool => self::running($pid) && str_starts_with(self::title($pid), 'kiln: worker ')), 'a worker still serves the request');
+        self::assertNotSame([], array_filter(array_keys($this->seen), static fn(int $pid): bool => self::running($pid) && str_starts_with(self::title($pid), 'kiln: worker ')), 'a worker still serves the request');
         $response = $client->readResponse(15.0);
         self::assertSame(200, $response['status'] ?? 0, 'the request in flight is answered');
         self::assertStringStartsWith('slept ', $response['body'] ?? '');
@@ -81,7 +122,7 @@ final class ProcessHygieneTest extends TestCase
         $this->waitUntil(fn(): bool => \count($this->phpCgiChildren($supervisor)) === 2, 'two php-cgi children');
         $parent = array_values(array_filter($this->children($supervisor), static fn(int $pid): bool => self::kind($pid) === 'php-cgi'))[0];
         $children = $this->phpCgiChildren($supervisor);
-        $this->seen = [$parent, ...$children];
+        $this->see([$parent, ...$children]);
         posix_kill($parent, SIGKILL);
         $this->waitUntil(static fn(): bool => array_filter([$parent, ...$children], self::exists(...)) === [], 'the php-cgi parent and its children gone, reaped', 10.0, fn(): string => $this->describe([$parent, ...$children]));
         $this->waitUntil(static function () use ($server, $children): bool {
@@ -99,7 +140,7 @@ final class ProcessHygieneTest extends TestCase
         $client->send("GET /fork/sleep.php?ms=1500 HTTP/1.1\r\nHost: test\r\n\r\n");
         $forkServer = $this->forkServerWithAChild($supervisor);
         $child = $this->children($forkServer)[0];
-        $this->seen = [$forkServer, $child];
+        $this->see([$forkServer, $child]);
         posix_kill($forkServer, SIGKILL);
         $this->waitUntil(static fn(): bool => !self::exists($forkServer), 'the fork server reaped, with no request after it', 10.0, fn(): string => $this->describe([$forkServer]));
         $this->waitUntil(static fn(): bool => !self::exists($child), 'its child (orphaned, finishing its request) reaped', 10.0, fn(): string => $this->describe([$child]));
@@ -126,12 +167,70 @@ final class ProcessHygieneTest extends TestCase
         $client->send("GET /fork/sleep.php?ms=60000 HTTP/1.1\r\nHost: test\r\n\r\n");
         $forkServer = $this->forkServerWithAChild($this->supervisor($server));
         $child = $this->children($forkServer)[0];
-        $this->seen = [$forkServer, $child];
+        $this->see([$forkServer, $child]);
         posix_kill($forkServer, SIGKILL);
         $this->waitUntil(fn(): bool => \in_array($child, $this->children($this->supervisor($server)), true), 'the supervisor to adopt the fork child', 10.0, fn(): string => $this->describe([$child]));
         $client->close();
         self::assertSame(0, $server->stop(10.0), 'the server stops');
         $this->waitUntil(static fn(): bool => !self::running($child), 'the adopted fork child to end with the server', 5.0, fn(): string => $this->describe([$child]));
+    }
+
+    public function testProcessesARequestLeftInTheBackgroundAreAskedToExitWhenTheServerStopsAndKilledOnlyIfTheyDoNot(): void
+    {
+        $server = $this->server = KilnProcess::start(self::APP, ['--workers=1', '--log-level=debug']);
+        $polite = $this->files[] = sys_get_temp_dir() . '/kiln-test-detached-' . bin2hex(random_bytes(4));
+        $deaf = $this->files[] = $polite . '-deaf';
+        self::assertSame(200, HttpClient::get($server->baseUrl() . '/detach?mode=term&marker=' . rawurlencode($polite))['status']);
+        self::assertSame(200, HttpClient::get($server->baseUrl() . '/detach?mode=deaf&marker=' . rawurlencode($deaf))['status']);
+        $pids = [];
+        $this->waitUntil(function () use ($server, $polite, $deaf, &$pids): bool {
+            $pids = array_map(static fn(string $file): int => (int) @file_get_contents($file), [$polite, $deaf]);
+            $this->see(array_values(array_filter($pids)));
+            return array_diff($pids, $this->children($server->pid())) === [];
+        }, 'both detached processes to be adopted by the supervisor', 15.0, fn(): string => $this->describe($pids));
+        self::assertSame(0, $server->stop(15.0), 'the server stops, without waiting on the process that ignores SIGTERM for ever');
+        self::assertSame("{$pids[0]} term", file_get_contents($polite), 'the adopted process that handles SIGTERM was asked to exit, and did');
+        $this->waitUntil(static fn(): bool => !self::exists($pids[1]), 'the adopted process that ignores SIGTERM killed and reaped', 5.0, fn(): string => $this->describe([$pids[1]]));
+        self::assertStringContainsString("adopted process(es) {$pids[1]} still running after SIGTERM: SIGKILL", $server->log());
+    }
+
+    public function testAUserProcessThatOutlivesAKilledSupervisorWithoutFfiDoesNotKeepTheNextServerFromThePidFile(): void
+    {
+        $pidFile = $this->files[] = sys_get_temp_dir() . '/kiln-test-hygiene-' . bin2hex(random_bytes(4)) . '.pid';
+        $server = $this->server = KilnProcess::launch([PHP_BINARY, '-d', 'ffi.enable=0', self::KILN, 'serve', self::APP, '--listen=127.0.0.1:0', '--workers=1', '--task-workers=1', "--pid-file=$pidFile"]);
+        $this->outlivesItsSupervisorAndTheNextServerStarts($server, 'kiln: process stubborn', $pidFile);
+    }
+
+    public function testAUserProcessThatIgnoresSigtermDoesNotKeepTheNextServerFromThePidFile(): void
+    {
+        $pidFile = $this->files[] = sys_get_temp_dir() . '/kiln-test-hygiene-' . bin2hex(random_bytes(4)) . '.pid';
+        $server = $this->server = KilnProcess::start(self::DEAF_APP, ['--workers=1', "--pid-file=$pidFile"]);
+        $this->outlivesItsSupervisorAndTheNextServerStarts($server, 'kiln: process deaf', $pidFile);
+    }
+
+    private function outlivesItsSupervisorAndTheNextServerStarts(KilnProcess $server, string $title, string $pidFile): void
+    {
+        $user = 0;
+        $this->waitUntil(function () use ($server, $title, &$user): bool {
+            foreach ($this->see($this->tree($server->pid())) as $pid) {
+                if (self::title($pid) === $title) {
+                    $user = $pid;
+                }
+            }
+            return $user !== 0;
+        }, "the user process ($title)");
+        // While the supervisor runs, the file is its own: the user process let go of its copy of the lock, not of the lock.
+        [$code, , $stderr] = KilnProcess::run(['serve', self::APP, '--listen=127.0.0.1:0', '--workers=1', "--pid-file=$pidFile"], 10.0);
+        self::assertSame(1, $code, "a second server is refused while the first runs: $stderr");
+        self::assertStringContainsString("Pid file $pidFile is held by running process {$server->pid()}", $stderr);
+        $tree = $this->see($this->tree($server->pid()));
+        posix_kill($server->pid(), SIGKILL);
+        $server->waitForExit(5.0);
+        $this->waitUntil(static fn(): bool => array_values(array_filter($tree, self::running(...))) === [$user], 'every process but the user process to end', 15.0, fn(): string => $this->describe($tree));
+        $next = $this->next = KilnProcess::start(self::APP, ['--workers=1', "--pid-file=$pidFile"]);
+        self::assertTrue(self::running($user), 'the user process still runs: the next server started beside it');
+        self::assertSame((string) $next->pid(), trim((string) file_get_contents($pidFile)));
+        self::assertSame(200, HttpClient::get($next->baseUrl() . '/fork-server-pid')['status']);
     }
 
     private function forkServerWithAChild(int $supervisor): int
