@@ -12,8 +12,9 @@ namespace Kiln\Server;
  * carry the supervisor's process title (its /proc/PID/cmdline); elsewhere any live process counts.
  *
  * Taking the file is atomic: check() locks it (flock, exclusive) before it looks at what it names, and the lock is
- * held until the server's last process has exited (the workers inherit it), so of two `kiln serve` started at
- * the same moment with one --pid-file exactly one gets it (docs/design/029-process-hygiene.md). The pid is
+ * held until the supervisor and its last worker have exited (the workers inherit it; background processes let go
+ * of it, forgetInChild()), so of two `kiln serve` started at the same moment with one --pid-file exactly one gets
+ * it (docs/design/029-process-hygiene.md). The pid is
  * written into the locked file in place: a rename would put a new, unlocked file at the path.
  */
 final class PidFile
