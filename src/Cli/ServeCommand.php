@@ -75,6 +75,11 @@ final class ServeCommand
             $listeners->open();
             $pidFile = new PidFile($config->pidFilePath($listeners->bound()[0]));
             $stalePid = $pidFile->check();
+        } catch (ServerException $e) {
+            $listeners->close();
+            return $this->fail($e->getMessage());
+        }
+        try {
             $errorLogPath = $config->errorLogPath($pidFile->path);
             $errorLog = $errorLogPath === '-' ? LogFile::stderr() : new LogFile($errorLogPath);
             $errorLog->open();
@@ -87,6 +92,7 @@ final class ServeCommand
             $admin = $options->admin === null ? null : new AdminServer($options->admin);
             $admin?->listen();
         } catch (ServerException $e) {
+            $pidFile->remove();
             $listeners->close();
             return $this->fail($e->getMessage());
         }
@@ -180,6 +186,7 @@ final class ServeCommand
             ),
             $watch === null ? null : $watch->poll(...),
             $admin,
+            $pidFile,
         );
         try {
             // The title first: from the moment the pid file names this process, `kiln stop|reload` must recognize it.

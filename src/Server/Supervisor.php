@@ -5,6 +5,8 @@ declare(strict_types=1);
 namespace Kiln\Server;
 
 use Kiln\Server\Background\BackgroundProcesses;
+use Kiln\Server\Internal\AdoptedProcesses;
+use Kiln\Server\Internal\ProcessControl;
 
 /**
  * The master process: forks the workers, keeps one serving per slot, reloads and stops them, and relays
@@ -39,6 +41,9 @@ final class Supervisor
 
     private string $driver = '';
 
+    /** This process's pid, as its children are told it (set by run()). */
+    private int $pid = 0;
+
     /** reloadWhen asked for a reload not made yet. */
     private bool $reloadAsked = false;
 
@@ -67,6 +72,7 @@ final class Supervisor
         private readonly ?BackgroundProcesses $background = null,
         private readonly ?\Closure $reloadWhen = null,
         private readonly ?Metrics\AdminServer $admin = null,
+        private readonly ?PidFile $pidFile = null,
     ) {
         $this->metrics = $admin === null ? null : new Metrics\NodeMetrics();
         $this->signals = new SignalInbox();
@@ -81,6 +87,16 @@ final class Supervisor
     {
         $this->signals->install();
         @cli_set_process_title(PidFile::SUPERVISOR_TITLE);
+        $this->pid = posix_getpid();
+        // Orphans below the server (php-cgi children whose parent was killed, a fork server's children) come back
+        // here rather than to PID 1, and reap() reaps them: a container's init may not (docs/design/029).
+        if ($this->pid === 1) {
+            $this->log->debug('running as PID 1: every orphan in the container is reaped here');
+        } elseif (ProcessControl::childSubreaper()) {
+            $this->log->debug('child subreaper: orphans of the server\'s processes are reaped here');
+        } else {
+            $this->log->debug('no FFI: orphans of the server\'s processes go to PID 1, which must reap them');
+        }
         try {
             $this->background?->start($this->forgetInChild(...));
         } catch (ServerException $e) {
@@ -101,6 +117,8 @@ final class Supervisor
         $this->admin?->close();
         $this->listeners->close();
         $this->status?->remove();
+        // Orphans adopted here that still run (docs/deploy.md): SIGTERM, a short grace, then SIGKILL; all reaped.
+        AdoptedProcesses::end($this->pid, $this->log);
         if ($this->startupError !== null) {
             throw new ServerException($this->startupError);
         }
@@ -369,18 +387,26 @@ final class Supervisor
         $this->log->info('log files reopened (SIGUSR1)');
     }
 
-    /** In a background process forked from the supervisor: it keeps none of the supervisor's signals, listeners or channels. */
+    /**
+     * In a background process forked from the supervisor: it keeps none of the supervisor's signals, listeners or
+     * channels, and gets SIGTERM should the supervisor die (kill -9) rather than run on, orphaned (FFI: prctl; a
+     * task worker also watches its parent, a user process without FFI does not).
+     */
     private function forgetInChild(): void
     {
         $this->signals->uninstall();
         $this->pool->forgetInChild();
         $this->listeners->close();
+        // Only the processes that hold the port hold the pid file's lock: a user process may outlive a killed
+        // supervisor (no FFI, or it handles SIGTERM), and would keep every later server from the file.
+        $this->pidFile?->forgetInChild();
         foreach ([SIGTERM, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD, SIGALRM] as $signal) {
             pcntl_signal($signal, SIG_DFL);
         }
         foreach ([SIGINT, SIGHUP] as $signal) {
             pcntl_signal($signal, SIG_IGN); // a terminal's ^C and hang-up are for the supervisor to act on
         }
+        ProcessControl::parentDeathSignal(SIGTERM, $this->pid); // after SIGTERM is back to its default
     }
 
     /**

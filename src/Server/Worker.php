@@ -42,6 +42,9 @@ final class Worker implements WorkerContext
 
     private bool $supervisorGone = false;
 
+    /** @var list<resource> the listening sockets this worker accepts on */
+    private array $listening = [];
+
     /** null: --admin-listen is off */
     private readonly ?Metrics\Registry $metrics;
 
@@ -89,8 +92,9 @@ final class Worker implements WorkerContext
                 $link->makeCurrent();
                 $link->start();
             }
-            $this->service = $factory();
-            $this->service->start($listeners(), $this);
+            $service = $this->service = $factory();
+            $this->listening = $listeners();
+            $service->start($this->listening, $this);
             $this->sidecars->start();
         } catch (\Throwable $e) {
             // A ServerException says what is wrong with the set-up (a tier or driver that cannot run here): its message alone.
@@ -176,6 +180,13 @@ final class Worker implements WorkerContext
                 Loop::cancel($id);
                 $this->supervisorGone = true;
                 $this->drain('supervisor gone');
+                // No new generation will accept on the port: it is let go now, not when the last request in flight
+                // is done, so that new clients are refused at once (and a new server can bind it) rather than
+                // queued for a worker that will never accept them. The drain accepted what was queued already.
+                foreach ($this->listening as $socket) {
+                    \is_resource($socket) && @fclose($socket);
+                }
+                $this->listening = [];
                 return;
             }
             $this->inbox .= $data;

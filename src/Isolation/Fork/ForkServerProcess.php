@@ -13,6 +13,7 @@ use Kiln\Loop\CancelledException;
 use function Kiln\Loop\delay;
 
 use Kiln\Loop\Future;
+use Kiln\Loop\Loop;
 use Kiln\Loop\Process;
 use Kiln\Loop\ProcessException;
 use Kiln\Loop\StreamException;
@@ -264,6 +265,13 @@ final class ForkServerProcess
             throw new ForkUnavailableException('The fork server did not start within ' . $this->startTimeout . 's', 0, $e);
         }
         $this->process = $process;
+        // A server that dies (kill -9) is reaped within a second, not at the next request it would have had: no
+        // zombie is left under the worker meanwhile. The next request logs its exit and starts a new one.
+        Loop::unreference(Loop::repeat(1.0, static function (string $id) use ($process): void {
+            if (!$process->isRunning()) {
+                Loop::cancel($id);
+            }
+        }));
         $log = $this->log;
         async(static function () use ($process, $log): void {
             $partial = '';
