@@ -25,7 +25,7 @@ final class ServeOptions
         'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins', 'symlinks',
         'task-workers', 'task-queue', 'task-timeout',
         'redis', 'redis-sentinel', 'redis-cluster', 'redis-cache-ttl',
-        'admin-listen', 'access-log-format', 'slow-request', 'error-log-format'];
+        'admin-listen', 'access-log-format', 'slow-request', 'error-log-format', 'stall-timeout'];
     public const FLAGS = ['daemon', 'no-htaccess', 'ws-deflate', 'watch', 'dev', 'admin-public'];
     public const LIMIT_PREFIX = 'limit-';
 
@@ -102,6 +102,7 @@ final class ServeOptions
                 maxMemory: $options->string('max-memory') ?? '256M',
                 memoryLimit: $options->string('memory-limit'),
                 drainTimeout: $options->float('drain-timeout') ?? 30.0,
+                stallTimeout: $options->float('stall-timeout') ?? Config::DEFAULT_STALL_TIMEOUT,
                 pidFile: $absolute($options->string('pid-file')),
                 daemon: $options->flag('daemon'),
                 listenerMode: $options->string('listener') ?? 'shared',

@@ -184,6 +184,11 @@ final class Worker implements WorkerContext
             }
         }));
         Loop::unreference(Loop::repeat(1.0, fn() => $this->report()));
+        if ($this->config->stallTimeout > 0) { // the heartbeat the supervisor watches (docs/design/028)
+            $service = $this->service;
+            (new Internal\StallReport($this->log, static fn(): array => $service instanceof InFlight ? $service->inFlight() : []))->install();
+            Loop::unreference(Loop::repeat(min(1.0, $this->config->stallTimeout / 4), fn() => $this->send(new Message(Message::ALIVE))));
+        }
     }
 
     public function requestServed(): void

@@ -6,9 +6,10 @@ namespace Kiln\Loop\Internal;
 
 /**
  * Signal watchers of one driver. The pcntl handler only queues the signal number; watchers are
- * called from dispatch() on the loop's stack, once per tick (pcntl_async_signals(false), so PHP
- * never interrupts a callback half-way). The previous handler of a signal is restored when its last
- * enabled watcher goes away.
+ * called from dispatch() on the loop's stack, once per tick, so a callback is never interrupted half-way
+ * by another. With pcntl_async_signals() on (a Kiln worker turns it on for --stall-timeout), the queueing
+ * handler runs between any two instructions, which it is safe to do; the watchers still wait for dispatch().
+ * The previous handler of a signal is restored when its last enabled watcher goes away.
  *
  * @internal
  */
@@ -30,7 +31,6 @@ final class SignalHub
     {
         $signo = $watcher->key;
         if (!isset($this->watchers[$signo])) {
-            \pcntl_async_signals(false);
             $this->previous[$signo] = \pcntl_signal_get_handler($signo);
             if (!\pcntl_signal($signo, $this->enqueue(...))) {
                 throw new \ValueError("Cannot watch signal $signo");
