@@ -24,17 +24,19 @@ final class StalledWorkerTest extends TestCase
 
     public function testAWorkerSpinningInAHandlerIsReportedWithTheRequestAndTheRoutesFrameShownAsStalledThenReplaced(): void
     {
-        $kiln = $this->start(1.5);
+        $kiln = $this->start(2.0);
         $pid = (int) HttpClient::get($kiln->baseUrl() . '/pid')['body'];
         $spinning = $this->send($kiln, '/spin');
 
-        $kiln->waitForLog('~\[warning\] \[supervisor \d+\] worker 1 \(pid ' . $pid . '\): its event loop has stood still for [\d.]+ s \(--stall-timeout=1.5\)~', 10);
+        $kiln->waitForLog('~\[warning\] \[supervisor \d+\] worker 1 \(pid ' . $pid . '\): its event loop has stood still for [\d.]+ s \(--stall-timeout=2\)~', 10);
         $report = $kiln->waitForLog('~\[warning\] \[worker 1 ' . $pid . '\] event loop stalled, in flight: GET /spin \| holding the loop at ~', 10);
         self::assertMatchesRegularExpression('~holding the loop at ' . preg_quote((string) realpath(self::APP), '~') . '\(1[01]\)~', $report);
         self::assertStringContainsString('App->handle()', $report, 'the calls that led there');
-        self::assertSame($pid, $this->stalledInStatus(10), 'kiln status shows it stalled');
+        self::assertSame($pid, $this->stalledInStatus(10), 'kiln status --json shows it stalled');
+        [, $status] = KilnProcess::run(['status', "--pid-file={$this->pidFile}"]);
+        self::assertMatchesRegularExpression('~worker 1  pid ' . $pid . '  stalled \d+s  requests~', $status);
 
-        $kiln->waitForLog('~worker 1 \(pid ' . $pid . '\): its event loop has stood still for [\d.]+ s \(twice --stall-timeout=1.5\): killing it \(SIGKILL\)~', 10);
+        $kiln->waitForLog('~worker 1 \(pid ' . $pid . '\): its event loop has stood still for [\d.]+ s \(twice --stall-timeout=2\): killing it \(SIGKILL\)~', 10);
         self::assertSame('', $this->readUntilClosed($spinning), 'the stuck request fails: its connection closes');
         self::assertNotSame($pid, $this->servingPid($kiln), 'replaced');
         self::assertSame(0, $kiln->stop());
