@@ -49,7 +49,7 @@ final class Supervisor
     private readonly ?Metrics\NodeMetrics $metrics;
 
     /** null: --stall-timeout=0 */
-    private readonly ?Internal\StallWatch $stalls;
+    private readonly ?Internal\StallGuard $stalls;
 
     /**
      * @param \Closure(): Service $factory builds the service inside each worker
@@ -77,7 +77,7 @@ final class Supervisor
         $this->fleet = new Fleet($this->pool, $config->workers, $log);
         $this->sidecars = new Sidecars($log, $this->pool->send(...));
         $this->balance = $config->listenerMode === ListenerMode::Shared ? AcceptBalance::create($config->workers) : null;
-        $this->stalls = $config->stallTimeout > 0 ? new Internal\StallWatch($config->stallTimeout) : null;
+        $this->stalls = $config->stallTimeout > 0 ? new Internal\StallGuard($config->stallTimeout, $this->pool, $log) : null;
     }
 
     /** @return int exit code (0); throws ServerException when the first generation cannot start */
@@ -134,12 +134,12 @@ final class Supervisor
                 $this->onMessage($handle, $message);
             }
             $handle->closeChannel();
-            $this->stalls?->forget($handle->pid);
+            $this->stalls?->gone($handle);
             $this->sidecars->ownerGone($handle->pid);
             $this->onExit($handle, $how);
         }
         $now = microtime(true);
-        $this->checkStalls($now);
+        $this->stalls?->tick($now);
         if ($this->state === SupervisorState::Running) {
             $this->fleet->keepSlotsServing($now);
             // A change seen while a reload is under way waits for it: the generation starting may have read the old file.
@@ -186,7 +186,7 @@ final class Supervisor
 
     private function timeout(): float
     {
-        $next = min(microtime(true) + 0.5, $this->killAt, $this->statusAt + 1.0, $this->fleet->nextSpawnAt(), $this->sidecars->nextWakeAt(), $this->background?->nextWakeAt() ?? INF, $this->stalls?->nextCheckAt() ?? INF);
+        $next = min(microtime(true) + 0.5, $this->killAt, $this->statusAt + 1.0, $this->fleet->nextSpawnAt(), $this->sidecars->nextWakeAt(), $this->background?->nextWakeAt() ?? INF, $this->stalls?->nextWakeAt() ?? INF);
         return max(0.0, min(0.5, $next - microtime(true)));
     }
 
@@ -203,15 +203,11 @@ final class Supervisor
 
     private function onMessage(WorkerHandle $handle, Message $message): void
     {
-        $stood = $this->stalls?->heard($handle->pid, microtime(true));
-        if ($stood !== null) {
-            $handle->stalled = 0.0;
-            $this->log->warning(sprintf('%s: its event loop turned again after standing still for %.1f s', $handle->label(), $stood));
-        }
+        $this->stalls?->heard($handle, microtime(true));
         switch ($message->type) {
             case Message::READY:
                 $this->driver = $message->argument;
-                $this->stalls?->watch($handle->pid, microtime(true));
+                $this->stalls?->ready($handle, microtime(true));
                 if ($handle->state === WorkerState::Booting) {
                     $handle->become(WorkerState::Ready);
                     if ($handle->reopenWhenReady) {
@@ -266,31 +262,6 @@ final class Supervisor
                 [$name, $index, $pid, $kill, $reason] = explode(' ', $message->argument . '    ', 5);
                 $this->sidecars->replace($handle->pid, $name, (int) $index, (int) $pid, $kill === '1', trim($reason));
                 break;
-        }
-    }
-
-    /** --stall-timeout (docs/design/028): a worker whose loop stands still is asked for its stack, then ended. */
-    private function checkStalls(float $now): void
-    {
-        $handles = $this->pool->all();
-        foreach ($this->stalls?->check($now) ?? [] as [$pid, $verdict, $silent]) {
-            $handle = $handles[$pid] ?? null;
-            if ($handle === null) {
-                continue;
-            }
-            $timeout = $this->config->stallTimeout;
-            if ($verdict === Internal\StallVerdict::Stalled) {
-                $this->log->warning(sprintf('%s: its event loop has stood still for %.1f s (--stall-timeout=%s): a handler is blocking it; '
-                    . 'its stack follows if it can answer; it is ended at %s s', $handle->label(), $silent, $timeout, 2 * $timeout));
-                $this->pool->signal($handle, Internal\StallReport::SIGNAL);
-            } else {
-                $this->log->warning(sprintf('%s: its event loop has stood still for %.1f s (twice --stall-timeout=%s): killing it (SIGKILL); '
-                    . 'the requests it was handling fail, and it is replaced', $handle->label(), $silent, $timeout));
-                $this->pool->signal($handle, SIGKILL);
-            }
-        }
-        foreach ($handles as $handle) {
-            $handle->stalled = $this->stalls?->stalledFor($handle->pid, $now) ?? 0.0;
         }
     }
 
