@@ -292,6 +292,7 @@ final class Supervisor
             $this->metrics->retire($handle);
             if ($this->state === SupervisorState::Running) {
                 $this->metrics->restarted(match (true) {
+                    $handle->stallKilled => 'stall',
                     $handle->recycling => 'recycle',
                     $expected => 'reload',
                     default => 'crash',
@@ -299,7 +300,7 @@ final class Supervisor
             }
         }
         $handle->become(WorkerState::Exited);
-        $why = $handle->bootFailure !== null ? "$how: {$handle->bootFailure}" : $how;
+        $why = $handle->bootFailure !== null ? "$how: {$handle->bootFailure}" : $how . ($handle->stallKilled ? ' for standing still (--stall-timeout)' : '');
         if ($expected || $this->state === SupervisorState::Stopping || $this->state === SupervisorState::Draining) {
             $this->log->debug("{$handle->label()} $how");
         } elseif ($this->state === SupervisorState::Starting) {

@@ -34,6 +34,9 @@ final class WorkerHandle
     /** Seconds its event loop has stood still, once past --stall-timeout; 0: it turns. */
     public float $stalled = 0.0;
 
+    /** It was killed for standing still past twice --stall-timeout. */
+    public bool $stallKilled = false;
+
     /** USR1 came while it booted (before it watches USR1): it still holds the log files of its fork; reopen once ready. */
     public bool $reopenWhenReady = false;
 

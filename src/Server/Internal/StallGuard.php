@@ -63,6 +63,7 @@ final class StallGuard
             } else {
                 $this->log->warning(sprintf('%s: its event loop has stood still for %.1f s (twice --stall-timeout=%s): killing it (SIGKILL); '
                     . 'the requests it was handling fail, and it is replaced', $handle->label(), $silent, $this->timeout));
+                $handle->stallKilled = true;
                 $this->pool->signal($handle, SIGKILL);
             }
         }

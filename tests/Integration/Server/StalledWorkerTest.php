@@ -42,16 +42,18 @@ final class StalledWorkerTest extends TestCase
         self::assertSame(0, $kiln->stop());
     }
 
-    public function testAWorkerBlockedInSleepIsReportedAndReplaced(): void
+    public function testAWorkerBlockedInSleepIsReportedAndReplacedAndTheRestartIsCountedAsAStall(): void
     {
-        $kiln = $this->start(1.0);
+        $kiln = $this->start(1.0, [], ['--admin-listen=127.0.0.1:0']);
+        $admin = (string) preg_replace('~^.*admin listener on (http://\S+).*$~', '$1', $kiln->waitForLog('~admin listener on http://~'));
         $pid = (int) HttpClient::get($kiln->baseUrl() . '/pid')['body'];
         $sleeping = $this->send($kiln, '/sleep');
         $report = $kiln->waitForLog('~\[worker 1 ' . $pid . '\] event loop stalled, in flight: GET /sleep~', 10);
         self::assertMatchesRegularExpression('~holding the loop at ' . preg_quote((string) realpath(self::APP), '~') . '\(1[56]\)~', $report, 'the sleep, or the loop around it');
-        $kiln->waitForLog('~worker 1 \(pid ' . $pid . '\) killed by signal 9 \(SIGKILL\); replacing it now~', 10);
+        $kiln->waitForLog('~worker 1 \(pid ' . $pid . '\) killed by signal 9 \(SIGKILL\) for standing still \(--stall-timeout\); replacing it now~', 10);
         self::assertSame('', $this->readUntilClosed($sleeping));
         self::assertNotSame($pid, $this->servingPid($kiln));
+        self::assertContains('kiln_worker_restarts_total{reason="stall"} 1', explode("\n", HttpClient::get($admin . '/metrics')['body']));
         self::assertSame(0, $kiln->stop());
     }
 
@@ -82,11 +84,14 @@ final class StalledWorkerTest extends TestCase
         self::assertSame(0, $kiln->stop());
     }
 
-    /** @param array<string, string> $env */
-    private function start(float $stallTimeout, array $env = []): KilnProcess
+    /**
+     * @param array<string, string> $env
+     * @param list<string> $args
+     */
+    private function start(float $stallTimeout, array $env = [], array $args = []): KilnProcess
     {
         $this->pidFile = sys_get_temp_dir() . '/kiln-stall-' . bin2hex(random_bytes(4)) . '.pid';
-        return KilnProcess::start(self::APP, ['--workers=1', "--stall-timeout=$stallTimeout", "--pid-file={$this->pidFile}"], $env);
+        return KilnProcess::start(self::APP, ['--workers=1', "--stall-timeout=$stallTimeout", "--pid-file={$this->pidFile}", ...$args], $env);
     }
 
     /** @return resource a connection with the request sent (Connection: close) */
