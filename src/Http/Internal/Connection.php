@@ -206,17 +206,29 @@ final class Connection
         }
     }
 
+    /**
+     * The handler runs at the end of the loop turn, with the other requests read in it, in one Fiber (see
+     * Loop::queueAsync()); until then the request is queued (isQueued()).
+     */
     private function dispatch(Request $request): void
     {
         $this->state = ConnectionState::Responding;
         $this->responseStarted = false;
         $this->pending = $request;
-        Loop::async($this->runner ??= function (): void {
+        Loop::queueAsync($this->runner ??= function (): void {
             $request = $this->pending;
+            if ($request === null) {
+                return; // the connection closed before its turn
+            }
             $this->pending = null;
-            \assert($request !== null);
             $this->core->respond($this, $request);
         });
+    }
+
+    /** A request was dispatched and its handler has not started yet (it waits for the end of the loop turn). */
+    public function isQueued(): bool
+    {
+        return $this->pending !== null;
     }
 
     /** The response now being sent is an event stream, open until it or the connection ends. */
@@ -352,6 +364,7 @@ final class Connection
         $this->head = null;
         $this->body = null;
         $this->runner = null;
+        $this->pending = null; // a request still queued is not served
         $this->core->forget($this, $written);
         $this->output->release();
         $pushed = $this->pushed;

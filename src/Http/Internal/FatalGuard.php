@@ -144,7 +144,7 @@ final class FatalGuard
         /** @var list<Connection> $idle */
         $idle = [];
         foreach ($this->core->connections() as $connection) {
-            if ($connection->state !== ConnectionState::Responding) {
+            if ($connection->state !== ConnectionState::Responding || $connection->isQueued()) {
                 if ($connection->output->pending() > 0 && !$connection->isWaitingForHead() && !$connection->isReadingBody()) {
                     $connection->closeAfterFlush(); // a whole response queued, still being written
                     $underway++;
@@ -398,7 +398,7 @@ final class FatalGuard
         $waiting = [];
         $sockets = [];
         foreach ($connections as $i => $connection) {
-            if ($connection->isWaitingForHead() || $connection->isReadingBody() || $connection->hasBufferedRequest()) {
+            if ($connection->isQueued() || $connection->isWaitingForHead() || $connection->isReadingBody() || $connection->hasBufferedRequest()) {
                 $waiting[$i] = true;
             } else {
                 $sockets[$i] = $connection->socket;

@@ -31,8 +31,12 @@ final class FatalGuardTest extends CoreTestCase
     protected function setUp(): void
     {
         parent::setUp();
-        $this->core = $this->core(static function (Request $request): Response {
+        $this->core = $this->core(function (Request $request): Response {
             switch ($request->path()) {
+                case '/ends': // the process ends in this handler while requests read in the same turn wait for theirs
+                    $this->guard->end(null);
+                    Loop::getSuspension()->suspend();
+                    return Response::text('never');
                 case '/big':
                     return Response::text(str_repeat('x', self::BIG));
                 case '/stuck': // a handler the process ends in (its script called exit())
@@ -168,6 +172,22 @@ final class FatalGuardTest extends CoreTestCase
         self::assertStringStartsWith("HTTP/1.1 503 Service Unavailable\r\n", $answer);
         self::assertStringContainsString("Retry-After: 1\r\n", $answer);
         self::assertSame(['info: worker exited; answered 1 request(s) not yet started with 503'], $this->context->logs);
+    }
+
+    public function testARequestQueuedBehindTheOneThatEndedTheProcessIsAnswered503(): void
+    {
+        $ends = $this->connect($this->core);
+        $queued = $this->connect($this->core);
+        fwrite($ends, self::request('/ends'));
+        fwrite($queued, self::request('/queued'));
+        $this->runFor(5.0, fn(): bool => \count($this->context->logs) > 0);
+
+        self::assertStringStartsWith("HTTP/1.1 500 Internal Server Error\r\n", self::readToEnd($ends));
+        $answer = self::readToEnd($queued);
+        self::assertStringStartsWith("HTTP/1.1 503 Service Unavailable\r\n", $answer, 'read whole, but its handler never started');
+        self::assertTrue(feof($queued));
+        self::assertSame(['error: worker exited; answered 1 in-flight request(s) with 500, answered 1 request(s) not yet started with 503'], $this->context->logs);
+        self::assertSame(0, $this->context->served, 'the queued handler does not run once its connection was answered');
     }
 
     public function testTheGuardRunsOnce(): void
