@@ -20,6 +20,15 @@ $app->get('/nap', static function (): string {
     sleep(3600); // cut short by the stall report's signal: the request then answers
     return 'woke';
 });
+$app->get('/busy', static function (\Kiln\Http\Request $request): string {
+    // Holds the loop for ?ms= milliseconds of CPU: short, but many of them may run in one loop turn.
+    $ms = $request->query()['ms'] ?? '100';
+    $until = hrtime(true) + (\is_numeric($ms) ? (int) $ms : 0) * 1_000_000;
+    for ($n = 0; hrtime(true) < $until; $n++) {
+        $n %= 1000;
+    }
+    return (string) getmypid();
+});
 $app->get('/wait', static function (): string {
     \Kiln\Loop\delay((float) (getenv('KILN_TEST_WAIT') ?: 3));
     return 'waited';
