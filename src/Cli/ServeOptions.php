@@ -102,7 +102,7 @@ final class ServeOptions
                 maxMemory: $options->string('max-memory') ?? '256M',
                 memoryLimit: $options->string('memory-limit'),
                 drainTimeout: $options->float('drain-timeout') ?? 30.0,
-                stallTimeout: $options->float('stall-timeout') ?? Config::DEFAULT_STALL_TIMEOUT,
+                stallTimeout: $options->float('stall-timeout') ?? self::defaultStallTimeout($options->flag('dev'), $env),
                 pidFile: $absolute($options->string('pid-file')),
                 daemon: $options->flag('daemon'),
                 listenerMode: $options->string('listener') ?? 'shared',
@@ -279,6 +279,19 @@ final class ServeOptions
         } catch (\ValueError $e) {
             throw new UsageException($e->getMessage(), 0, $e);
         }
+    }
+
+    /**
+     * 60 s, but off under --dev or with Xdebug's step debugger (XDEBUG_MODE or xdebug.mode holding `debug`):
+     * a breakpoint stops the worker's loop for as long as the developer looks (docs/design/028).
+     *
+     * @param array<string, string> $env
+     */
+    private static function defaultStallTimeout(bool $dev, array $env): float
+    {
+        $mode = $env['XDEBUG_MODE'] ?? (\extension_loaded('xdebug') ? (string) \ini_get('xdebug.mode') : '');
+        $debugger = \in_array('debug', array_map('trim', explode(',', $mode)), true);
+        return $dev || $debugger ? 0.0 : Config::DEFAULT_STALL_TIMEOUT;
     }
 
     /**

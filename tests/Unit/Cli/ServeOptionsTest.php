@@ -141,6 +141,15 @@ final class ServeOptionsTest extends TestCase
         self::assertSame(0.0, ServeOptions::parse([self::APP, '--stall-timeout=0'], [], '/')->config->stallTimeout);
     }
 
+    public function testTheStallTimeoutIsOffUnderDevOrWithXdebugsStepDebuggerUnlessGiven(): void
+    {
+        self::assertSame(0.0, ServeOptions::parse([self::APP, '--dev'], [], '/')->config->stallTimeout, 'a breakpoint would end the worker');
+        self::assertSame(0.0, ServeOptions::parse([self::APP], ['XDEBUG_MODE' => 'develop,debug'], '/')->config->stallTimeout);
+        self::assertSame(60.0, ServeOptions::parse([self::APP], ['XDEBUG_MODE' => 'develop,coverage'], '/')->config->stallTimeout);
+        self::assertSame(5.0, ServeOptions::parse([self::APP, '--dev', '--stall-timeout=5'], [], '/')->config->stallTimeout);
+        self::assertSame(9.0, ServeOptions::parse([self::APP], ['XDEBUG_MODE' => 'debug', 'KILN_STALL_TIMEOUT' => '9'], '/')->config->stallTimeout);
+    }
+
     public function testTheCommandLineLimitWinsOverEnvironment(): void
     {
         $options = ServeOptions::parse([self::APP, '--limit-header-timeout=9'], ['KILN_LIMIT_HEADER_TIMEOUT' => '3'], '/');
