@@ -29,6 +29,14 @@ final class BusyWorkerIsNotStalledTest extends TestCase
         $this->assertAllAnsweredBySameWorker($kiln, '/busy?ms=600');
     }
 
+    public function testASequentialSiteWhoseScriptsMayOutlastTheStallTimeoutIsWarnedAboutAtStartUpAndServes(): void
+    {
+        $kiln = KilnProcess::start(__DIR__ . '/../../Fixtures/server/stalls-site', ['--workers=1', '--tier=sequential', '--front-controller=none', '--time-limit=0', '--stall-timeout=2']);
+        $kiln->waitForLog('~\[warning\] \[supervisor \d+\] --time-limit=0 \(none\) with --stall-timeout=2: the sequential tier runs scripts on the worker\'s event loop~');
+        self::assertSame(200, HttpClient::get($kiln->baseUrl() . '/busy.php?ms=0')['status']);
+        self::assertSame(0, $kiln->stop());
+    }
+
     private function assertAllAnsweredBySameWorker(KilnProcess $kiln, string $target): void
     {
         $pid = (int) HttpClient::get($kiln->baseUrl() . '/busy' . (str_contains($target, '.php') ? '.php' : '') . '?ms=0')['body'];
