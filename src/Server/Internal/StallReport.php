@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Server\Internal;
 
+use Kiln\Loop\Loop;
 use Kiln\Server\Log;
 
 /**
@@ -32,10 +33,25 @@ final class StallReport
         private readonly \Closure $inFlight,
     ) {}
 
-    public function install(): void
+    /**
+     * Installs the handler and keeps the signal from the loop's watchers (Loop::onSignal() for it then throws).
+     * An app that already handles the signal (its boot called Loop::onSignal() or pcntl_signal() for it) keeps
+     * it: the report is skipped in this worker, and a warning says so.
+     *
+     * @return bool whether the report is installed
+     */
+    public function install(): bool
     {
+        if (pcntl_signal_get_handler(self::SIGNAL) !== SIG_DFL) {
+            $this->log->warning('the app handles SIGUSR2 (Loop::onSignal() or pcntl_signal() at boot), the signal --stall-timeout\'s report uses:'
+                . ' a stalled loop is not reported with its stack in this worker (the supervisor still logs it, sends SIGUSR2 and ends the worker)');
+            return false;
+        }
         pcntl_signal(self::SIGNAL, $this->report(...), true);
         pcntl_async_signals(true);
+        Loop::reserveSignal(self::SIGNAL, 'SIGUSR2 cannot be watched in a Kiln worker with --stall-timeout: its stall report uses it (docs/design/028);'
+            . ' watch another signal, or start with --stall-timeout=0');
+        return true;
     }
 
     private function report(): void

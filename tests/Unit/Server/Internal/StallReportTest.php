@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Unit\Server\Internal;
 
+use Kiln\Loop\Loop;
 use Kiln\Server\Internal\StallReport;
 use Kiln\Server\Log;
 use Kiln\Server\LogFile;
@@ -51,6 +52,7 @@ final class StallReportTest extends TestCase
                 $line = (string) file_get_contents($path);
             }
         } finally {
+            Loop::reserveSignal(StallReport::SIGNAL, null);
             pcntl_signal(StallReport::SIGNAL, $previous);
             @unlink($path);
             pcntl_async_signals($async);
@@ -58,5 +60,47 @@ final class StallReportTest extends TestCase
         self::assertStringContainsString('[warning]', $line);
         self::assertStringContainsString('event loop stalled, in flight: GET /busy | holding the loop at ' . __FILE__ . '(', $line);
         self::assertStringContainsString(__CLASS__ . '->' . __FUNCTION__ . '()', $line);
+    }
+
+    public function testOnceInstalledTheLoopRefusesToWatchItsSignalSoNeitherHandlerReplacesTheOther(): void
+    {
+        $async = pcntl_async_signals();
+        try {
+            self::assertTrue((new StallReport(new Log(new LogFile('/dev/null')), static fn(): array => []))->install());
+            $installed = pcntl_signal_get_handler(StallReport::SIGNAL);
+            try {
+                Loop::onSignal(StallReport::SIGNAL, static function (): void {});
+                self::fail('the loop watched the report\'s signal');
+            } catch (\Error $e) {
+                self::assertStringStartsWith('SIGUSR2 cannot be watched in a Kiln worker with --stall-timeout: its stall report uses it', $e->getMessage());
+            }
+            self::assertSame($installed, pcntl_signal_get_handler(StallReport::SIGNAL), 'the report keeps its handler');
+            $other = Loop::onSignal(SIGUSR1, static function (): void {});
+            Loop::cancel($other); // other signals are watched as ever
+        } finally {
+            Loop::reserveSignal(StallReport::SIGNAL, null);
+            pcntl_signal(StallReport::SIGNAL, SIG_DFL);
+            pcntl_async_signals($async);
+        }
+    }
+
+    public function testAnAppThatHandlesTheSignalAlreadyKeepsItAndTheReportIsSkippedWithAWarning(): void
+    {
+        $path = (string) tempnam(sys_get_temp_dir(), 'kiln-stall-report-');
+        $async = pcntl_async_signals();
+        $apps = static function (): void {};
+        pcntl_signal(StallReport::SIGNAL, $apps);
+        try {
+            self::assertFalse((new StallReport(new Log(new LogFile($path)), static fn(): array => []))->install());
+            self::assertSame($apps, pcntl_signal_get_handler(StallReport::SIGNAL));
+            $id = Loop::onSignal(StallReport::SIGNAL, static function (): void {}); // not reserved: the app may watch it
+            Loop::cancel($id);
+            self::assertMatchesRegularExpression('~\[warning\] \[[^]]+\] the app handles SIGUSR2 \(Loop::onSignal\(\) or pcntl_signal\(\) at boot\)~', (string) file_get_contents($path));
+        } finally {
+            Loop::reserveSignal(StallReport::SIGNAL, null);
+            pcntl_signal(StallReport::SIGNAL, SIG_DFL);
+            pcntl_async_signals($async);
+            @unlink($path);
+        }
     }
 }
