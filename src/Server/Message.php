@@ -8,7 +8,7 @@ namespace Kiln\Server;
  * One line on the channel between a worker and the supervisor. Worker → supervisor: `ready`,
  * `boot-failed <reason>`, `first-request`, `served <count> <memory-bytes> [<name>=<count> ...]`, `recycle <reason>`,
  * `stopping <reason>`, `metrics <Registry::export() as JSON>` (once a second with --admin-listen), `sidecar-open <SidecarSpec JSON>`, `sidecar-replace <name> <index> <pid> <0|1 kill> <reason>`,
- * `alive` (the heartbeat: at least once a second with --stall-timeout, docs/design/028).
+ * `alive` (the heartbeat with --stall-timeout, docs/design/028: at least once a second, from a timer and as requests finish).
  * Supervisor → worker (sidecars only; lifecycle is told with signals): `sidecar-up <name> <index> <pid> <socket>`,
  * `sidecar-down <name> <index> <retry-in-seconds> <reason>`.
  */
