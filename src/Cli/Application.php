@@ -102,6 +102,9 @@ final class Application
                                         only unless --admin-public; never the --listen address)
               --admin-public            allow --admin-listen on an address other than loopback
               --slow-request=SECONDS    log a warning for each request slower than this (default 0 = off)
+              --stall-timeout=SECONDS   a worker whose event loop stands still this long (a handler blocking it) is
+                                        logged with its stack, and ended at twice it (default 60, 0 = off;
+                                        off under --dev or Xdebug's step debugger unless given)
               --error-log-format=text|json  the error log as text lines (default) or one JSON object per line
               --error-log=FILE|-        error log (default - = stderr)
               --log-level=LEVEL         debug, info, warning or error (default info)

@@ -145,7 +145,7 @@ final class ControlCommand
                 "  worker %d  pid %d  %s  requests %d  in flight %d  http %d  websockets %d  sse %d  memory %.1fM  uptime %ds  restarts %d\n",
                 self::num($w['id'] ?? 0),
                 self::num($w['pid'] ?? 0),
-                \is_string($w['state'] ?? null) ? $w['state'] : '?',
+                self::num($w['stalled'] ?? 0) > 0 ? sprintf('stalled %ds', self::num($w['stalled'])) : (\is_string($w['state'] ?? null) ? $w['state'] : '?'),
                 self::num($w['requests'] ?? 0),
                 self::num($w['inflight'] ?? 0),
                 self::num($w['http'] ?? 0),

@@ -119,6 +119,9 @@ final class ServeCommand
         if ($sequential && ($warning = JitLauncher::fileUpdateProtectionWarning()) !== null) {
             $log->warning($warning);
         }
+        if ($options->target->kind === Target::DOCROOT && ($warning = $options->site->stallTimeoutWarning($config->stallTimeout)) !== null) {
+            $log->warning($warning);
+        }
         $target = $options->target;
         $limits = $options->limits->withConnections($plan->connections);
         $site = $options->site;

@@ -25,7 +25,7 @@ final class ServeOptions
         'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins', 'symlinks',
         'task-workers', 'task-queue', 'task-timeout',
         'redis', 'redis-sentinel', 'redis-cluster', 'redis-cache-ttl',
-        'admin-listen', 'access-log-format', 'slow-request', 'error-log-format'];
+        'admin-listen', 'access-log-format', 'slow-request', 'error-log-format', 'stall-timeout'];
     public const FLAGS = ['daemon', 'no-htaccess', 'ws-deflate', 'watch', 'dev', 'admin-public'];
     public const LIMIT_PREFIX = 'limit-';
 
@@ -102,6 +102,7 @@ final class ServeOptions
                 maxMemory: $options->string('max-memory') ?? '256M',
                 memoryLimit: $options->string('memory-limit'),
                 drainTimeout: $options->float('drain-timeout') ?? 30.0,
+                stallTimeout: $options->float('stall-timeout') ?? self::defaultStallTimeout($options->flag('dev'), $env),
                 pidFile: $absolute($options->string('pid-file')),
                 daemon: $options->flag('daemon'),
                 listenerMode: $options->string('listener') ?? 'shared',
@@ -278,6 +279,19 @@ final class ServeOptions
         } catch (\ValueError $e) {
             throw new UsageException($e->getMessage(), 0, $e);
         }
+    }
+
+    /**
+     * 60 s, but off under --dev or with Xdebug's step debugger (XDEBUG_MODE or xdebug.mode holding `debug`):
+     * a breakpoint stops the worker's loop for as long as the developer looks (docs/design/028).
+     *
+     * @param array<string, string> $env
+     */
+    private static function defaultStallTimeout(bool $dev, array $env): float
+    {
+        $mode = $env['XDEBUG_MODE'] ?? (\extension_loaded('xdebug') ? (string) \ini_get('xdebug.mode') : '');
+        $debugger = \in_array('debug', array_map('trim', explode(',', $mode)), true);
+        return $dev || $debugger ? 0.0 : Config::DEFAULT_STALL_TIMEOUT;
     }
 
     /**

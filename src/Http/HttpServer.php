@@ -11,6 +11,7 @@ use Kiln\Http\WebSocket\WebSocketServer;
 use Kiln\Loop\Driver\SelectDriver;
 use Kiln\Loop\Loop;
 use Kiln\Server\AcceptBalance;
+use Kiln\Server\InFlight;
 use Kiln\Server\Service;
 use Kiln\Server\WorkerContext;
 
@@ -18,7 +19,7 @@ use Kiln\Server\WorkerContext;
  * The HTTP/1.1 service a worker runs: accepts connections on the listeners, enforces the connection cap
  * and every timeout from one housekeeping tick, and drains or stops on the worker's word.
  */
-final class HttpServer implements Service
+final class HttpServer implements Service, InFlight
 {
     private ?HttpCore $core = null;
 
@@ -256,6 +257,15 @@ final class HttpServer implements Service
         }
         $core->flushLogs();
         $core->reportCounts(); // kiln status: connections and requests in flight
+    }
+
+    public function inFlight(): array
+    {
+        $running = [];
+        foreach ($this->core?->running() ?? [] as $request) {
+            $running[] = $request->method() . ' ' . $request->target();
+        }
+        return $running;
     }
 
     public function drain(\Closure $done): void

@@ -7,6 +7,7 @@ namespace Kiln\Loop;
 use Kiln\Loop\Driver\EpollDriver;
 use Kiln\Loop\Driver\SelectDriver;
 use Kiln\Loop\Internal\FiberPool;
+use Kiln\Loop\Internal\SignalHub;
 
 /**
  * The process-wide loop accessor (the only global of Kiln) and the Fiber scheduler.
@@ -135,10 +136,22 @@ final class Loop
         (self::$driver ?? self::get())->queue($callback);
     }
 
-    /** @param \Closure(string, int): void $callback */
+    /**
+     * @param \Closure(string, int): void $callback
+     * @throws \Error for a signal reserveSignal() holds
+     */
     public static function onSignal(int $signal, \Closure $callback): string
     {
         return self::get()->onSignal($signal, $callback);
+    }
+
+    /**
+     * Keeps $signal for a handler installed with pcntl_signal() by the caller: onSignal() for it then throws an
+     * \Error saying $why (the loop's handler and the caller's would replace each other). Null gives it back.
+     */
+    public static function reserveSignal(int $signal, ?string $why): void
+    {
+        SignalHub::reserve($signal, $why);
     }
 
     public static function disable(string $id): void

@@ -7,8 +7,8 @@ namespace Kiln\Server;
 /**
  * The process model's settings, validated once in create(). Defaults:
  * listen 127.0.0.1:8080, workers = CPU count, maxRequests 0 (never; as php-fpm), maxMemory 256M
- * (0 = unlimited), memoryLimit null (see workerMemoryLimit()), drainTimeout 30 s, shared listener, auto driver,
- * 512 connections per worker.
+ * (0 = unlimited), memoryLimit null (see workerMemoryLimit()), drainTimeout 30 s, stallTimeout 60 s, shared listener,
+ * auto driver, 512 connections per worker.
  * pidFile null = `kiln-HOST-PORT.pid` in the system temp dir, keyed by the first listen address
  * (with its real port once bound), so two servers on different ports never share one.
  */
@@ -21,6 +21,9 @@ final class Config
 
     /** Below this a worker could not even start. */
     public const MIN_MEMORY_LIMIT = 16 << 20;
+
+    /** Above the sequential tier's default --time-limit (30 s), whose scripts hold the loop that long by design. */
+    public const DEFAULT_STALL_TIMEOUT = 60.0;
 
     /** @param non-empty-list<ListenAddress> $listen */
     private function __construct(
@@ -41,6 +44,8 @@ final class Config
         public readonly ?int $memoryLimit = null,
         /** What decided the driver and the connection cap (ConnectionPlan), for the start-up line; '' when nothing did. */
         public readonly string $connectionsNote = '',
+        /** --stall-timeout: seconds a worker's event loop may stand still before it is reported, and twice that before it is ended (docs/design/028); 0: off */
+        public readonly float $stallTimeout = self::DEFAULT_STALL_TIMEOUT,
     ) {}
 
     /** The same settings with the driver and per-worker connection cap a ConnectionPlan decided. */
@@ -62,6 +67,7 @@ final class Config
             $this->logLevel,
             $this->memoryLimit,
             $plan->reason,
+            $this->stallTimeout,
         );
     }
 
@@ -86,6 +92,7 @@ final class Config
         ?string $accessLog = null,
         LogLevel|string $logLevel = LogLevel::Info,
         int|string|null $memoryLimit = null,
+        float $stallTimeout = self::DEFAULT_STALL_TIMEOUT,
     ): self {
         $addresses = [];
         foreach ($listen as $address) {
@@ -120,6 +127,9 @@ final class Config
         if (!is_finite($drainTimeout) || $drainTimeout < 0) {
             throw new \ValueError("--drain-timeout must be 0 or more seconds, got $drainTimeout");
         }
+        if (!is_finite($stallTimeout) || $stallTimeout < 0 || ($stallTimeout > 0 && $stallTimeout < 0.5)) {
+            throw new \ValueError("--stall-timeout must be 0 (off) or at least 0.5 seconds, got $stallTimeout");
+        }
         if ($pidFile === '') {
             throw new \ValueError('Pid file path is empty; give a file path, e.g. --pid-file=/run/kiln.pid');
         }
@@ -153,6 +163,8 @@ final class Config
             $accessLog,
             $logLevel,
             $memoryLimit,
+            '',
+            $stallTimeout,
         );
     }
 

@@ -7,7 +7,8 @@ namespace Kiln\Server;
 /**
  * One line on the channel between a worker and the supervisor. Worker → supervisor: `ready`,
  * `boot-failed <reason>`, `first-request`, `served <count> <memory-bytes> [<name>=<count> ...]`, `recycle <reason>`,
- * `stopping <reason>`, `metrics <Registry::export() as JSON>` (once a second with --admin-listen), `sidecar-open <SidecarSpec JSON>`, `sidecar-replace <name> <index> <pid> <0|1 kill> <reason>`.
+ * `stopping <reason>`, `metrics <Registry::export() as JSON>` (once a second with --admin-listen), `sidecar-open <SidecarSpec JSON>`, `sidecar-replace <name> <index> <pid> <0|1 kill> <reason>`,
+ * `alive` (the heartbeat with --stall-timeout, docs/design/028: at least once a second, from a timer and as requests finish).
  * Supervisor → worker (sidecars only; lifecycle is told with signals): `sidecar-up <name> <index> <pid> <socket>`,
  * `sidecar-down <name> <index> <retry-in-seconds> <reason>`.
  */
@@ -24,9 +25,10 @@ final class Message
     public const SIDECAR_UP = 'sidecar-up';
     public const SIDECAR_DOWN = 'sidecar-down';
     public const METRICS = 'metrics';
+    public const ALIVE = 'alive';
 
     private const TYPES = [self::READY, self::BOOT_FAILED, self::FIRST_REQUEST, self::SERVED, self::RECYCLE, self::STOPPING,
-        self::SIDECAR_OPEN, self::SIDECAR_REPLACE, self::SIDECAR_UP, self::SIDECAR_DOWN, self::METRICS];
+        self::SIDECAR_OPEN, self::SIDECAR_REPLACE, self::SIDECAR_UP, self::SIDECAR_DOWN, self::METRICS, self::ALIVE];
 
     public function __construct(
         public readonly string $type,

@@ -53,6 +53,9 @@ final class Supervisor
     /** null: no --admin-listen */
     private readonly ?Metrics\NodeMetrics $metrics;
 
+    /** null: --stall-timeout=0 */
+    private readonly ?Internal\StallGuard $stalls;
+
     /**
      * @param \Closure(): Service $factory builds the service inside each worker
      * @param list<LogFile> $logFiles reopened on USR1 (in the supervisor and the workers)
@@ -80,6 +83,7 @@ final class Supervisor
         $this->fleet = new Fleet($this->pool, $config->workers, $log);
         $this->sidecars = new Sidecars($log, $this->pool->send(...));
         $this->balance = $config->listenerMode === ListenerMode::Shared ? AcceptBalance::create($config->workers) : null;
+        $this->stalls = $config->stallTimeout > 0 ? new Internal\StallGuard($config->stallTimeout, $this->pool, $log) : null;
     }
 
     /** @return int exit code (0); throws ServerException when the first generation cannot start */
@@ -148,10 +152,12 @@ final class Supervisor
                 $this->onMessage($handle, $message);
             }
             $handle->closeChannel();
+            $this->stalls?->gone($handle);
             $this->sidecars->ownerGone($handle->pid);
             $this->onExit($handle, $how);
         }
         $now = microtime(true);
+        $this->stalls?->tick($now);
         if ($this->state === SupervisorState::Running) {
             $this->fleet->keepSlotsServing($now);
             // A change seen while a reload is under way waits for it: the generation starting may have read the old file.
@@ -198,7 +204,7 @@ final class Supervisor
 
     private function timeout(): float
     {
-        $next = min(microtime(true) + 0.5, $this->killAt, $this->statusAt + 1.0, $this->fleet->nextSpawnAt(), $this->sidecars->nextWakeAt(), $this->background?->nextWakeAt() ?? INF);
+        $next = min(microtime(true) + 0.5, $this->killAt, $this->statusAt + 1.0, $this->fleet->nextSpawnAt(), $this->sidecars->nextWakeAt(), $this->background?->nextWakeAt() ?? INF, $this->stalls?->nextWakeAt() ?? INF);
         return max(0.0, min(0.5, $next - microtime(true)));
     }
 
@@ -215,9 +221,11 @@ final class Supervisor
 
     private function onMessage(WorkerHandle $handle, Message $message): void
     {
+        $this->stalls?->heard($handle, microtime(true));
         switch ($message->type) {
             case Message::READY:
                 $this->driver = $message->argument;
+                $this->stalls?->ready($handle, microtime(true));
                 if ($handle->state === WorkerState::Booting) {
                     $handle->become(WorkerState::Ready);
                     if ($handle->reopenWhenReady) {
@@ -302,6 +310,7 @@ final class Supervisor
             $this->metrics->retire($handle);
             if ($this->state === SupervisorState::Running) {
                 $this->metrics->restarted(match (true) {
+                    $handle->stallKilled => 'stall',
                     $handle->recycling => 'recycle',
                     $expected => 'reload',
                     default => 'crash',
@@ -309,7 +318,7 @@ final class Supervisor
             }
         }
         $handle->become(WorkerState::Exited);
-        $why = $handle->bootFailure !== null ? "$how: {$handle->bootFailure}" : $how;
+        $why = $handle->bootFailure !== null ? "$how: {$handle->bootFailure}" : $how . ($handle->stallKilled ? ' for standing still (--stall-timeout)' : '');
         if ($expected || $this->state === SupervisorState::Stopping || $this->state === SupervisorState::Draining) {
             $this->log->debug("{$handle->label()} $how");
         } elseif ($this->state === SupervisorState::Starting) {

@@ -18,6 +18,9 @@ final class Worker implements WorkerContext
     public const EXIT_BOOT_FAILED = 70;
     public const EXIT_CRASHED = 1;
 
+    /** Message(Message::ALIVE)->encode(), made once: the heartbeat allocates nothing. */
+    private const ALIVE_LINE = Message::ALIVE . "\n";
+
     private WorkerState $state = WorkerState::Booting;
 
     private int $served = 0;
@@ -45,6 +48,12 @@ final class Worker implements WorkerContext
     /** @var list<resource> the listening sockets this worker accepts on */
     private array $listening = [];
 
+    /** How often the heartbeat is due (hrtime, ns); 0: --stall-timeout is off (docs/design/028). */
+    private readonly int $beatEvery;
+
+    /** When the last heartbeat was sent (hrtime, ns). */
+    private int $lastBeat = 0;
+
     /** null: --admin-listen is off */
     private readonly ?Metrics\Registry $metrics;
 
@@ -65,6 +74,7 @@ final class Worker implements WorkerContext
     ) {
         $this->sidecars = new SidecarClient($this->send(...));
         $this->metrics = $measure ? new Metrics\Registry() : null;
+        $this->beatEvery = $config->stallTimeout > 0 ? (int) (min(1.0, $config->stallTimeout / 4) * 1e9) : 0;
     }
 
     /**
@@ -195,10 +205,22 @@ final class Worker implements WorkerContext
             }
         }));
         Loop::unreference(Loop::repeat(1.0, fn() => $this->report()));
+        if ($this->config->stallTimeout > 0) { // the heartbeat the supervisor watches (docs/design/028)
+            $service = $this->service;
+            (new Internal\StallReport($this->log, static fn(): array => $service instanceof InFlight ? $service->inFlight() : []))->install();
+            // The timer beats for a worker that is idle or whose handlers wait; requestServed() for one that
+            // runs many handlers in a turn (timers run only between turns).
+            Loop::unreference(Loop::repeat($this->beatEvery / 1e9, fn() => $this->beat(hrtime(true))));
+        }
     }
 
     public function requestServed(): void
     {
+        // A finished request is progress: with the stall timeout on, it beats when a beat is due, so a
+        // turn that runs many short handlers one after another is not mistaken for one that stands still.
+        if ($this->beatEvery > 0 && ($now = hrtime(true)) - $this->lastBeat >= $this->beatEvery) {
+            $this->beat($now);
+        }
         $this->served++;
         if ($this->served === 1) {
             $this->send(new Message(Message::FIRST_REQUEST));
@@ -334,13 +356,34 @@ final class Worker implements WorkerContext
         }
     }
 
+    /**
+     * The heartbeat (`alive`): written only if the channel takes it now. A beat it cannot take is dropped,
+     * never waited for: a supervisor that is stopped (^Z) or slow must not freeze the worker, and the next
+     * beat says the same. Six bytes on a Unix socket go whole or not at all.
+     */
+    private function beat(int $now): void
+    {
+        $this->lastBeat = $now;
+        $written = (int) @fwrite($this->channel, self::ALIVE_LINE);
+        if ($written > 0 && $written < \strlen(self::ALIVE_LINE)) {
+            $this->finish(self::ALIVE_LINE, $written); // never seen; half a line would garble the next one
+        }
+    }
+
     private function send(Message $message): void
     {
         // Short lines on a socket the supervisor keeps reading: one write each. A long line (a metrics export)
         // the channel does not take whole is finished blocking: half a line would garble the next one too.
         $line = $message->encode();
         $written = (int) @fwrite($this->channel, $line);
-        if ($written < \strlen($line) && \is_resource($this->channel) && !$this->supervisorGone) {
+        if ($written < \strlen($line)) {
+            $this->finish($line, $written);
+        }
+    }
+
+    private function finish(string $line, int $written): void
+    {
+        if (\is_resource($this->channel) && !$this->supervisorGone) {
             stream_set_blocking($this->channel, true);
             @fwrite($this->channel, substr($line, $written));
             stream_set_blocking($this->channel, false);

@@ -31,6 +31,12 @@ final class WorkerHandle
 
     public ?string $bootFailure = null;
 
+    /** Seconds its event loop has stood still, once past --stall-timeout; 0: it turns. */
+    public float $stalled = 0.0;
+
+    /** It was killed for standing still past twice --stall-timeout. */
+    public bool $stallKilled = false;
+
     /** USR1 came while it booted (before it watches USR1): it still holds the log files of its fork; reopen once ready. */
     public bool $reopenWhenReady = false;
 
@@ -78,6 +84,7 @@ final class WorkerHandle
             'requests' => $this->requests,
             'memory' => $this->memory,
             'started' => $this->startedAt,
+            'stalled' => round($this->stalled, 1),
             ...$this->counts,
         ];
     }

@@ -207,6 +207,22 @@ final class SiteConfig
         return $this->rebuild($tier, $tier->value, $this->sessionHandler);
     }
 
+    /**
+     * The start-up warning when a script may hold the worker's event loop past --stall-timeout: the sequential
+     * tier runs scripts on the loop, for up to --time-limit (docs/design/028). Null when the limit ends a
+     * script first, the stall timeout is off, or the tier runs scripts elsewhere.
+     */
+    public function stallTimeoutWarning(float $stallTimeout): ?string
+    {
+        if ($this->tier !== Tier::Sequential || $stallTimeout <= 0 || ($this->timeLimit > 0 && $this->timeLimit < $stallTimeout)) {
+            return null;
+        }
+        $limit = $this->timeLimit > 0 ? "--time-limit=$this->timeLimit is not below --stall-timeout=$stallTimeout" : "--time-limit=0 (none) with --stall-timeout=$stallTimeout";
+        return "$limit: the sequential tier runs scripts on the worker's event loop, so a script running past $stallTimeout s is taken for a stuck loop"
+            . ' (its sleep or wait is cut short by the report) and its worker killed at twice that, with every request it holds;'
+            . ' set --time-limit below --stall-timeout, or raise --stall-timeout (0: off)';
+    }
+
     /** The same settings, with session_start() in the sequential tier keeping sessions through $handler. */
     public function withSessionHandler(\SessionHandlerInterface $handler): self
     {

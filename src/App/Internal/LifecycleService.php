@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\App\Internal;
 
 use Kiln\App\WorkerInfo;
+use Kiln\Server\InFlight;
 use Kiln\Server\Service;
 use Kiln\Server\WorkerContext;
 use Kiln\Store\NodeState;
@@ -16,7 +17,7 @@ use Kiln\Store\NodeState;
  * on a drain (recycle, reload, QUIT) the timers end at once and the stop hooks run when the drain is over;
  * on a stop (TERM) they run before the connections close (up to their first wait: the worker ends next).
  */
-final class LifecycleService implements Service
+final class LifecycleService implements Service, InFlight
 {
     private ?WorkerInfo $worker = null;
 
@@ -34,6 +35,11 @@ final class LifecycleService implements Service
             static fn(string $message) => $context->log('error', $message),
             static fn() => NodeState::get(),
         );
+    }
+
+    public function inFlight(): array
+    {
+        return $this->inner instanceof InFlight ? $this->inner->inFlight() : [];
     }
 
     public function drain(\Closure $done): void

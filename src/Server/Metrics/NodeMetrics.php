@@ -30,8 +30,8 @@ final class NodeMetrics
         $this->own = new Registry();
         $this->own->gauge('kiln_build_info', 'Always 1; the labels name the versions', ['version', 'php_version'])
             ->set(1, Kiln::VERSION, PHP_VERSION);
-        $this->restarts = $this->own->counter('kiln_worker_restarts_total', 'Workers replaced, by reason (recycle, reload, crash)', ['reason']);
-        foreach (['recycle', 'reload', 'crash'] as $reason) {
+        $this->restarts = $this->own->counter('kiln_worker_restarts_total', 'Workers replaced, by reason (recycle, reload, crash, stall)', ['reason']);
+        foreach (['recycle', 'reload', 'crash', 'stall'] as $reason) {
             $this->restarts->inc(0, $reason);
         }
     }

@@ -8,7 +8,8 @@ namespace Kiln\Site\Sequential;
  * A wall-clock limit for a script running in the worker, which the CLI does not have (max_execution_time
  * counts CPU time, and is 0 there). arm() turns asynchronous signals on, so SIGALRM's handler runs at the
  * next instruction of the script; the handler is installed without SA_RESTART, so sleep(), a blocking read or
- * a database wait returns early instead of finishing first. disarm() turns async signals back off (the event
+ * a database wait returns early instead of finishing first. disarm() leaves async signals as arm() found them:
+ * on in a worker with --stall-timeout (its stall report needs them, docs/design/028), off otherwise (the event
  * loop dispatches signals itself, synchronously). The event loop never uses SIGALRM.
  *
  * At most one system call a second: the alarm (alarm(), whole seconds) is started for the limit rounded up

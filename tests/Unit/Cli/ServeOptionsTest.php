@@ -133,6 +133,23 @@ final class ServeOptionsTest extends TestCase
         self::assertNull($options->config->accessLog);
     }
 
+    public function testTheStallTimeoutIsReadFromTheCommandLineOrTheEnvironmentAndZeroTurnsItOff(): void
+    {
+        self::assertSame(60.0, ServeOptions::parse([self::APP], [], '/')->config->stallTimeout);
+        self::assertSame(2.5, ServeOptions::parse([self::APP, '--stall-timeout=2.5'], ['KILN_STALL_TIMEOUT' => '9'], '/')->config->stallTimeout);
+        self::assertSame(9.0, ServeOptions::parse([self::APP], ['KILN_STALL_TIMEOUT' => '9'], '/')->config->stallTimeout);
+        self::assertSame(0.0, ServeOptions::parse([self::APP, '--stall-timeout=0'], [], '/')->config->stallTimeout);
+    }
+
+    public function testTheStallTimeoutIsOffUnderDevOrWithXdebugsStepDebuggerUnlessGiven(): void
+    {
+        self::assertSame(0.0, ServeOptions::parse([self::APP, '--dev'], [], '/')->config->stallTimeout, 'a breakpoint would end the worker');
+        self::assertSame(0.0, ServeOptions::parse([self::APP], ['XDEBUG_MODE' => 'develop,debug'], '/')->config->stallTimeout);
+        self::assertSame(60.0, ServeOptions::parse([self::APP], ['XDEBUG_MODE' => 'develop,coverage'], '/')->config->stallTimeout);
+        self::assertSame(5.0, ServeOptions::parse([self::APP, '--dev', '--stall-timeout=5'], [], '/')->config->stallTimeout);
+        self::assertSame(9.0, ServeOptions::parse([self::APP], ['XDEBUG_MODE' => 'debug', 'KILN_STALL_TIMEOUT' => '9'], '/')->config->stallTimeout);
+    }
+
     public function testTheCommandLineLimitWinsOverEnvironment(): void
     {
         $options = ServeOptions::parse([self::APP, '--limit-header-timeout=9'], ['KILN_LIMIT_HEADER_TIMEOUT' => '3'], '/');
@@ -154,6 +171,9 @@ final class ServeOptionsTest extends TestCase
         yield 'bad flag' => [[self::APP, '--daemon=maybe'], 'must be true or false'];
         yield 'two paths' => [[self::APP, self::APP], 'Only one PATH'];
         yield 'bad size' => [[self::APP, '--max-memory=lots'], 'suffix K, M or G'];
+        yield 'stall timeout not a number' => [[self::APP, '--stall-timeout=soon'], "--stall-timeout must be a number of seconds, got 'soon'"];
+        yield 'stall timeout negative' => [[self::APP, '--stall-timeout=-5'], "--stall-timeout must be a number of seconds, got '-5'"];
+        yield 'stall timeout too short' => [[self::APP, '--stall-timeout=0.2'], '--stall-timeout must be 0 (off) or at least 0.5 seconds, got 0.2'];
     }
 
     /** @param list<string> $args */

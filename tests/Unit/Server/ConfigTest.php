@@ -23,6 +23,7 @@ final class ConfigTest extends TestCase
         self::assertSame(0, $config->maxRequests);
         self::assertSame(256 << 20, $config->maxMemory);
         self::assertSame(30.0, $config->drainTimeout);
+        self::assertSame(60.0, $config->stallTimeout, 'above the sequential tier\'s --time-limit of 30 s');
         self::assertSame(ListenerMode::Shared, $config->listenerMode);
         self::assertSame(LogLevel::Info, $config->logLevel);
         self::assertNull($config->accessLog);
@@ -42,6 +43,9 @@ final class ConfigTest extends TestCase
         yield 'negative max requests' => [['maxRequests' => -1], '--max-requests must be 0'];
         yield 'bad size' => [['maxMemory' => '12X'], "use a number of bytes or a suffix K, M or G"];
         yield 'negative drain' => [['drainTimeout' => -1.0], '--drain-timeout must be 0 or more'];
+        yield 'negative stall timeout' => [['stallTimeout' => -1.0], '--stall-timeout must be 0 (off) or at least 0.5 seconds, got -1'];
+        yield 'stall timeout shorter than the heartbeat can tell' => [['stallTimeout' => 0.1], '--stall-timeout must be 0 (off) or at least 0.5 seconds, got 0.1'];
+        yield 'infinite stall timeout' => [['stallTimeout' => INF], '--stall-timeout must be 0 (off) or at least 0.5 seconds'];
         yield 'bad driver' => [['driver' => 'kqueue'], 'use auto, select or epoll'];
         yield 'bad listener' => [['listenerMode' => 'magic'], 'use shared or reuseport'];
         yield 'bad level' => [['logLevel' => 'loud'], 'use one of: debug, info, warning, error'];

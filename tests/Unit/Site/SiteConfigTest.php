@@ -30,6 +30,25 @@ final class SiteConfigTest extends TestCase
         @rmdir(self::$bin);
     }
 
+    public function testASequentialSiteWhoseTimeLimitIsNoneOrNotBelowTheStallTimeoutIsWarnedAbout(): void
+    {
+        $none = SiteConfig::create(tier: 'sequential', timeLimit: 0.0)->stallTimeoutWarning(60.0);
+        self::assertNotNull($none);
+        self::assertStringStartsWith('--time-limit=0 (none) with --stall-timeout=60: the sequential tier runs scripts on the worker', $none);
+        $equal = SiteConfig::create(tier: 'sequential', timeLimit: 60.0)->stallTimeoutWarning(60.0);
+        self::assertNotNull($equal);
+        self::assertStringStartsWith('--time-limit=60 is not below --stall-timeout=60:', $equal);
+        self::assertStringEndsWith('set --time-limit below --stall-timeout, or raise --stall-timeout (0: off)', $equal);
+        self::assertNotNull(SiteConfig::create(tier: 'sequential', timeLimit: 90.0)->stallTimeoutWarning(60.0));
+    }
+
+    public function testNoWarningWhenTheTimeLimitEndsAScriptFirstTheStallTimeoutIsOffOrScriptsRunOffTheLoop(): void
+    {
+        self::assertNull(SiteConfig::create(tier: 'sequential', timeLimit: 30.0)->stallTimeoutWarning(60.0));
+        self::assertNull(SiteConfig::create(tier: 'sequential', timeLimit: 0.0)->stallTimeoutWarning(0.0));
+        self::assertNull(SiteConfig::create(tier: 'fork', timeLimit: 0.0)->stallTimeoutWarning(60.0));
+    }
+
     public function testTheDefaults(): void
     {
         $config = SiteConfig::create(searchPath: '');
