@@ -201,13 +201,7 @@ final class Sidecars
         $pids = [];
         foreach (array_keys($this->processes) as $pid) {
             $pids[] = $pid;
-            foreach (glob("/proc/$pid/task/*/children") ?: [] as $file) {
-                foreach (preg_split('/\s+/', trim((string) @file_get_contents($file))) ?: [] as $child) {
-                    if (ctype_digit($child)) {
-                        $pids[] = (int) $child;
-                    }
-                }
-            }
+            array_push($pids, ...Internal\ProcessTree::children($pid));
         }
         return $pids;
     }

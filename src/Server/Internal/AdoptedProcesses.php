@@ -22,7 +22,7 @@ final class AdoptedProcesses
     /** Ends the children of $self (the calling process, once its own children are all reaped). */
     public static function end(int $self, Log $log, float $grace = self::GRACE): void
     {
-        $left = self::children($self);
+        $left = array_fill_keys(ProcessTree::children($self), true);
         if ($left === []) {
             return;
         }
@@ -42,20 +42,6 @@ final class AdoptedProcesses
         if ($left !== []) {
             $log->warning('adopted process(es) ' . implode(', ', array_keys($left)) . ' not ended by SIGKILL: left to PID 1');
         }
-    }
-
-    /** @return array<int, true> the children of $pid, by pid */
-    private static function children(int $pid): array
-    {
-        $children = [];
-        foreach (glob("/proc/$pid/task/*/children") ?: [] as $file) {
-            foreach (preg_split('/\s+/', trim((string) @file_get_contents($file))) ?: [] as $child) {
-                if (ctype_digit($child)) {
-                    $children[(int) $child] = true;
-                }
-            }
-        }
-        return $children;
     }
 
     /**
