@@ -164,10 +164,7 @@ final class PidFile
      */
     public function forgetInChild(): void
     {
-        if ($this->lock !== null) {
-            fclose($this->lock);
-            $this->lock = null;
-        }
+        $this->unlock();
         $this->owner = null;
     }
 
