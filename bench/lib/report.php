@@ -15,7 +15,7 @@ declare(strict_types=1);
  * Data directory layout (written by bench/run):
  *   runs.tsv         stack <TAB> connections <TAB> rep <TAB> wrk output file <TAB> peak RSS KiB <TAB> wrk exit code
  *                    [<TAB> PSS KiB sampled half-way through [<TAB> CPU ms of the stack's process tree during the run
- *                    [<TAB> CPU ms of its php-cgi / php-fpm processes (empty: none)]]]
+ *                    [<TAB> CPU ms of its php-cgi / php-fpm processes (empty: none) [<TAB> CPU ms of the load generator (wrk)]]]]
  *   unavailable.tsv  stack <TAB> reason
  *   meta.tsv         key <TAB> value            (software versions, settings; shown in the report)
  *   idle.tsv         key <TAB> value            (idle mode only)
@@ -144,6 +144,7 @@ function bench_reduce(array $runs): array
             'pss_mib' => bench_median(array_map(static fn($r) => ($r['pss_kib'] ?? null) === null ? null : $r['pss_kib'] / 1024, $g)),
             'cpu_us' => bench_median(array_map(static fn($r) => bench_cpu_per_request_us($r['cpu_ms'] ?? null, $r['requests']), $g)),
             'php_cpu_us' => bench_median(array_map(static fn($r) => bench_cpu_per_request_us($r['php_cpu_ms'] ?? null, $r['requests']), $g)),
+            'client_cpu_us' => bench_median(array_map(static fn($r) => bench_cpu_per_request_us($r['client_cpu_ms'] ?? null, $r['requests']), $g)),
             'non2xx' => array_sum(array_map(static fn($r) => $r['non2xx'], $g)),
             'sockerr' => array_sum(array_map(static fn($r) => $r['connect'] + $r['read'] + $r['write'] + $r['timeout'], $g)),
             'sockerr_detail' => implode(' ', array_map(
@@ -207,7 +208,7 @@ function bench_fmt(?float $v, int $dec, string $suffix = ''): string
  */
 function bench_table_cells(array $rows, array $baselines): array
 {
-    $head = ['stack', 'conns', 'req/s (median)', 'min–max', 'p50 ms', 'p99 ms', 'RSS MiB', 'PSS MiB', 'CPU µs/req', 'of which PHP processes', 'errors'];
+    $head = ['stack', 'conns', 'req/s (median)', 'min–max', 'p50 ms', 'p99 ms', 'RSS MiB', 'PSS MiB', 'CPU µs/req', 'of which PHP processes', 'wrk CPU µs/req', 'errors'];
     foreach ($baselines as $b) {
         $head[] = '× ' . $b;
     }
@@ -234,6 +235,7 @@ function bench_table_cells(array $rows, array $baselines): array
             bench_fmt($r['pss_mib'], 1),
             bench_fmt($r['cpu_us'] ?? null, 0),
             bench_fmt($r['php_cpu_us'] ?? null, 0),
+            bench_fmt($r['client_cpu_us'] ?? null, 1),
             $err ? implode(', ', $err) : '0',
         ];
         foreach ($baselines as $b) {
@@ -322,12 +324,13 @@ function bench_report_throughput(string $dir, array $baselines, string $title, s
 {
     $runs = [];
     foreach (bench_read_tsv($dir . '/runs.tsv') as $f) {
-        [$stack, $conns, $rep, $file, $rss, $exit, $pss, $cpu, $php] = array_pad($f, 9, '');
+        [$stack, $conns, $rep, $file, $rss, $exit, $pss, $cpu, $php, $client] = array_pad($f, 10, '');
         $wrkFile = str_starts_with($file, '/') ? $file : $dir . '/' . $file;
         $parsed = bench_parse_wrk(is_file($wrkFile) ? (string) file_get_contents($wrkFile) : '');
         $runs[] = ['stack' => $stack, 'conns' => (int) $conns, 'rep' => (int) $rep,
             'rss_kib' => $rss === '' ? null : (float) $rss, 'pss_kib' => $pss === '' ? null : (float) $pss,
             'cpu_ms' => $cpu === '' ? null : (float) $cpu, 'php_cpu_ms' => $php === '' ? null : (float) $php,
+            'client_cpu_ms' => $client === '' ? null : (float) $client,
             'exit' => $exit === '' ? 1 : (int) $exit] + $parsed;
     }
     $rows = bench_ratios(bench_reduce($runs), $baselines);
@@ -350,6 +353,8 @@ function bench_report_throughput(string $dir, array $baselines, string $title, s
         . "RSS: peak of the summed RSS of the stack's process tree during the run (counts shared pages once per process);\n"
         . "PSS: summed proportional set size half-way through the run (shared pages split between sharers);\n"
         . "CPU µs/req: user + system CPU of the stack's process tree (children it reaped included) during the run / requests completed;\n"
+        . "wrk CPU µs/req: the same for the load generator; the machine's cores are shared by both, so req/s is bounded by\n"
+        . "  cores / (CPU µs/req + wrk CPU µs/req) at most, whatever the stack;\n"
         . '× columns: this median req/s / the named stack\'s median req/s at the same connection count.' . "\n";
 
     $md = '## ' . $title . "\n\n";
@@ -453,7 +458,7 @@ function bench_selftest(): int
 
     $mk = static fn(string $s, int $c, int $rep, ?float $rps, float $p50 = 1.0) => [
         'stack' => $s, 'conns' => $c, 'rep' => $rep, 'rss_kib' => 2048.0, 'pss_kib' => 1024.0, 'cpu_ms' => 500.0,
-        'php_cpu_ms' => $s === 'nginx-fpm' ? 300.0 : null, 'exit' => $rps === null ? 1 : 0,
+        'php_cpu_ms' => $s === 'nginx-fpm' ? 300.0 : null, 'client_cpu_ms' => $s === 'kiln' ? 1234.0 : null, 'exit' => $rps === null ? 1 : 0,
         'rps' => $rps, 'p50_ms' => $p50, 'p99_ms' => $p50 * 4, 'requests' => 10_000, 'non2xx' => 0,
         'connect' => 0, 'read' => 0, 'write' => 0, 'timeout' => $rps === null ? 0 : 1,
     ];
@@ -473,8 +478,10 @@ function bench_selftest(): int
     $eq('median over the successful reps', 10.0, $rows[1]['rps']);
     $eq('sock errors summed', 3, $rows[0]['sockerr']);
     [$head, $cells] = bench_table_cells($rows, ['nginx-fpm']);
-    $eq('ratio cell', '4.00', $cells[0][11]);
-    $eq('self ratio', '1.00', $cells[2][11]);
+    $eq('ratio cell', '4.00', $cells[0][12]);
+    $eq('self ratio', '1.00', $cells[2][12]);
+    $eq('client cpu cell', '123.4', $cells[0][10]);
+    $eq('client cpu cell unknown', '—', $cells[2][10]);
     $eq('cpu cell', '50', $cells[0][8]);
     $eq('php cpu cell', '30', $cells[2][9]);
     $eq('php cpu cell of a stack without PHP processes', '—', $cells[0][9]);
