@@ -38,8 +38,12 @@ if [ "$mode" = dev ]; then
     [ -x /usr/bin/redis-sentinel ] || need_apt+=(redis-sentinel)
     { [ -x /usr/bin/redis-cli ] && [ -x /usr/bin/redis-benchmark ]; } || need_apt+=(redis-tools)
     command -v openssl >/dev/null || need_apt+=(openssl)
-    # The scale-out test puts HAProxy in front of three nodes, as docs/scaling.md shows (nginx is above).
+    # The scale-out test puts HAProxy in front of three nodes, as docs/scaling.md shows (nginx is above), and drives
+    # them with ext-curl (curl_multi for its concurrent POSTs).
     [ -x /usr/sbin/haproxy ] || need_apt+=(haproxy)
+    php -r 'exit(extension_loaded("curl") ? 0 : 1);' 2>/dev/null || need_apt+=(php-curl)
+    # php-redis's session handler, in php-cgi, shares its sessions with App routes (tests/Integration/Scale/RedisSessionsTest.php).
+    php -r 'exit(extension_loaded("redis") ? 0 : 1);' 2>/dev/null || need_apt+=(php-redis)
     # Independent WebSocket clients the integration tests drive: Debian's python3-websockets and npm's ws.
     [ -d /usr/lib/python3/dist-packages/websockets ] || need_apt+=(python3-websockets)
     command -v node >/dev/null || need_apt+=(nodejs)

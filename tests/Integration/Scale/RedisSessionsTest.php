@@ -18,6 +18,8 @@ final class RedisSessionsTest extends TestCase
 {
     public function testARouteAndAnIsolatedTierScriptOnPhpRedisShareOneSession(): void
     {
+        // A precondition, not a skip: `make test` installs it (scripts/install-deps.sh).
+        self::assertStringContainsString("\nredis\n", (string) shell_exec('php-cgi -m 2>/dev/null'), 'php-cgi has no php-redis: install php-redis (scripts/install-deps.sh does)');
         $redis = RedisServer::start();
         $kiln = KilnProcess::start(__DIR__ . '/../../Fixtures/redis-sessions/app.php', [
             '--workers=2',

@@ -20,6 +20,12 @@ final class ScaleOutTest extends TestCase
     /** @var resource|null nginx or HAProxy */
     private mixed $nginx = null;
 
+    protected function setUp(): void
+    {
+        // A precondition, not a skip: `make test` installs it (scripts/install-deps.sh).
+        self::assertTrue(\extension_loaded('curl'), 'this test drives the nodes with ext-curl: install php-curl (scripts/install-deps.sh does)');
+    }
+
     protected function tearDown(): void
     {
         if (\is_resource($this->nginx)) {
