@@ -2,8 +2,9 @@
 
 declare(strict_types=1);
 
-// About 52 KiB of HTML written over about 28 ms, as a CMS page arrives: output_buffering sends it to the
-// server in 4 KiB pieces while the script still works, so the front wakes for each piece (bench/README.md).
+// About 52 KiB of HTML written over about 28 ms, as a CMS page arrives: PHP's output buffer (4 KiB) hands it to
+// the FastCGI layer, whose 8 KiB buffer sends it to the server in 7 writes while the script still works, so the
+// front wakes for each of them (bench/README.md).
 echo "<!doctype html><html><head><title>stream</title></head><body>\n";
 for ($i = 0; $i < 700; $i++) {
     echo '<p class="entry">Lorem ipsum dolor sit amet, ', $i, ' consectetur adipiscing.</p>', "\n";
