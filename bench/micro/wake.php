@@ -9,13 +9,14 @@ declare(strict_types=1);
  * the epoll driver until each piece arrives and reads it in one of three ways:
  *
  *   callback   in the readable watcher's callback (no Fiber);
- *   fiber      by a Fiber the callback resumes, which disables the watcher after each wait and enables it
- *              before the next, as the FastCGI connection does (Isolation\FastCgi\Internal\Connection::await());
+ *   fiber      by a Fiber the callback resumes; the watcher stays enabled from one wait to the next, as the
+ *              FastCGI connection's does (Isolation\FastCgi\Internal\Connection::await());
+ *   toggle     as fiber, but the watcher is enabled before each wait and disabled after it;
  *   generator  as fiber, with the pieces yielded by a generator to a foreach, as a streamed body reaches
  *              ResponseSender::sendIterable().
  *
  *   php -d opcache.enable_cli=1 -d opcache.jit_buffer_size=64M -d opcache.jit=tracing \
- *       bench/micro/wake.php callback|fiber|generator [PIECES [GAP-µs [ARRAY-ITEMS]]]
+ *       bench/micro/wake.php callback|fiber|toggle|generator [PIECES [GAP-µs [ARRAY-ITEMS]]]
  *
  * Prints this process's CPU per piece (/proc/self/schedstat: user and system time, ns). The machine's phase
  * moves it a lot: run the modes alternately, several rounds, and compare medians. Keep the default 2500 pieces:
@@ -33,8 +34,8 @@ $mode = $argv[1] ?? 'callback';
 $pieces = (int) ($argv[2] ?? 2500);
 $gapUs = (int) ($argv[3] ?? 3000);
 $items = (int) ($argv[4] ?? 500_000);
-if (!in_array($mode, ['callback', 'fiber', 'generator'], true)) {
-    fwrite(STDERR, "mode: callback, fiber or generator\n");
+if (!in_array($mode, ['callback', 'fiber', 'toggle', 'generator'], true)) {
+    fwrite(STDERR, "mode: callback, fiber, toggle or generator\n");
     exit(2);
 }
 if (!EpollDriver::isSupported()) {
@@ -93,13 +94,20 @@ if ($mode === 'callback') {
         $waiting = null;
         $suspension?->resume();
     });
-    Loop::disable($watcher);
-    $wait = static function () use (&$waiting, $watcher): void {
-        Loop::enable($watcher);
+    $toggle = $mode === 'toggle';
+    $wait = static function () use (&$waiting, $watcher, $toggle): void {
+        if ($toggle) {
+            Loop::enable($watcher);
+        }
         $waiting = Loop::getSuspension();
         $waiting->suspend();
-        Loop::disable($watcher);
+        if ($toggle) {
+            Loop::disable($watcher);
+        }
     };
+    if ($toggle) {
+        Loop::disable($watcher);
+    }
     $read = static function () use ($reader, $wait, &$wakes, $total): Generator {
         $got = 0;
         while ($got < $total) {
@@ -111,7 +119,7 @@ if ($mode === 'callback') {
         }
     };
     Loop::queueAsync(static function () use ($mode, $reader, $wait, $read, &$received, &$wakes, $total, $watcher): void {
-        if ($mode === 'fiber') {
+        if ($mode !== 'generator') {
             while ($received < $total) {
                 $wait();
                 $wakes++;

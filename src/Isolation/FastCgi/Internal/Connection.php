@@ -40,8 +40,11 @@ final class Connection
     public readonly float $openedAt;
 
     /**
-     * The readable watcher, made at the first wait and then enabled for each wait and disabled after it
-     * (not made and cancelled per wait), on the loop it was made on; the Fiber waiting now.
+     * The readable watcher, made at the first wait (not per wait), on the loop it was made on; the Fiber waiting
+     * now. It stays enabled from one wait to the next: it is disabled only when it fires with no Fiber waiting
+     * (the response's Fiber waits for its client, or the request is over), since level-triggered it would
+     * report the same bytes on every turn. Toggling it around each wait cost a worker 10–15 µs per piece of a
+     * streamed page (docs/design/007). It holds no reference on the loop: a wait does, through its timer.
      */
     private ?string $watcher = null;
     private ?Driver $driver = null;
@@ -186,11 +189,17 @@ final class Connection
         if ($this->watcher === null || $this->driver !== $driver) {
             $this->driver = $driver;
             $connection = \WeakReference::create($this);
-            $this->watcher = $driver->onReadableUnbuffered($this->stream, static function () use ($connection): void {
-                $connection->get()?->wake(true);
+            $this->watcher = $driver->onReadableUnbuffered($this->stream, static function (string $id) use ($connection, $driver): void {
+                $live = $connection->get();
+                if ($live === null) {
+                    $driver->cancel($id); // dropped without close(): nothing would ever read what arrives
+                    return;
+                }
+                $live->readable();
             });
+            $driver->unreference($this->watcher);
         } else {
-            $driver->enable($this->watcher);
+            $driver->enable($this->watcher); // nothing to do when the last wait left it on
         }
         $suspension = Loop::getSuspension();
         $this->reader = $suspension;
@@ -199,11 +208,20 @@ final class Connection
             $readable = $suspension->suspend();
         } finally {
             $this->reader = null;
-            $driver->disable($this->watcher);
             $this->timeouts->remove($timeout);
         }
         if ($readable !== true) {
             throw $deadline->timeout('no response');
+        }
+    }
+
+    /** The watcher fired: wakes the Fiber waiting, or, with none waiting, turns the watcher off until the next wait. */
+    private function readable(): void
+    {
+        if ($this->reader !== null) {
+            $this->wake(true);
+        } elseif ($this->watcher !== null) {
+            $this->driver?->disable($this->watcher);
         }
     }
 

@@ -135,6 +135,99 @@ final class ConnectionTest extends TestCase
         self::close($connection, $peer, $timeouts);
     }
 
+    /**
+     * The watcher stays on from one wait to the next, and holds no reference on the loop: a connection whose
+     * request is over does not keep Loop::run() from returning.
+     *
+     * @param \Closure(): Driver $driver
+     */
+    #[DataProvider('drivers')]
+    public function testTheWatcherLeftOnBetweenWaitsDoesNotHoldTheLoop(\Closure $driver): void
+    {
+        Loop::set($driver());
+        [$connection, $peer, $timeouts] = self::connection();
+        fwrite($peer, 'abc');
+        $received = async(static function () use ($connection): int {
+            $connection->fill(new Deadline('t', 10.0, null), null);
+            return $connection->received;
+        });
+        self::assertSame(3, $received->await());
+        $heldOpen = false;
+        Loop::unreference(Loop::delay(2.0, static function () use (&$heldOpen): void {
+            $heldOpen = true;
+            Loop::stop();
+        }));
+
+        Loop::run();
+
+        self::assertFalse($heldOpen, 'the loop ran until the guard stopped it: something held it open');
+        self::close($connection, $peer, $timeouts);
+    }
+
+    /**
+     * Bytes that arrive while no Fiber waits on the connection (its response waits for a slow client) wake
+     * the loop once: the watcher goes off, since a level-triggered one would report them on every turn and
+     * the worker would spin. The next wait turns it on again and gets them.
+     *
+     * @param \Closure(): Driver $driver
+     */
+    #[DataProvider('drivers')]
+    public function testBytesArrivingWhileNoFiberWaitsDoNotKeepTheWorkerBusyAndReachTheNextWait(\Closure $driver): void
+    {
+        Loop::set($driver());
+        [$connection, $peer, $timeouts] = self::connection();
+        fwrite($peer, 'abc');
+        self::assertSame(3, async(static function () use ($connection): int {
+            $connection->fill(new Deadline('t', 10.0, null), null);
+            return $connection->received;
+        })->await());
+        fwrite($peer, 'defgh'); // nobody waits now
+        $before = self::cpuSeconds();
+        delay(0.2);
+        $busy = self::cpuSeconds() - $before;
+
+        self::assertLessThan(0.1, $busy, "the process used {$busy} s of CPU in 0.2 s of waiting: the loop spun on the unread bytes");
+        self::assertSame(8, async(static function () use ($connection): int {
+            $connection->fill(new Deadline('t', 1.0, null), null);
+            return $connection->received;
+        })->await());
+        self::close($connection, $peer, $timeouts);
+    }
+
+    /**
+     * A connection dropped without close() (the driver still holds its stream open): what arrives on it wakes
+     * the loop once, and its watcher goes.
+     *
+     * @param \Closure(): Driver $driver
+     */
+    #[DataProvider('drivers')]
+    public function testAConnectionDroppedWithoutClosingLeavesNoWatcherThatSpins(\Closure $driver): void
+    {
+        Loop::set($driver());
+        [$connection, $peer, $timeouts] = self::connection();
+        fwrite($peer, 'abc');
+        self::assertSame(3, async(static function () use ($connection): int {
+            $connection->fill(new Deadline('t', 10.0, null), null);
+            return $connection->received;
+        })->await());
+        unset($connection);
+        gc_collect_cycles();
+        fwrite($peer, 'defgh');
+        $before = self::cpuSeconds();
+        delay(0.2);
+        $busy = self::cpuSeconds() - $before;
+
+        self::assertLessThan(0.1, $busy, "the process used {$busy} s of CPU in 0.2 s of waiting: the loop spun on the unread bytes");
+        $timeouts->close();
+        fclose($peer);
+    }
+
+    private static function cpuSeconds(): float
+    {
+        $usage = getrusage();
+        return $usage['ru_utime.tv_sec'] + $usage['ru_stime.tv_sec'] + ($usage['ru_utime.tv_usec'] + $usage['ru_stime.tv_usec']) / 1e6;
+    }
+
     /** @return array{Connection, resource, Timeouts} */
     private static function connection(): array
     {
