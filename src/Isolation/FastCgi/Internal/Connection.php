@@ -43,7 +43,7 @@ final class Connection
      * The readable watcher, made at the first wait (not per wait), on the loop it was made on; the Fiber waiting
      * now. It stays enabled from one wait to the next: it is disabled only when it fires with no Fiber waiting
      * (the response's Fiber waits for its client, or the request is over), since level-triggered it would
-     * report the same bytes on every turn. Toggling it around each wait cost a worker 10–15 µs per piece of a
+     * report the same bytes on every turn. Toggling it around each wait cost a worker about 16 µs per piece of a
      * streamed page (docs/design/007). It holds no reference on the loop: a wait does, through its timer.
      */
     private ?string $watcher = null;
