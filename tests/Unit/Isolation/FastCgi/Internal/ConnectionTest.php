@@ -147,11 +147,7 @@ final class ConnectionTest extends TestCase
         Loop::set($driver());
         [$connection, $peer, $timeouts] = self::connection();
         fwrite($peer, 'abc');
-        $received = async(static function () use ($connection): int {
-            $connection->fill(new Deadline('t', 10.0, null), null);
-            return $connection->received;
-        });
-        self::assertSame(3, $received->await());
+        self::assertSame(3, self::fillOnce($connection));
         $heldOpen = false;
         Loop::unreference(Loop::delay(2.0, static function () use (&$heldOpen): void {
             $heldOpen = true;
@@ -177,20 +173,12 @@ final class ConnectionTest extends TestCase
         Loop::set($driver());
         [$connection, $peer, $timeouts] = self::connection();
         fwrite($peer, 'abc');
-        self::assertSame(3, async(static function () use ($connection): int {
-            $connection->fill(new Deadline('t', 10.0, null), null);
-            return $connection->received;
-        })->await());
+        self::assertSame(3, self::fillOnce($connection));
         fwrite($peer, 'defgh'); // nobody waits now
-        $before = self::cpuSeconds();
-        delay(0.2);
-        $busy = self::cpuSeconds() - $before;
+        $busy = self::cpuWhileWaiting(0.2);
 
         self::assertLessThan(0.1, $busy, "the process used {$busy} s of CPU in 0.2 s of waiting: the loop spun on the unread bytes");
-        self::assertSame(8, async(static function () use ($connection): int {
-            $connection->fill(new Deadline('t', 1.0, null), null);
-            return $connection->received;
-        })->await());
+        self::assertSame(8, self::fillOnce($connection));
         self::close($connection, $peer, $timeouts);
     }
 
@@ -206,26 +194,36 @@ final class ConnectionTest extends TestCase
         Loop::set($driver());
         [$connection, $peer, $timeouts] = self::connection();
         fwrite($peer, 'abc');
-        self::assertSame(3, async(static function () use ($connection): int {
-            $connection->fill(new Deadline('t', 10.0, null), null);
-            return $connection->received;
-        })->await());
+        self::assertSame(3, self::fillOnce($connection));
         unset($connection);
         gc_collect_cycles();
         fwrite($peer, 'defgh');
-        $before = self::cpuSeconds();
-        delay(0.2);
-        $busy = self::cpuSeconds() - $before;
+        $busy = self::cpuWhileWaiting(0.2);
 
         self::assertLessThan(0.1, $busy, "the process used {$busy} s of CPU in 0.2 s of waiting: the loop spun on the unread bytes");
         $timeouts->close();
         fclose($peer);
     }
 
-    private static function cpuSeconds(): float
+    /** One fill() in a Fiber; the bytes received on the connection so far. */
+    private static function fillOnce(Connection $connection): int
     {
-        $usage = getrusage();
-        return $usage['ru_utime.tv_sec'] + $usage['ru_stime.tv_sec'] + ($usage['ru_utime.tv_usec'] + $usage['ru_stime.tv_usec']) / 1e6;
+        return async(static function () use ($connection): int {
+            $connection->fill(new Deadline('t', 10.0, null), null);
+            return $connection->received;
+        })->await();
+    }
+
+    /** The CPU seconds this process used while the loop ran for $seconds. */
+    private static function cpuWhileWaiting(float $seconds): float
+    {
+        $cpu = static function (): float {
+            $usage = getrusage();
+            return $usage['ru_utime.tv_sec'] + $usage['ru_stime.tv_sec'] + ($usage['ru_utime.tv_usec'] + $usage['ru_stime.tv_usec']) / 1e6;
+        };
+        $before = $cpu();
+        delay($seconds);
+        return $cpu() - $before;
     }
 
     /** @return array{Connection, resource, Timeouts} */
