@@ -12,8 +12,8 @@ declare(strict_types=1);
  *   valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out \
  *     php -d opcache.enable_cli=1 -d opcache.jit=0 bench/micro/hotpath.php app 20000
  *
- * N stays under about 70,000: a connection is closed after 10,000 requests (Limits::$keepAliveRequests) and
- * the client stops at the first close.
+ * N is at most 80,000: each of the 8 connections carries N / 8 requests, and the server closes a connection
+ * after 10,000 (Limits::$keepAliveRequests). Past that, the client says so and stops the server.
  *
  * Instructions per request: run with N and 2N and divide the difference by N (removes start-up cost);
  * bench/micro/instructions.php does that. The client lives in a forked child, so callgrind reports it
