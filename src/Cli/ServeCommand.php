@@ -18,6 +18,7 @@ use Kiln\Server\PidFile;
 use Kiln\Server\ServerException;
 use Kiln\Server\StatusFile;
 use Kiln\Server\Supervisor;
+use Kiln\Site\Sequential\CodeRevalidation;
 use Kiln\Site\Sequential\SequentialRunner;
 use Kiln\Site\Tier;
 use Kiln\Store\NearCache;
@@ -161,6 +162,8 @@ final class ServeCommand
         $watch = $options->watch ? new SourceWatch(SourceWatch::folderOf($target), $log) : null;
         $accessLogFormat = $options->accessLogFormat;
         $slowRequest = $options->slowRequest;
+        // The workers share this process's opcache: it looks at edited files for all of them (docs/tiers.md).
+        $code = CodeRevalidation::forWorkers();
         $supervisor = new Supervisor(
             $config,
             $listeners,
@@ -190,6 +193,9 @@ final class ServeCommand
             $watch === null ? null : $watch->poll(...),
             $admin,
             $pidFile,
+            $code === null ? null : static function (float $now, bool $reload) use ($code): void {
+                $reload ? $code->checkNow($now) : $code->check($now);
+            },
         );
         try {
             // The title first: from the moment the pid file names this process, `kiln stop|reload` must recognize it.

@@ -63,6 +63,9 @@ final class Supervisor
      * @param ?BackgroundProcesses $background task workers and user processes, started before the workers
      * @param ?\Closure(float): bool $reloadWhen asked on every turn of the loop while serving (with the time): true
      *        reloads the workers as SIGHUP does (`kiln serve --watch`)
+     * @param ?\Closure(float, bool): void $freshCode keeps the opcache this process shares with the processes it
+     *        forks true to the files on disk: called on every turn with the time and false (it checks when due),
+     *        and with true before a reload starts new workers (it checks at once)
      */
     public function __construct(
         private readonly Config $config,
@@ -76,6 +79,7 @@ final class Supervisor
         private readonly ?\Closure $reloadWhen = null,
         private readonly ?Metrics\AdminServer $admin = null,
         private readonly ?PidFile $pidFile = null,
+        private readonly ?\Closure $freshCode = null,
     ) {
         $this->metrics = $admin === null ? null : new Metrics\NodeMetrics();
         $this->signals = new SignalInbox();
@@ -158,6 +162,7 @@ final class Supervisor
         }
         $now = microtime(true);
         $this->stalls?->tick($now);
+        $this->freshCode?->__invoke($now, false);
         if ($this->state === SupervisorState::Running) {
             $this->fleet->keepSlotsServing($now);
             // A change seen while a reload is under way waits for it: the generation starting may have read the old file.
@@ -166,6 +171,7 @@ final class Supervisor
             }
             if ($this->reloadAsked && !$this->fleet->reloading()) {
                 $this->reloadAsked = false;
+                $this->freshCode?->__invoke(microtime(true), true);
                 $this->fleet->reload();
                 $this->sidecars->renewShared();
             }
@@ -372,6 +378,7 @@ final class Supervisor
             $this->log->warning("reload ignored: the server is {$this->state->value}");
             return;
         }
+        $this->freshCode?->__invoke(microtime(true), true);
         $this->fleet->reload();
         $this->sidecars->renewShared();
         $this->background?->reload();

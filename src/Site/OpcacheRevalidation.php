@@ -14,11 +14,17 @@ final class OpcacheRevalidation
 {
     public static function seconds(): int
     {
-        $enabled = \PHP_SAPI === 'cli' ? 'opcache.enable_cli' : 'opcache.enable';
-        if (!\function_exists('opcache_invalidate') || !\function_exists('opcache_get_status')
-            || !filter_var(ini_get($enabled), \FILTER_VALIDATE_BOOL) || !filter_var(ini_get('opcache.validate_timestamps'), \FILTER_VALIDATE_BOOL)) {
+        if (!self::enabled() || !filter_var(ini_get('opcache.validate_timestamps'), \FILTER_VALIDATE_BOOL)) {
             return 0;
         }
         return max(0, (int) ini_get('opcache.revalidate_freq'));
+    }
+
+    /** Whether opcache caches scripts in this process (and its functions to look at the cache are there). */
+    public static function enabled(): bool
+    {
+        $enabled = \PHP_SAPI === 'cli' ? 'opcache.enable_cli' : 'opcache.enable';
+        return \function_exists('opcache_invalidate') && \function_exists('opcache_get_status')
+            && filter_var(ini_get($enabled), \FILTER_VALIDATE_BOOL);
     }
 }

@@ -27,6 +27,20 @@ final class EditsOutsideTheRootTest extends TestCase
     #[DataProvider('tiers')]
     public function testAnEditToAFileIncludedFromAboveTheRootIsSeenWithinTheRevalidationWindow(string $tier): void
     {
+        $this->assertEditSeen($tier, '');
+    }
+
+    /**
+     * A script that registers a shutdown function ends its worker with its request (docs/tiers.md), so no
+     * worker lives for revalidate_freq seconds: the check must not wait for a worker's own clock.
+     */
+    public function testAnEditIsSeenWhenEveryRequestReplacesItsWorker(): void
+    {
+        $this->assertEditSeen('sequential', 'register_shutdown_function(static function (): void {});');
+    }
+
+    private function assertEditSeen(string $tier, string $pageCode): void
+    {
         self::assertTrue(\extension_loaded('Zend OPcache'), 'opcache is missing: scripts/install-deps.sh installs php8.2-opcache');
         $root = PeerProcess::tempDir('kiln-outside-root');
         $server = null;
@@ -34,7 +48,7 @@ final class EditsOutsideTheRootTest extends TestCase
             mkdir("$root/public");
             file_put_contents("$root/inc.php", '<?php return "one";');
             touch("$root/inc.php", time() - 60);
-            file_put_contents("$root/public/page.php", '<?php echo require __DIR__ . "/../inc.php", "|", opcache_is_script_cached(\dirname(__DIR__) . "/inc.php") ? "cached" : "not cached";');
+            file_put_contents("$root/public/page.php", '<?php ' . $pageCode . ' echo require __DIR__ . "/../inc.php", "|", opcache_is_script_cached(\dirname(__DIR__) . "/inc.php") ? "cached" : "not cached";');
             touch("$root/public/page.php", time() - 60);
             $server = KilnProcess::start($root, ['--workers=1', "--tier=$tier", '--front-controller=none']);
             $url = $server->baseUrl() . '/page.php';

@@ -6,6 +6,7 @@ namespace Kiln\Tests\Integration\Server;
 
 use Kiln\Tests\Support\HttpClient;
 use Kiln\Tests\Support\KilnProcess;
+use Kiln\Tests\Support\PeerProcess;
 use PHPUnit\Framework\TestCase;
 
 final class ReloadTest extends TestCase
@@ -58,6 +59,33 @@ final class ReloadTest extends TestCase
         self::assertSame(200, HttpClient::get($kiln->baseUrl() . '/')['status']);
         self::assertSame($before, $this->settledPids($kiln, $before));
         self::assertSame(0, $kiln->stop());
+    }
+
+    /**
+     * The workers share the supervisor's opcache, whose own timestamp checks follow a clock the CLI never moves:
+     * without the supervisor's check, the new generation ran the old code of an edited app.
+     */
+    public function testAReloadServesTheCodeAsEditedOnDisk(): void
+    {
+        $dir = PeerProcess::tempDir('kiln-reload-code');
+        $kiln = null;
+        try {
+            file_put_contents("$dir/app.php", '<?php $app = new Kiln\App\App(); $app->get("/", fn() => (require __DIR__ . "/answer.php") . "|" . (opcache_is_script_cached(__DIR__ . "/answer.php") ? "cached" : "not cached")); return $app;');
+            file_put_contents("$dir/answer.php", '<?php return "one";');
+            touch("$dir/app.php", time() - 60);
+            touch("$dir/answer.php", time() - 60);
+            $kiln = KilnProcess::start("$dir/app.php", ['--workers=1']);
+            self::assertSame('one|cached', HttpClient::get($kiln->baseUrl() . '/')['body']);
+            file_put_contents("$dir/answer.php", '<?php return "two";');
+            touch("$dir/answer.php", time() - 30); // another modification time, at once
+            $kiln->signal(SIGHUP);
+            $kiln->waitForLog('~reloaded: generation 2 serving~', 10);
+            self::assertSame('two|cached', HttpClient::get($kiln->baseUrl() . '/')['body'], $kiln->log());
+            self::assertSame(0, $kiln->stop());
+        } finally {
+            $kiln?->isRunning() && $kiln->stop();
+            PeerProcess::removeDir($dir);
+        }
     }
 
     /**
