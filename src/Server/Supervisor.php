@@ -151,14 +151,14 @@ final class Supervisor
             $this->admin?->onReadable($key, $this->answerAdmin(...));
         }
         $others = fn(int $pid, int $status): bool => $this->sidecars->reaped($pid, $status) || ($this->background?->reaped($pid, $status) ?? false);
-        foreach ($this->pool->reap($others) as [$handle, $how]) {
+        foreach ($this->pool->reap($others) as [$handle, $how, $clean]) {
             foreach ($this->pool->flush($handle) as [, $message]) {
                 $this->onMessage($handle, $message);
             }
             $handle->closeChannel();
             $this->stalls?->gone($handle);
             $this->sidecars->ownerGone($handle->pid);
-            $this->onExit($handle, $how);
+            $this->onExit($handle, $how, $clean);
         }
         $now = microtime(true);
         $this->stalls?->tick($now);
@@ -306,9 +306,12 @@ final class Supervisor
         }
     }
 
-    private function onExit(WorkerHandle $handle, string $how): void
+    /** @param bool $clean it exited on its own with code 0 */
+    private function onExit(WorkerHandle $handle, string $how, bool $clean): void
     {
         $expected = $handle->state === WorkerState::Draining || $handle->state === WorkerState::Stopping;
+        // A worker that said it would go (a script's exit() ends it) and then went: its replacement is under way.
+        $announced = $clean && $handle->recycling && $handle->generation === $this->fleet->current;
         if ($this->state === SupervisorState::Running) {
             $this->restarts[$handle->slot] = ($this->restarts[$handle->slot] ?? 0) + 1;
         }
@@ -327,6 +330,8 @@ final class Supervisor
         $why = $handle->bootFailure !== null ? "$how: {$handle->bootFailure}" : $how . ($handle->stallKilled ? ' for standing still (--stall-timeout)' : '');
         if ($expected || $this->state === SupervisorState::Stopping || $this->state === SupervisorState::Draining) {
             $this->log->debug("{$handle->label()} $how");
+        } elseif ($announced && $this->state === SupervisorState::Running) {
+            $this->log->info("{$handle->label()} $how");
         } elseif ($this->state === SupervisorState::Starting) {
             $this->startupError ??= "worker {$handle->slot} failed to start: $why";
             $this->stop('start-up failed');

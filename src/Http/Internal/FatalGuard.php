@@ -221,6 +221,10 @@ final class FatalGuard
         if (!$fatal && $answered + $underway + $cut + $last + $refused + \count($deferred) === 0) {
             return;
         }
+        if (!$fatal) {
+            // Said first, so the supervisor starts the replacement now and does not take the exit for a crash.
+            $this->core->retiring('a script ended it with exit()');
+        }
         $cause = $fatal ? "fatal error: {$error['message']} in {$error['file']}:{$error['line']}" : 'worker exited';
         // A script's exit() is ordinary PHP: only a 500 or a cut response is an error.
         $level = $fatal || $answered + $cut > 0 ? 'error' : 'info';

@@ -108,5 +108,8 @@ final class ExitTest extends SequentialTestCase
         }
         self::assertSame(200, $this->get('/pid.php')['status']);
         self::assertStringNotContainsString('failure', $this->server()->log());
+        // An exit() is ordinary PHP: the worker says it goes, and its exit is no warning.
+        $this->server()->waitForLog('~will be replaced: a script ended it with exit\(\)~', 5.0);
+        self::assertDoesNotMatchRegularExpression('~\[warning\].*replacing it now~', $this->server()->log());
     }
 }

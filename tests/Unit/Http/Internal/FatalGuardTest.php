@@ -87,7 +87,7 @@ final class FatalGuardTest extends CoreTestCase
         $received .= self::readToEnd($big);
 
         self::assertSame(1, $this->retired, 'it stopped accepting');
-        self::assertSame(['a script exited; finishing 1 response(s) under way'], $this->context->retiring);
+        self::assertSame(['a script ended it with exit()', 'a script exited; finishing 1 response(s) under way'], $this->context->retiring);
         self::assertSame([str_repeat('x', self::BIG)], self::bodies($received), 'the whole response arrived');
         self::assertSame(1, $this->core->lastResponsesWritten());
         self::assertSame(CoreState::Stopped, $this->core->state());
@@ -129,6 +129,7 @@ final class FatalGuardTest extends CoreTestCase
         self::assertSame(['said before exit()'], self::bodies($answer));
         self::assertSame(1, $this->context->served, 'counted as served');
         self::assertSame(['info: worker exited; sent 1 request(s) the response made for them before the exit'], $this->context->logs);
+        self::assertSame(['a script ended it with exit()'], $this->context->retiring, 'the supervisor is told before the exit');
     }
 
     public function testAFatalErrorAnswersEvenARequestWithALastResponseWith500(): void
@@ -141,6 +142,7 @@ final class FatalGuardTest extends CoreTestCase
 
         self::assertStringStartsWith("HTTP/1.1 500 Internal Server Error\r\n", self::readToEnd($said));
         self::assertSame(['error: fatal error: Allowed memory size exhausted in /app/a.php:7; answered 1 in-flight request(s) with 500'], $this->context->logs);
+        self::assertSame([], $this->context->retiring, 'a fatal error is not announced: the supervisor reports the exit');
     }
 
     public function testALastResponseBuilderRunsAfterTheShutdownFunctions(): void
