@@ -221,8 +221,9 @@ final class FatalGuard
         if (!$fatal && $answered + $underway + $cut + $last + $refused + \count($deferred) === 0) {
             return;
         }
-        if (!$fatal) {
-            // Said first, so the supervisor starts the replacement now and does not take the exit for a crash.
+        if (!$fatal && $this->core->state() === CoreState::Serving) {
+            // A script's exit() ends a worker that was serving: said first, so the supervisor starts the replacement
+            // now and does not take the exit for a crash. (A worker already draining was being replaced anyway.)
             $this->core->retiring('a script ended it with exit()');
         }
         $cause = $fatal ? "fatal error: {$error['message']} in {$error['file']}:{$error['line']}" : 'worker exited';

@@ -132,6 +132,19 @@ final class FatalGuardTest extends CoreTestCase
         self::assertSame(['a script ended it with exit()'], $this->context->retiring, 'the supervisor is told before the exit');
     }
 
+    public function testAnExitInAWorkerAlreadyDrainingIsNotAnnouncedAgain(): void
+    {
+        $said = $this->connect($this->core);
+        fwrite($said, self::request('/exits-with-response'));
+        $this->runFor(5.0, fn(): bool => \count($this->core->running()) === 1);
+        $this->core->startDraining(static function (): void {});
+
+        $this->guard->end(null);
+
+        self::assertStringStartsWith("HTTP/1.1 202 Accepted\r\n", self::readToEnd($said));
+        self::assertSame([], $this->context->retiring, 'its replacement is under way already');
+    }
+
     public function testAFatalErrorAnswersEvenARequestWithALastResponseWith500(): void
     {
         $said = $this->connect($this->core);
