@@ -41,8 +41,11 @@ final class JitLauncher
      * settings with the JIT buffer at 0).
      *
      * @param list<string> $serveArgs the arguments after `serve`
+     * @param array<string, string> $startup more settings for PHP's command line (name => value), so that they are
+     *        startup values, not changed at run time: the sequential tier resets the settings a script changes
+     *        natively (IniReset) only when every setting is at its startup value as a worker starts
      */
-    public static function relaunch(string $mode, array $serveArgs): void
+    public static function relaunch(string $mode, array $serveArgs, array $startup = []): void
     {
         if ($mode === 'off' || getenv(self::GUARD) !== false || !\function_exists('pcntl_exec')
             || !\extension_loaded('Zend OPcache') || filter_var(\ini_get('opcache.enable_cli'), FILTER_VALIDATE_BOOL)) {
@@ -50,7 +53,7 @@ final class JitLauncher
         }
         $php = [];
         $settings = $mode === self::OPCACHE_ONLY ? ['opcache.jit_buffer_size' => '0'] + self::SETTINGS : self::SETTINGS;
-        foreach ($settings as $name => $value) {
+        foreach ([...$settings, ...$startup] as $name => $value) {
             $php[] = '-d';
             $php[] = "$name=$value";
         }

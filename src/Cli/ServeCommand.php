@@ -47,7 +47,13 @@ final class ServeCommand
     public function run(array $args, array $env, string $cwd): int
     {
         $options = ServeOptions::parse($args, $env, $cwd);
-        JitLauncher::relaunch($options->jit, $args);
+        // Every process forked from here (workers, task workers, the fork server) inherits it (Debian's CLI php.ini
+        // sets none). Given to the relaunched PHP on its command line, it is a startup value there, as it must be
+        // for the sequential tier's native reset of the settings scripts change (set at run time, it disables it).
+        $configured = \get_cfg_var('memory_limit');
+        $memoryLimit = $options->config->workerMemoryLimit(\is_string($configured) ? $configured : false);
+        $spelled = $memoryLimit === -1 ? '-1' : Config::size($memoryLimit);
+        JitLauncher::relaunch($options->jit, $args, ['memory_limit' => $spelled]);
         // A tier that cannot run here (the sequential tier without FFI) is refused as each worker builds its
         // site, for a document root and an app's site() alike (RunnerFactory::tierMap()): a start-up error.
         // The sequential tier's engine probes, made once here rather than in every worker (and every
@@ -63,11 +69,8 @@ final class ServeCommand
             return $this->fail($e->getMessage());
         }
         $config = $options->config->withConnections($plan);
-        // Every process forked from here (workers, task workers, the fork server) inherits it (Debian's CLI php.ini sets none).
+        // Not relaunched (opcache already on, --jit=off), or a -d of the user's differs from --memory-limit: at run time.
         $phpLimit = (string) \ini_get('memory_limit');
-        $configured = \get_cfg_var('memory_limit');
-        $memoryLimit = $config->workerMemoryLimit(\is_string($configured) ? $configured : false);
-        $spelled = $memoryLimit === -1 ? '-1' : Config::size($memoryLimit);
         if ($spelled !== $phpLimit && @\ini_set('memory_limit', $spelled) === false) {
             return $this->fail("Cannot set memory_limit to $spelled (--memory-limit)");
         }

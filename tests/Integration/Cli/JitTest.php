@@ -6,6 +6,7 @@ namespace Kiln\Tests\Integration\Cli;
 
 use Kiln\Tests\Support\HttpClient;
 use Kiln\Tests\Support\KilnProcess;
+use Kiln\Tests\Support\PeerProcess;
 use PHPUnit\Framework\TestCase;
 
 final class JitTest extends TestCase
@@ -43,6 +44,29 @@ final class JitTest extends TestCase
             unlink($root . '/public/ini.php');
             rmdir($root . '/public');
             rmdir($root);
+        }
+    }
+
+    /**
+     * The workers' memory_limit (1G: 4 × --max-memory, Debian's CLI configures none) is given on the relaunched
+     * PHP's command line: set at run time instead, it left one setting away from its startup value in every
+     * worker, and the sequential tier fell back to comparing every setting after each request.
+     */
+    public function testTheWorkersMemoryLimitIsAStartupValueSoTheSequentialTierResetsSettingsNatively(): void
+    {
+        if (!\extension_loaded('Zend OPcache')) {
+            self::markTestSkipped('opcache is not installed');
+        }
+        $root = PeerProcess::tempDir('kiln-jit-ini');
+        file_put_contents("$root/ini.php", '<?php $changed = []; foreach (ini_get_all(null, true) as $name => $entry) { '
+            . 'if ($entry["global_value"] !== $entry["local_value"]) { $changed[] = $name; } } echo ini_get("memory_limit"), "|", implode(",", $changed);');
+        $server = KilnProcess::start($root, ['--tier=sequential', '--workers=1']);
+        try {
+            self::assertSame('1G|', HttpClient::get($server->baseUrl() . '/ini.php')['body'], 'no setting changed at run time');
+            self::assertStringNotContainsString('native ini reset is not available', $server->log());
+        } finally {
+            $server->stop();
+            PeerProcess::removeDir($root);
         }
     }
 
