@@ -46,6 +46,9 @@ final class IniReset
     /** Address of PHP's "error_reporting" key string, as `@` enters it in the table (0: not known). */
     private int $silenceKey = 0;
 
+    /** @var list<string> see changedAtStart() */
+    private array $changed = [];
+
     /** error_reporting at start-up. */
     private readonly int $errorReporting;
 
@@ -67,7 +70,8 @@ final class IniReset
     /** Takes the current settings as the ones every request starts from. */
     public static function fromCurrent(?ExecutorGlobals $executor = null): self
     {
-        if ($executor !== null && self::allAtStartupValue()) {
+        $changed = self::changedSinceStartup();
+        if ($executor !== null && $changed === []) {
             $executor->native->ffi->zend_ini_deactivate(); // @phpstan-ignore method.notFound (FFI)
             if ($executor->native->u64($executor->base + $executor->modifiedIni) === 0) {
                 $reset = new self($executor);
@@ -77,7 +81,19 @@ final class IniReset
         }
         $reset = new self(null);
         $reset->snapshot = self::current();
+        $reset->changed = $changed;
         return $reset;
+    }
+
+    /**
+     * The settings that kept the native reset off: changed at run time before the worker's first script (PHP's
+     * reset would take them back to their startup values). Empty when it is on, or when the engine lacks it.
+     *
+     * @return list<string>
+     */
+    public function changedAtStart(): array
+    {
+        return $this->changed;
     }
 
     public function isNative(): bool
@@ -158,17 +174,19 @@ final class IniReset
         return \is_array($all) ? $all : [];
     }
 
-    private static function allAtStartupValue(): bool
+    /** @return list<string> the settings whose value is not their startup value (['*'] when PHP cannot tell) */
+    private static function changedSinceStartup(): array
     {
         $all = ini_get_all(null, true);
         if (!\is_array($all)) {
-            return false;
+            return ['*'];
         }
-        foreach ($all as $entry) {
+        $changed = [];
+        foreach ($all as $name => $entry) {
             if (\is_array($entry) && ($entry['global_value'] ?? null) !== ($entry['local_value'] ?? null)) {
-                return false;
+                $changed[] = (string) $name;
             }
         }
-        return true;
+        return $changed;
     }
 }

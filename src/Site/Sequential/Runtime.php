@@ -90,7 +90,7 @@ final class Runtime
             require __DIR__ . '/getallheaders.php'; // php-fpm has it, the CLI does not
         }
         foreach ($runtime->missing() as $feature => $consequence) {
-            $log('warning', "$feature is not available in this PHP build: $consequence");
+            $log('warning', "$feature is not available here: $consequence");
         }
         return $runtime;
     }
@@ -112,7 +112,10 @@ final class Runtime
             $missing['shutdown function watch'] = 'functions registered with register_shutdown_function() run only when the worker exits';
         }
         if (!$this->ini->isNative()) {
-            $missing['native ini reset'] = 'ini settings are compared after every request (slower)';
+            $changed = $this->ini->changedAtStart();
+            $missing['native ini reset'] = 'ini settings are compared after every request (slower)' . ($changed === [] ? '' : ': '
+                . implode(', ', $changed) . ' changed at run time before the worker started (PHP\'s reset would take '
+                . (\count($changed) === 1 ? 'it' : 'them') . ' back); set ' . (\count($changed) === 1 ? 'it' : 'them') . ' on PHP\'s command line (php -d) or in php.ini instead');
         }
         if ($this->sessionId === null && \extension_loaded('session')) {
             $missing['session id reset'] = 'the session cookie is handed to session_id() before each script, so session_id() is not \'\' before session_start()';

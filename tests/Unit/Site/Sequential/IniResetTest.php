@@ -48,4 +48,25 @@ final class IniResetTest extends TestCase
         self::assertSame($reporting, error_reporting(), 'error_reporting changed after a silenced expression is undone');
         self::assertSame(0, $table());
     }
+
+    #[RunInSeparateProcess]
+    public function testASettingChangedBeforeTheStartKeepsTheNativeResetOffAndIsNamed(): void
+    {
+        $executor = ExecutorGlobals::find();
+        self::assertNotNull($executor, 'EG() is found on this PHP');
+        foreach ((array) ini_get_all(null, true) as $name => $entry) {
+            if (\is_array($entry) && $entry['global_value'] !== $entry['local_value']) {
+                ini_restore($name); // whatever the test runner set
+            }
+        }
+        ini_set('precision', '9');
+
+        $reset = IniReset::fromCurrent($executor);
+
+        self::assertFalse($reset->isNative(), 'PHP\'s reset would take precision back to its start-up value');
+        self::assertSame(['precision'], $reset->changedAtStart());
+        ini_set('precision', '3');
+        $reset->reset();
+        self::assertSame('9', ini_get('precision'), 'the comparing mode puts back the value the worker started with');
+    }
 }
