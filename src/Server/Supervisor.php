@@ -171,9 +171,7 @@ final class Supervisor
             }
             if ($this->reloadAsked && !$this->fleet->reloading()) {
                 $this->reloadAsked = false;
-                $this->freshCode?->__invoke(microtime(true), true);
-                $this->fleet->reload();
-                $this->sidecars->renewShared();
+                $this->reload();
             }
         }
         $this->sidecars->tick($now);

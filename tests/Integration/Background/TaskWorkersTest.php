@@ -7,6 +7,7 @@ namespace Kiln\Tests\Integration\Background;
 use Kiln\Tests\Support\HttpClient;
 use Kiln\Tests\Support\KilnProcess;
 use Kiln\Tests\Support\MariaDbServer;
+use Kiln\Tests\Support\PeerProcess;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -181,6 +182,33 @@ final class TaskWorkersTest extends TestCase
         $server->waitForLog('/reloaded: generation 2 serving/', 20.0);
         self::assertNotSame($third, $pid(), 'a reload brings fresh task workers');
         self::assertNotSame($ticker, $this->waitForTicker($ticker), 'and starts the user process again');
+    }
+
+    /** `--watch` reloads as `kiln reload` does: the task workers and user processes too, not only the HTTP workers. */
+    public function testAWatchedEditReplacesTaskWorkersAndUserProcessesToo(): void
+    {
+        $dir = PeerProcess::tempDir('kiln-tasks-watch');
+        try {
+            mkdir("$dir/public");
+            copy(self::APP, "$dir/app.php");
+            copy(\dirname(self::APP) . '/public/script.php', "$dir/public/script.php");
+            $server = $this->server = KilnProcess::start("$dir/app.php", ['--workers=1', '--task-workers=1', '--watch'], ['KILN_TEST_EVENTS' => $this->events], 20.0);
+            $pid = fn(): int => self::number(self::json(HttpClient::get($server->baseUrl() . '/sleep?s=0.01', [], 10.0)['body'])['pid']);
+            $task = $pid();
+            $ticker = $this->waitForTicker();
+
+            file_put_contents("$dir/app.php", file_get_contents("$dir/app.php") . "\n// edited\n");
+            touch("$dir/app.php", time() + 5);
+            $server->waitForLog('/--watch: app\.php changed: reloading the workers/', 10.0);
+            $server->waitForLog('/reloaded: generation 2 serving/', 20.0);
+
+            self::assertNotSame($task, $pid(), 'the task worker was replaced');
+            self::assertNotSame($ticker, $this->waitForTicker($ticker), 'and the user process started again');
+        } finally {
+            $this->server?->stop();
+            $this->server = null;
+            PeerProcess::removeDir($dir);
+        }
     }
 
     public function testACallRunningDuringAReloadIsFinishedBeforeItsTaskWorkerIsReplaced(): void
