@@ -115,6 +115,9 @@ final class ServeCommand
             $log->warning('memory_limit ' . Config::size($memoryLimit) . ' is not above --max-memory=' . Config::size($config->maxMemory)
                 . ': a worker that grows ends in a fatal error (500s) before it can be replaced gracefully; raise --memory-limit or lower --max-memory');
         }
+        if ($options->target->kind === Target::DOCROOT && ($warning = $options->site->symlinks->startupWarning($options->target->path)) !== null) {
+            $log->warning($warning);
+        }
         if ($stalePid !== null) {
             $log->warning("replacing the stale pid file {$pidFile->path} (" . PidFile::whyStale($stalePid) . ')');
         }

@@ -58,6 +58,42 @@ enum SymlinkPolicy: string
         return null;
     }
 
+    /**
+     * What to say at start-up when entries right in the document root are links this policy refuses (every
+     * page of an app laid out as Debian installs it, `/var/lib/APP` → `/usr/share/APP`, would be a 404);
+     * null when none is. Only the root's own entries are looked at: one lstat each.
+     */
+    public function startupWarning(string $root): ?string
+    {
+        if ($this === self::Follow) {
+            return null;
+        }
+        $real = realpath($root);
+        $entries = $real === false ? false : @scandir($real);
+        if ($real === false || $entries === false) {
+            return null;
+        }
+        $refused = [];
+        foreach ($entries as $entry) {
+            $path = "$real/$entry";
+            if ($entry === '.' || $entry === '..' || !is_link($path)) {
+                continue;
+            }
+            $target = realpath($path);
+            if ($target !== false && $target !== $real && !str_starts_with($target, "$real/") && $this->refusal($real, $path, $target) !== null) {
+                $refused[] = $entry;
+            }
+        }
+        if ($refused === []) {
+            return null;
+        }
+        sort($refused);
+        $shown = implode(', ', \array_slice($refused, 0, 5)) . (\count($refused) > 5 ? ' and ' . (\count($refused) - 5) . ' more' : '');
+        return \count($refused) . ' of the document root\'s entries are links out of it that --symlinks=' . $this->value . " refuses ($shown): "
+            . 'each answers 404; --symlinks=owner serves a link whose owner is its target\'s (Debian\'s /var/lib/APP → /usr/share/APP), '
+            . '--symlinks=follow every link (docs/configuration.md)';
+    }
+
     /** The first link on $path, under $root, or null when none is (the file was moved or the root changed). */
     private static function firstLinkOut(string $root, string $path): ?string
     {
