@@ -15,13 +15,7 @@ final class IniResetTest extends TestCase
     #[RunInSeparateProcess]
     public function testWhatARequestSetIsPutBackAndASilencedExpressionCostsNoReset(): void
     {
-        $executor = ExecutorGlobals::find();
-        self::assertNotNull($executor, 'EG() is found on this PHP');
-        foreach ((array) ini_get_all(null, true) as $name => $entry) {
-            if (\is_array($entry) && $entry['global_value'] !== $entry['local_value']) {
-                ini_restore($name); // whatever the test runner set
-            }
-        }
+        $executor = self::atStartupValues();
         $reset = IniReset::fromCurrent($executor);
         self::assertTrue($reset->isNative());
         $table = static fn(): int => $executor->native->u64($executor->base + $executor->modifiedIni);
@@ -52,13 +46,7 @@ final class IniResetTest extends TestCase
     #[RunInSeparateProcess]
     public function testASettingChangedBeforeTheStartKeepsTheNativeResetOffAndIsNamed(): void
     {
-        $executor = ExecutorGlobals::find();
-        self::assertNotNull($executor, 'EG() is found on this PHP');
-        foreach ((array) ini_get_all(null, true) as $name => $entry) {
-            if (\is_array($entry) && $entry['global_value'] !== $entry['local_value']) {
-                ini_restore($name); // whatever the test runner set
-            }
-        }
+        $executor = self::atStartupValues();
         ini_set('precision', '9');
 
         $reset = IniReset::fromCurrent($executor);
@@ -68,5 +56,18 @@ final class IniResetTest extends TestCase
         ini_set('precision', '3');
         $reset->reset();
         self::assertSame('9', ini_get('precision'), 'the comparing mode puts back the value the worker started with');
+    }
+
+    /** EG(), with every setting back at its start-up value (whatever the test runner set). */
+    private static function atStartupValues(): ExecutorGlobals
+    {
+        $executor = ExecutorGlobals::find();
+        self::assertNotNull($executor, 'EG() is found on this PHP');
+        foreach ((array) ini_get_all(null, true) as $name => $entry) {
+            if (\is_array($entry) && $entry['global_value'] !== $entry['local_value']) {
+                ini_restore($name);
+            }
+        }
+        return $executor;
     }
 }
