@@ -109,18 +109,26 @@ final class TaskWorkersTest extends TestCase
     {
         $server = $this->start(['--workers=1', '--task-workers=1', '--task-queue=2']);
 
-        // One call runs, two wait: the other three are refused at once.
+        // The queue is the task socket's backlog (2), and a task worker is another process: while it is idle it may
+        // take a call between two of a burst's connects and make room for one more. So each burst below is made while
+        // the task worker runs a long call: the queue then holds exactly two.
+        $busy = $this->send('/long?s=3');
+        $this->waitForRunning();
         $burst = self::json(HttpClient::get($server->baseUrl() . '/burst?n=6&s=1', [], 20.0)['body']);
         $outcomes = self::list($burst['outcomes']);
         $refused = array_filter($outcomes, static fn(mixed $o): bool => $o === 'Kiln\Server\Task\TaskQueueFullException');
-        self::assertCount(3, $refused, json_encode($burst) ?: '');
-        self::assertSame([0, 1, 2], array_keys(array_filter($outcomes, 'is_int')));
+        self::assertCount(4, $refused, 'two wait, the other four are refused at once: ' . (json_encode($burst) ?: ''));
+        self::assertSame([0, 1], array_keys(array_filter($outcomes, 'is_int')));
+        self::assertSame(200, $busy->receive(20.0)['status']);
 
         // A request whose handler lets the failure escape gets a 503: /overfill fills the queue and calls once more in
-        // the same turn, so the queue is full at that call whatever the task worker has taken already.
-        $refusal = HttpClient::get($server->baseUrl() . '/overfill?n=6&s=2', [], 20.0);
+        // the same turn.
+        $busy = $this->send('/long?s=4');
+        $this->waitForRunning(2);
+        $refusal = HttpClient::get($server->baseUrl() . '/overfill?n=6&s=1', [], 20.0);
         self::assertSame(503, $refusal['status'], $refusal['body']);
         self::assertSame('1', $refusal['headers']['retry-after'] ?? null);
+        self::assertSame(200, $busy->receive(20.0)['status']);
         $deadline = microtime(true) + 20.0;
         while (self::json(HttpClient::get($server->baseUrl() . '/inflight')['body'])['inflight'] > 0) {
             self::assertLessThan($deadline, microtime(true), 'the calls that filled the queue ran');
@@ -248,16 +256,17 @@ final class TaskWorkersTest extends TestCase
         return (int) end($m[1]);
     }
 
-    private function waitForRunning(): int
+    /** Waits until task calls announced themselves $count times in all; returns the pid of the last. */
+    private function waitForRunning(int $count = 1): int
     {
         $deadline = microtime(true) + 15.0;
-        while (($pid = $this->runningPid()) === 0) {
+        while (preg_match_all('/^running \d+$/m', (string) file_get_contents($this->events)) < $count) {
             if (microtime(true) > $deadline) {
                 self::fail("no task started; log:\n" . $this->server?->log());
             }
             usleep(50_000);
         }
-        return $pid;
+        return $this->runningPid();
     }
 
     /** Waits until the ticker process writes from a pid other than $not, and returns it. */
