@@ -81,11 +81,9 @@ final class CodeRevalidation
     /** Checks the cached files when the last check is `revalidate_freq` seconds old. */
     public function check(float $now): void
     {
-        if ($now < $this->next) {
-            return;
+        if ($now >= $this->next) {
+            $this->checkNow($now);
         }
-        $this->next = $now + $this->every;
-        $this->dropEdited();
     }
 
     /** Checks now (a reload: the workers about to start must compile what is on disk), and again in `revalidate_freq`. */

@@ -113,9 +113,10 @@ final class Runtime
         }
         if (!$this->ini->isNative()) {
             $changed = $this->ini->changedAtStart();
+            $them = \count($changed) === 1 ? 'it' : 'them';
             $missing['native ini reset'] = 'ini settings are compared after every request (slower)' . ($changed === [] ? '' : ': '
-                . implode(', ', $changed) . ' changed at run time before the worker started (PHP\'s reset would take '
-                . (\count($changed) === 1 ? 'it' : 'them') . ' back); set ' . (\count($changed) === 1 ? 'it' : 'them') . ' on PHP\'s command line (php -d) or in php.ini instead');
+                . implode(', ', $changed) . " changed at run time before the worker started (PHP's reset would take $them back); "
+                . "set $them on PHP's command line (php -d) or in php.ini instead");
         }
         if ($this->sessionId === null && \extension_loaded('session')) {
             $missing['session id reset'] = 'the session cookie is handed to session_id() before each script, so session_id() is not \'\' before session_start()';
