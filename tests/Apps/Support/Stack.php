@@ -129,9 +129,12 @@ final class Stack
             return null;
         }
         $log = $this->kiln->log();
+        // A worker that ends on purpose (exit(), a shutdown function) says so first ("will be replaced: …") and its
+        // exit is then logged below info; one that crashed is logged as it exits. Each pid counts once.
+        preg_match_all('~\] worker \d+ \(pid (\d+)\) (?:exited|will be replaced)~', $log, $ended);
         return [
             'requests' => (int) preg_match_all('~^127\.0\.0\.1 - - \[~m', $log),
-            'replaced' => (int) preg_match_all('~\] worker \d+ \(pid \d+\) exited~', $log),
+            'replaced' => \count(array_unique($ended[1])),
         ];
     }
 
