@@ -47,6 +47,8 @@ final class Request
     /** @var Response|(\Closure(): Response)|null see setLastResponse() */
     private Response|\Closure|null $lastResponse = null;
 
+    private string $exitReason = '';
+
     // The private fields below are declared with a default and written by the constructor rather than promoted
     // and readonly: a property that has a value already is written on the engine's fast path (one request, one
     // Request: the slow path cost about 100 instructions a field). Nothing but the constructor writes them.
@@ -309,15 +311,25 @@ final class Request
      * Only a string body can be sent at shutdown; any other body is answered with a 500.
      *
      * @param Response|\Closure(): Response $answer
+     * @param string $why why the process ends, when the handler ends it itself (said in the supervisor's log);
+     *        '' for a script's own exit()
      */
-    public function setLastResponse(Response|\Closure $answer): void
+    public function setLastResponse(Response|\Closure $answer, string $why = ''): void
     {
         $this->lastResponse = $answer;
+        $this->exitReason = $why;
     }
 
     public function clearLastResponse(): void
     {
         $this->lastResponse = null;
+        $this->exitReason = '';
+    }
+
+    /** @internal read by the server as the worker process ends: see setLastResponse() */
+    public function exitReason(): string
+    {
+        return $this->exitReason;
     }
 
     /**

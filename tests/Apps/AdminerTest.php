@@ -24,7 +24,7 @@ final class AdminerTest extends AppTestCase
 
     protected static function knownFailures(): array
     {
-        return ['kiln-sequential' => 'Debian\'s conf.php declares adminer_object() at top level: a worker\'s second request to it is a fatal "Cannot redeclare" (500); the sequential tier cannot undeclare functions'];
+        return [];
     }
 
     /**
@@ -50,14 +50,5 @@ final class AdminerTest extends AppTestCase
     protected function walk(Run $run, Browser $user, Browser $visitor, MariaDbServer $db, string $stack): void
     {
         Adminer::flow($run, $user, $db, $stack);
-    }
-
-    /** Debian's conf.php (served as index.php) declares both at top level: the cause of the known failure above. */
-    protected static function expectedDevReports(): array
-    {
-        return [
-            '/index.php [constant] leaves constant ADMINER_DIR',
-            '/index.php [function] leaves function adminer_object()',
-        ];
     }
 }

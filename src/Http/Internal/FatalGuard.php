@@ -141,6 +141,7 @@ final class FatalGuard
         }
         /** @var list<array{Connection, Request, \Closure(): Response}> $deferred */
         $deferred = [];
+        $why = 'a script ended it with exit()'; // unless the handler that ended it said why (Request::setLastResponse())
         /** @var list<Connection> $idle */
         $idle = [];
         foreach ($this->core->connections() as $connection) {
@@ -162,6 +163,9 @@ final class FatalGuard
                 continue;
             }
             $answer = $fatal || $request === null ? null : $request->lastResponse();
+            if ($answer !== null && $request->exitReason() !== '') {
+                $why = $request->exitReason();
+            }
             if ($request !== null && $connection->responseStarted) {
                 $cut++; // a handler in the middle of its own stream: nothing more can be said
                 $connection->detach();
@@ -224,7 +228,7 @@ final class FatalGuard
         if (!$fatal && $this->core->state() === CoreState::Serving) {
             // A script's exit() ends a worker that was serving: said first, so the supervisor starts the replacement
             // now and does not take the exit for a crash. (A worker already draining was being replaced anyway.)
-            $this->core->retiring('a script ended it with exit()');
+            $this->core->retiring($why);
         }
         $cause = $fatal ? "fatal error: {$error['message']} in {$error['file']}:{$error['line']}" : 'worker exited';
         // A script's exit() is ordinary PHP: only a 500 or a cut response is an error.

@@ -31,6 +31,8 @@ use Kiln\Site\SiteConfig;
  *   (after its shutdown functions ran, as PHP orders it) and the supervisor replaces the worker;
  * - the script registered a shutdown function: handled as an exit() at the end of the script, since only
  *   the end of the process runs it (the worker is replaced; see the docs);
+ * - the script's own file declares a function or class at its top level (Declarations::failsWhenRunAgain()):
+ *   its response is sent as after exit(), and the worker is replaced, since a second run here would fail;
  * - a fatal error: a 500 from the fatal guard, the worker is replaced;
  * - the time limit: a 504 at once, the worker is replaced.
  */
@@ -253,6 +255,12 @@ final class SequentialRunner implements ScriptRunner
             exit();
         }
         $this->stopped = null;
+        if (Declarations::failsWhenRunAgain($real)) {
+            // The fatal guard sends the response; the supervisor's log says why the worker ends.
+            $request->setLastResponse($response, "$script->scriptName declares a function or class at its top level, and "
+                . 'a second run in this worker would be a fatal "Cannot redeclare"');
+            exit();
+        }
         if ($runtime->output->leftHeadersSent()) {
             ($this->log)('warning', "$script->scriptName ended Kiln's output buffer and PHP now counts its headers as sent: "
                 . 'this worker is replaced after the response');

@@ -105,8 +105,9 @@ final class Matrix
             $out .= "- **$app**: $what; then the access checks.\n";
         }
         $out .= "\n## Failures and differences, as the run saw them\n\n" . ($notes === [] ? "None.\n" : implode("\n", $notes) . "\n");
-        $out .= "\n## Worker replacements on Kiln\n\nThe sequential tier replaces its worker after a script that calls exit() or registers a shutdown\n"
-            . "function (docs/tiers.md); an app that does so on every request runs there one process per request.\n\n"
+        $out .= "\n## Worker replacements on Kiln\n\nThe sequential tier replaces its worker after a script that calls exit(), registers a shutdown\n"
+            . "function or declares a function or class at its top level (docs/tiers.md); an app that does so on every request\n"
+            . "runs there one process per request.\n\n"
             . ($churnNotes === [] ? "None.\n" : implode("\n", $churnNotes) . "\n");
         return $out;
     }

@@ -1,5 +1,7 @@
 <?php
-final class DevFixtureThing
-{
+if (!class_exists('DevFixtureThing', false)) {
+    final class DevFixtureThing
+    {
+    }
 }
 echo 'class';

@@ -1,6 +1,8 @@
 <?php
-function dev_fixture_helper(): string
-{
-    return 'function';
+if (!function_exists('dev_fixture_helper')) {
+    function dev_fixture_helper(): string
+    {
+        return 'function';
+    }
 }
 echo dev_fixture_helper();

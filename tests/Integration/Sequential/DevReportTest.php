@@ -29,8 +29,9 @@ final class DevReportTest extends TestCase
             'putenv()' => ['/putenv.php', ['putenv'], 'DEV_FIXTURE_RUN'],
             'an autoloader registered by the script' => ['/autoloader.php', ['autoloader'], 'a closure at autoloader.php:2'],
             'a constant' => ['/constant.php', ['constant'], 'DEV_FIXTURE_FLAG (constant.php:3)'],
-            'a function declared by the script' => ['/function.php', ['function'], 'dev_fixture_helper() (function.php:2)'],
-            'a class declared by the script' => ['/class.php', ['class'], 'DevFixtureThing (class.php:2)'],
+            'a function the script declares in a block' => ['/function.php', ['function'], 'dev_fixture_helper() (function.php:3)'],
+            'a class the script declares in a block' => ['/class.php', ['class'], 'DevFixtureThing (class.php:3)'],
+            'a function at the script\'s top level ends its worker' => ['/toplevel.php', [], ''],
         ];
     }
 

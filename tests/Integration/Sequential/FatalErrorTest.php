@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Integration\Sequential;
 
+use PHPUnit\Framework\Attributes\DataProvider;
+
 /** A fatal error ends its worker with a 500; an uncaught exception is a 500 the worker survives. */
 final class FatalErrorTest extends SequentialTestCase
 {
@@ -18,16 +20,46 @@ final class FatalErrorTest extends SequentialTestCase
         self::assertStringContainsString('fatal error: a fatal error on purpose', $this->server()->log());
     }
 
-    public function testARedeclaredFunctionOnTheSecondRequestIsA500AndTheNextWorkerServesIt(): void
+    /** @return array<string, array{string, string}> */
+    public static function topLevelDeclarations(): array
     {
-        $first = $this->get('/redeclare.php');
-        self::assertSame(200, $first['status']);
-        self::assertSame('declared', $first['body']);
+        return [
+            'a function' => ['/redeclare.php', 'declared'],
+            'a class in a braced namespace' => ['/redeclare-namespaced.php', 'namespaced'],
+        ];
+    }
+
+    /**
+     * A script whose own file declares a function or class at its top level cannot run twice in one process:
+     * each run is answered, then its worker is replaced, so no request meets "Cannot redeclare".
+     */
+    #[DataProvider('topLevelDeclarations')]
+    public function testAScriptThatDeclaresAtItsTopLevelIsAnsweredEveryTimeOnAFreshWorker(string $path, string $answer): void
+    {
+        $pids = [];
+        for ($i = 0; $i < 3; $i++) {
+            $pid = $this->workerPid();
+            $response = $this->get($path);
+            self::assertSame(200, $response['status'], $this->server()->log());
+            [$said, $servedBy] = explode(' ', $response['body']) + ['', ''];
+            self::assertSame($answer, $said);
+            self::assertSame((string) $pid, $servedBy);
+            $this->waitForReplacement($pid);
+            $pids[] = $servedBy;
+        }
+        self::assertCount(3, array_unique($pids), 'each run on a worker of its own');
+        $log = $this->server()->log();
+        self::assertStringNotContainsString('PHP Fatal error', $log);
+        self::assertStringContainsString("will be replaced: $path declares a function or class at its top level", $log);
+    }
+
+    public function testAGuardedDeclarationRunsAgainOnTheSameWorker(): void
+    {
         $pid = $this->workerPid();
-        self::assertSame(500, $this->get('/redeclare.php')['status'], 'the function is still declared in this worker');
-        $this->waitForReplacement($pid);
-        self::assertSame('declared', $this->get('/redeclare.php')['body'], 'a fresh worker declares it again');
-        self::assertStringContainsString('Cannot redeclare kiln_sequential_declared_once()', $this->server()->log());
+        for ($i = 0; $i < 3; $i++) {
+            self::assertSame("guarded $pid", $this->get('/redeclare-guarded.php')['body'], $this->server()->log());
+        }
+        self::assertSame($pid, $this->workerPid());
     }
 
     public function testAFatalErrorInOneWorkerLeavesTheOthersServing(): void

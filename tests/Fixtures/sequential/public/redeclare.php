@@ -1,9 +1,9 @@
 <?php
 
 declare(strict_types=1);
-// Declares a function: fine on the first request, "Cannot redeclare" on the second in the same worker.
+// Declares a function at its top level: a second run in the same worker would be "Cannot redeclare".
 function kiln_sequential_declared_once(): string
 {
     return 'declared';
 }
-echo kiln_sequential_declared_once();
+echo kiln_sequential_declared_once(), ' ', getmypid();

@@ -38,6 +38,65 @@ final class DeclarationsTest extends TestCase
         yield 'includes' => ['<?php require_once __DIR__ . "/functions.php"; include "x.php";'];
     }
 
+    /** @return iterable<string, array{string}> */
+    public static function topLevel(): iterable
+    {
+        yield 'function' => ['<?php function f() {}'];
+        yield 'function by reference' => ['<?php function &f() { static $a; return $a; }'];
+        yield 'class after code' => ['<?php $x = "{$y}"; if ($x) { echo 1; } final class A {}'];
+        yield 'abstract class' => ['<?php abstract class A {}'];
+        yield 'interface' => ['<?php interface I {}'];
+        yield 'trait' => ['<?php trait T {}'];
+        yield 'enum' => ['<?php enum E { case A; }'];
+        yield 'after a namespace statement' => ['<?php namespace A\\B; function f() {}'];
+        yield 'in a braced namespace' => ['<?php namespace A { function f() {} }'];
+        yield 'in the global braced namespace' => ['<?php namespace { class A {} }'];
+        yield 'in a template' => ['<p><?php function f() {} ?></p>'];
+        yield 'not PHP' => ['<?php function ('];
+    }
+
+    /** @return iterable<string, array{string}> */
+    public static function notAtTopLevel(): iterable
+    {
+        yield 'guarded function' => ['<?php if (!function_exists("f")) { function f() {} }'];
+        yield 'guarded class' => ['<?php if (!class_exists("A", false)) { final class A {} }'];
+        yield 'in a braced namespace, guarded' => ['<?php namespace A { if (!function_exists("A\\\\f")) { function f() {} } }'];
+        yield 'methods of an anonymous class' => ['<?php $o = new class { public function f() {} };'];
+        yield 'closures' => ['<?php $f = function () {}; $g = static fn() => 1;'];
+        yield 'constants' => ['<?php const X = 1; define("Y", 2);'];
+        yield 'class names' => ['<?php $n = Foo::class; namespace\\f();'];
+        yield 'a string interpolation before a guarded function' => ['<?php echo "{$a}"; if (!function_exists("f")) { function f() {} }'];
+    }
+
+    #[DataProvider('topLevel')]
+    public function testADeclarationAtTheTopLevelFailsWhenRunAgain(string $source): void
+    {
+        self::assertTrue(Declarations::atTopLevel($source));
+    }
+
+    #[DataProvider('notAtTopLevel')]
+    public function testADeclarationInABlockOrNoneAtAllRunsAgain(string $source): void
+    {
+        self::assertFalse(Declarations::atTopLevel($source));
+    }
+
+    public function testAFileIsReadOnceAndItsAnswerFollowsItsEdits(): void
+    {
+        $file = tempnam(sys_get_temp_dir(), 'kiln-declarations-');
+        self::assertIsString($file);
+        try {
+            file_put_contents($file, '<?php if (true) { function kiln_f() {} }');
+            self::assertTrue(Declarations::inFile($file));
+            self::assertFalse(Declarations::failsWhenRunAgain($file));
+            file_put_contents($file, '<?php function kiln_f() {}');
+            touch($file, time() + 10); // another modification time, read once the cached answer is 2 s old
+            self::assertFalse(Declarations::failsWhenRunAgain($file), 'cached for 2 s, as opcache trusts a file');
+        } finally {
+            unlink($file);
+        }
+        self::assertTrue(Declarations::failsWhenRunAgain($file . '.gone'), 'unreadable: assume the worst');
+    }
+
     #[DataProvider('declaring')]
     public function testAFileThatDeclaresSomethingIsRecognised(string $source): void
     {

@@ -1,0 +1,7 @@
+<?php
+// Declared at the top level: the tier replaces the worker after the request, so nothing is left behind.
+function dev_fixture_top_level(): string
+{
+    return 'top level';
+}
+echo dev_fixture_top_level();
