@@ -84,6 +84,9 @@ final class SequentialRunner implements ScriptRunner
      */
     private array $quick = [];
 
+    /** Warns once per file about a bootstrap that declares and also sets up the request (made on first use). */
+    private ?SetupOnce $setupOnce = null;
+
     /** What the running script threw out of its top level: it stopped half-way (null: it ran to its end). */
     private ?\Throwable $stopped = null;
 
@@ -246,6 +249,7 @@ final class SequentialRunner implements ScriptRunner
         $this->remember($real, microtime(true) - $time);
         $response = $this->finish($runtime);
         $halfDeclared = $this->stopped !== null && $this->mayHaveDeclared($real, $included);
+        $loaded = $runtime->included !== null && $runtime->included->count() > $included ? \array_slice(get_included_files(), $included) : [];
         $runtime->included?->settle($included, $real);
         if ($halfDeclared) {
             ($this->log)('info', "$script->scriptName stopped on an uncaught " . ($this->stopped ?? new \Error())::class . ' after running code that declares '
@@ -266,6 +270,9 @@ final class SequentialRunner implements ScriptRunner
                 . 'this worker is replaced after the response');
             $request->setLastResponse($response); // the fatal guard sends it
             exit();
+        }
+        if ($loaded !== []) { // this worker serves on: the files loaded once are missing from its later requests
+            ($this->setupOnce ??= new SetupOnce($this->log))->check($loaded, $real);
         }
         return $response;
     }

@@ -25,6 +25,22 @@ final class ResetTest extends SequentialTestCase
         self::assertNull($second['helpers_variable'], 'the documented limit: its top-level variables are not set again');
     }
 
+    /**
+     * A bootstrap that declares (so require_once runs it once per worker) and also calls header() outside any
+     * function: only the worker's first request gets the header. The log says so once, naming the file and the call.
+     */
+    public function testABootstrapThatDeclaresAndSetsUpTheRequestIsReportedOnce(): void
+    {
+        $first = $this->get('/setup/page.php');
+        self::assertSame([200, 'helper', ['yes']], [$first['status'], $first['body'], $first['headers']['x-booted'] ?? null]);
+        $second = $this->get('/setup/page.php');
+        self::assertSame([200, 'helper', null], [$second['status'], $second['body'], $second['headers']['x-booted'] ?? null]);
+        $this->get('/once.php'); // lib/helpers.php declares a function and sets a variable: no request setup, no warning
+        $log = $this->server()->log();
+        self::assertSame(1, substr_count($log, 'outside any function'), $log);
+        self::assertMatchesRegularExpression('~/setup/boot\.php declares functions, classes or constants, .* but it also calls header\(\) outside any function: .*--tier=isolated~', $log);
+    }
+
     public function testAScriptRequestedBeforeIsRunAgainByRequireOnceAndNotListedAsIncluded(): void
     {
         $direct = self::json($this->get('/once-direct.php'));
