@@ -4,6 +4,10 @@ declare(strict_types=1);
 
 namespace Kiln\Redis;
 
+use function Kiln\Loop\delay;
+
+use Kiln\Loop\Loop;
+use Kiln\Redis\Internal\Backoff;
 use Kiln\Redis\Internal\ClusterRouter;
 use Kiln\Redis\Internal\SentinelLocator;
 use Kiln\Redis\Internal\SubscriptionLink;
@@ -21,9 +25,15 @@ use Kiln\Redis\Internal\SubscriptionLink;
  * In Cluster mode, channels and patterns use one node (the Cluster forwards every PUBLISH to all),
  * and shard channels (SSUBSCRIBE) the master that owns the channel's slot; a shard channel whose
  * slot moves is followed to its new owner, and one whose master fails to the replica promoted in its place.
+ * A node that answers an SSUBSCRIBE with MOVED, ASK, CLUSTERDOWN or TRYAGAIN (a stale slot map, a failover
+ * not settled yet) is not taken as subscribed: the owner is looked up again and the subscribe repeated, with
+ * backoff, until it is confirmed.
  */
 final class Subscriber
 {
+    /** Tries of ssubscribe() when the Cluster answers that the channel is elsewhere or not served yet. */
+    private const SHARD_ATTEMPTS = 5;
+
     private readonly SubscriptionLink $main;
     private readonly ?ClusterRouter $cluster;
     /** @var array<string, SubscriptionLink> node => link, for shard channels */
@@ -34,6 +44,8 @@ final class Subscriber
     private array $shardHandlers = [];
     /** @var list<\Closure(): void> */
     private array $onResubscribed = [];
+    private readonly Backoff $backoff;
+    private bool $closed = false;
 
     public function __construct(private readonly RedisConfig $config)
     {
@@ -42,6 +54,7 @@ final class Subscriber
             default => static fn(): Endpoint => $config->endpoints[0],
         };
         $this->cluster = $config->mode === RedisMode::Cluster ? new ClusterRouter($config) : null;
+        $this->backoff = new Backoff($config->backoffInitial, $config->backoffMax);
         $single = $config->mode === RedisMode::Cluster ? $config->forEndpoint($config->endpoints[0]) : $config;
         $this->main = new SubscriptionLink($single, $locate, $this->resubscribed(...), $this->movedShard(...));
     }
@@ -72,7 +85,21 @@ final class Subscriber
     public function ssubscribe(string $channel, \Closure $handler): void
     {
         $this->shardHandlers[$channel] = $handler;
-        $this->shardLink($channel)->add(SubscriptionKind::Shard, $channel, $handler);
+        for ($attempt = 0; ; $attempt++) {
+            try {
+                $this->shardLink($channel)->add(SubscriptionKind::Shard, $channel, $handler);
+
+                return;
+            } catch (ErrorReplyException $e) {
+                // A stale slot map (MOVED, ASK) or a Cluster between two owners (CLUSTERDOWN, TRYAGAIN): look again.
+                if ($this->cluster === null || $attempt >= self::SHARD_ATTEMPTS || !\in_array($e->code(), ['MOVED', 'ASK', 'CLUSTERDOWN', 'TRYAGAIN'], true)) {
+                    throw $e;
+                }
+                unset($this->shardNodes[$channel]);
+                $this->cluster->forgetSlots();
+                delay($this->backoff->delay($attempt));
+            }
+        }
     }
 
     public function unsubscribe(string $channel): void
@@ -100,6 +127,7 @@ final class Subscriber
 
     public function close(): void
     {
+        $this->closed = true;
         $this->main->close();
         foreach ($this->shards as $link) {
             $link->close();
@@ -155,9 +183,23 @@ final class Subscriber
         if ($old !== null && isset($this->shards[$old])) {
             $this->shards[$old]->remove($kind, $channel);
         }
-        \Kiln\Loop\Loop::async(function () use ($channel, $handler): void {
-            $this->cluster?->forgetSlots();
-            $this->ssubscribe($channel, $handler);
+        if ($old !== null && isset($this->shards[$old]) && $this->shards[$old]->isEmpty()) {
+            $this->shards[$old]->close();
+            unset($this->shards[$old]);
+        }
+        Loop::async(function () use ($channel, $handler): void {
+            // Until it is subscribed where the channel lives now, while nobody unsubscribed or replaced it meanwhile.
+            for ($attempt = 0; !$this->closed && ($this->shardHandlers[$channel] ?? null) === $handler; $attempt++) {
+                $this->cluster?->forgetSlots();
+                try {
+                    $this->ssubscribe($channel, $handler);
+
+                    return;
+                } catch (RedisException) {
+                    unset($this->shardNodes[$channel]);
+                    delay($this->backoff->delay($attempt));
+                }
+            }
         });
     }
 }

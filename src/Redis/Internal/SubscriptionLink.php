@@ -9,12 +9,15 @@ use Kiln\Loop\Deferred;
 use Kiln\Loop\Future;
 use Kiln\Loop\Loop;
 use Kiln\Loop\TimeoutCancellation;
+use Kiln\Redis\ClusterSlot;
 use Kiln\Redis\CommandTimeoutException;
 use Kiln\Redis\ConnectException;
 use Kiln\Redis\ConnectionLostException;
 use Kiln\Redis\Endpoint;
+use Kiln\Redis\ErrorReplyException;
 use Kiln\Redis\RedisConfig;
 use Kiln\Redis\RedisException;
+use Kiln\Redis\Resp\ErrorReply;
 use Kiln\Redis\Resp\Push;
 use Kiln\Redis\SubscriptionKind;
 
@@ -32,6 +35,8 @@ final class SubscriptionLink
     private array $subscriptions = ['subscribe' => [], 'psubscribe' => [], 'ssubscribe' => []];
     /** @var array<string, Deferred<null>> "kind name" => confirmation awaited */
     private array $confirmations = [];
+    /** @var array<string, true> shard channels whose SSUBSCRIBE on this connection is not confirmed yet */
+    private array $unconfirmedShards = [];
     private int $failures = 0;
     private bool $closed = false;
     private ?string $retryTimer = null;
@@ -79,6 +84,9 @@ final class SubscriptionLink
                 $this->establish(); // subscribes to everything recorded, this one included
             } else {
                 $this->connection->write([strtoupper($kind->value), $name]);
+                if ($kind === SubscriptionKind::Shard) {
+                    $this->unconfirmedShards[$name] = true;
+                }
             }
             $deferred->getFuture()->await(new TimeoutCancellation($this->config->commandTimeout, "Redis did not confirm $kind->value $name within {$this->config->commandTimeout} s"));
         } catch (RedisException | CancelledException $e) {
@@ -145,10 +153,12 @@ final class SubscriptionLink
             Loop::cancel($this->retryTimer);
             $this->retryTimer = null;
         }
+        $this->unconfirmedShards = [];
         foreach ($this->subscriptions as $kind => $names) {
             if ($kind === 'ssubscribe') {
                 foreach (array_keys($names) as $name) {
                     $connection->write(['SSUBSCRIBE', (string) $name]);
+                    $this->unconfirmedShards[(string) $name] = true;
                 }
             } elseif ($names !== []) {
                 $connection->write([strtoupper($kind), ...array_map('strval', array_keys($names))]);
@@ -227,8 +237,41 @@ final class SubscriptionLink
         }
     }
 
+    /**
+     * An error reply on a subscribe connection answers a subscribe: in a Cluster, an SSUBSCRIBE sent to a node
+     * that does not own the channel's slot (MOVED, ASK: a stale slot map) or that cannot serve it yet (CLUSTERDOWN,
+     * TRYAGAIN: a failover under way). MOVED and ASK name the slot; any other error is taken to answer the shard
+     * channels not confirmed yet. A subscribe awaited by add() fails with the error; one sent again after a
+     * reconnect is handed to $onServerUnsubscribe, which subscribes it where it lives now. Without this, the link
+     * counted the channel as subscribed and its messages never came.
+     */
+    private function refused(ErrorReply $error): void
+    {
+        $words = explode(' ', $error->message);
+        $slot = \in_array($words[0], ['MOVED', 'ASK'], true) && isset($words[1]) && ctype_digit($words[1]) ? (int) $words[1] : null;
+        foreach (array_keys($this->unconfirmedShards) as $name) {
+            $name = (string) $name;
+            if ($slot !== null && ClusterSlot::of($name) !== $slot) {
+                continue;
+            }
+            unset($this->unconfirmedShards[$name]);
+            $deferred = $this->confirmations["ssubscribe $name"] ?? null;
+            if ($deferred !== null) {
+                unset($this->confirmations["ssubscribe $name"]);
+                $deferred->error(new ErrorReplyException($error));
+            } elseif (isset($this->subscriptions['ssubscribe'][$name])) {
+                ($this->onServerUnsubscribe)(SubscriptionKind::Shard, $name);
+            }
+        }
+    }
+
     private function dispatch(mixed $value): void
     {
+        if ($value instanceof ErrorReply) {
+            $this->refused($value);
+
+            return;
+        }
         $items = $value instanceof Push ? $value->items : $value;
         if (!\is_array($items) || !isset($items[0]) || !\is_string($items[0])) {
             return;
@@ -252,6 +295,9 @@ final class SubscriptionLink
             case 'subscribe':
             case 'psubscribe':
             case 'ssubscribe':
+                if ($kind === 'ssubscribe') {
+                    unset($this->unconfirmedShards[$first]);
+                }
                 $deferred = $this->confirmations["$kind $first"] ?? null;
                 unset($this->confirmations["$kind $first"]);
                 $deferred?->complete(null);

@@ -1,0 +1,166 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Unit\Redis\Internal;
+
+use function Kiln\Loop\async;
+use function Kiln\Loop\delay;
+
+use Kiln\Loop\Driver\SelectDriver;
+use Kiln\Loop\Loop;
+use Kiln\Loop\TimeoutCancellation;
+use Kiln\Redis\ClusterSlot;
+use Kiln\Redis\Endpoint;
+use Kiln\Redis\ErrorReplyException;
+use Kiln\Redis\Internal\SubscriptionLink;
+use Kiln\Redis\RedisConfig;
+use Kiln\Redis\SubscriptionKind;
+use PHPUnit\Framework\TestCase;
+
+/**
+ * A subscribe link against a scripted server on a real socket: the test accepts the link's connections,
+ * reads what it writes and answers, as a Cluster node in the middle of a failover or with another slot map would.
+ */
+final class SubscriptionLinkTest extends TestCase
+{
+    /** @var resource */
+    private mixed $listener;
+    private RedisConfig $config;
+    /** @var list<array{SubscriptionKind, string}> */
+    private array $handedBack = [];
+    private int $resubscribed = 0;
+    /** @var list<string> */
+    private array $messages = [];
+
+    protected function setUp(): void
+    {
+        Loop::set(new SelectDriver());
+        Loop::setErrorHandler(null);
+        $listener = stream_socket_server('tcp://127.0.0.1:0', $errno, $error);
+        self::assertIsResource($listener, $error);
+        $this->listener = $listener;
+        $this->config = RedisConfig::fromUri('redis://' . stream_socket_get_name($listener, false) . '?timeout=2&connect_timeout=1&health_check=0');
+    }
+
+    protected function tearDown(): void
+    {
+        fclose($this->listener);
+    }
+
+    public function testAResubscribeRefusedDuringAFailoverIsHandedBackToBeSubscribedElsewhere(): void
+    {
+        $this->inLoop(function (): void {
+            $link = $this->link();
+            $subscribed = async(fn() => $link->add(SubscriptionKind::Shard, 'foo', $this->handler(...)));
+            $first = $this->accept();
+            self::assertSame("*2\r\n\$10\r\nSSUBSCRIBE\r\n\$3\r\nfoo\r\n", $this->read($first));
+            fwrite($first, "*3\r\n\$10\r\nssubscribe\r\n\$3\r\nfoo\r\n:1\r\n");
+            $subscribed->await();
+            fwrite($first, "*3\r\n\$8\r\nsmessage\r\n\$3\r\nfoo\r\n\$6\r\nbefore\r\n");
+            $this->waitFor(fn(): bool => $this->messages !== []);
+            fclose($first); // the master goes away
+            $second = $this->accept(); // the link reconnects by itself
+            self::assertSame("*2\r\n\$10\r\nSSUBSCRIBE\r\n\$3\r\nfoo\r\n", $this->read($second));
+            self::assertSame(1, $this->resubscribed);
+            self::assertSame([], $this->handedBack);
+            fwrite($second, "-CLUSTERDOWN The cluster is down\r\n");
+            $this->waitFor(fn(): bool => $this->handedBack !== []);
+            self::assertEquals([[SubscriptionKind::Shard, 'foo']], $this->handedBack, 'not counted as subscribed: its owner must be found again');
+            $link->close();
+        });
+        self::assertSame(['before'], $this->messages);
+    }
+
+    public function testAMovedAnswerNamesTheSlotItConcerns(): void
+    {
+        $this->inLoop(function (): void {
+            $link = $this->link();
+            $first = async(fn() => $link->add(SubscriptionKind::Shard, 'foo', $this->handler(...)));
+            $connection = $this->accept();
+            $this->read($connection);
+            fwrite($connection, "*3\r\n\$10\r\nssubscribe\r\n\$3\r\nfoo\r\n:1\r\n");
+            $first->await();
+            $second = async(fn() => $link->add(SubscriptionKind::Shard, 'bar', $this->handler(...)));
+            $this->read($connection);
+            $third = async(fn() => $link->add(SubscriptionKind::Shard, '{foo}x', $this->handler(...)));
+            $this->read($connection);
+            $started = microtime(true);
+            // bar's slot moved; {foo}x shares foo's slot, which is still here
+            fwrite($connection, '-MOVED ' . ClusterSlot::of('bar') . " 127.0.0.1:1\r\n*3\r\n\$10\r\nssubscribe\r\n\$6\r\n{foo}x\r\n:2\r\n");
+            try {
+                $second->await();
+                self::fail('the refused subscribe returned');
+            } catch (ErrorReplyException $e) {
+                self::assertSame('MOVED', $e->code());
+                self::assertLessThan(1.0, microtime(true) - $started, 'answered at once, not after the command timeout');
+            }
+            $third->await();
+            self::assertSame([], $this->handedBack, 'a subscribe someone awaits fails to its caller instead');
+            $link->close();
+        });
+    }
+
+    private function link(): SubscriptionLink
+    {
+        $endpoint = Endpoint::parse((string) stream_socket_get_name($this->listener, false));
+
+        return new SubscriptionLink(
+            $this->config,
+            static fn(): Endpoint => $endpoint,
+            function (): void {
+                $this->resubscribed++;
+            },
+            function (SubscriptionKind $kind, string $name): void {
+                $this->handedBack[] = [$kind, $name];
+            },
+        );
+    }
+
+    private function handler(string $message): void
+    {
+        $this->messages[] = $message;
+    }
+
+    /** @return resource */
+    private function accept(): mixed
+    {
+        $deadline = microtime(true) + 5.0;
+        stream_set_blocking($this->listener, false);
+        while (($connection = @stream_socket_accept($this->listener, 0)) === false) {
+            self::assertLessThan($deadline, microtime(true), 'the link did not connect');
+            delay(0.005);
+        }
+        stream_set_blocking($connection, false);
+
+        return $connection;
+    }
+
+    /** @param resource $connection */
+    private function read(mixed $connection): string
+    {
+        $deadline = microtime(true) + 5.0;
+        $data = '';
+        while (!str_ends_with($data, "\r\n") || substr_count($data, "\r\n") < 5) {
+            self::assertLessThan($deadline, microtime(true), "the link wrote only: $data");
+            delay(0.005);
+            $data .= (string) fread($connection, 65536);
+        }
+
+        return $data;
+    }
+
+    private function waitFor(\Closure $condition): void
+    {
+        $deadline = microtime(true) + 5.0;
+        while (!$condition()) {
+            self::assertLessThan($deadline, microtime(true), 'timed out');
+            delay(0.005);
+        }
+    }
+
+    private function inLoop(\Closure $body): void
+    {
+        async($body)->await(new TimeoutCancellation(20.0));
+    }
+}
