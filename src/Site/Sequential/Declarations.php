@@ -14,21 +14,28 @@ namespace Kiln\Site\Sequential;
  * request even through require_once, as php-fpm does; one that declares something cannot (a second run
  * would redeclare), so it runs once per worker.
  *
- * failsWhenRunAgain() is narrower: a named function or a class, interface, trait or enum declared at the
- * file's top level, outside any block (a braced namespace does not count as one). Run a second time in
- * the same process, such a file stops with a fatal "Cannot redeclare" before its first line runs. One
- * guarded by `if (!function_exists(...))` sits in a block and runs again safely; a constant declared again
- * is a warning, not a fatal error.
+ * failsWhenRunAgain() is narrower: a named function or a class, interface, trait or enum that no existence
+ * check guards (unguarded()). Run a second time in the same process, such a file stops with a fatal "Cannot
+ * redeclare" (at compile time for one at its top level, when it gets there for one in a block). One declared
+ * in `if (!function_exists(...)) { … }` runs again safely; a constant declared again is a warning, not a
+ * fatal error.
  */
 final class Declarations
 {
     /** Files kept in the cache before it is emptied (a site has a bounded number of files). */
     private const MAX = 10_000;
 
+    /** Kinds of brace in unguarded(): a guard's block, the members of a class-like. */
+    private const GUARD = 1;
+    private const BODY = 2;
+
+    /** Calls that make an `if` a guard: its block declares only what does not exist yet. */
+    private const GUARDS = ['function_exists', 'class_exists', 'interface_exists', 'trait_exists', 'enum_exists'];
+
     /** Seconds a file's answer is trusted before its modification time is looked at again (as opcache). */
     private const REVALIDATE = 2.0;
 
-    /** @var array<string, array{int, bool, bool, float}> path => [mtime, declares, at top level, when the mtime was read] */
+    /** @var array<string, array{int, bool, bool, float}> path => [mtime, declares, unguarded, when the mtime was read] */
     private static array $cache = [];
 
     public static function inFile(string $path): bool
@@ -42,7 +49,7 @@ final class Declarations
         return self::read($path)[1];
     }
 
-    /** @return array{bool, bool} [declares something, declares a function or class-like at its top level] */
+    /** @return array{bool, bool} [declares something, declares a function or class-like no existence check guards] */
     private static function read(string $path): array
     {
         $now = microtime(true);
@@ -64,38 +71,67 @@ final class Declarations
         }
         $source = @file_get_contents($path);
         $declares = $source === false || self::inSource($source);
-        $topLevel = $source === false || ($declares && self::atTopLevel($source));
-        self::$cache[$path] = [$mtime, $declares, $topLevel, $now];
-        return [$declares, $topLevel];
+        $unguarded = $source === false || ($declares && self::unguarded($source));
+        self::$cache[$path] = [$mtime, $declares, $unguarded, $now];
+        return [$declares, $unguarded];
     }
 
-    /** Whether the source declares a named function or a class, interface, trait or enum outside any block. */
-    public static function atTopLevel(string $source): bool
+    /**
+     * Whether the source declares a named function or a class, interface, trait or enum that no existence check
+     * guards: anywhere but in the block of an `if`/`elseif` whose condition calls one of self::GUARDS (or the
+     * `else` after such a block). Top-level ones, ones in a namespace's braces or a bare `{ }`, and ones that
+     * other conditions, loops, functions or closures declare all count: each is declared again by a second run.
+     * A guard written with `if (…):` … `endif;` is not seen: its declarations count too (the cost of that is a
+     * worker replaced for nothing, not a failed request).
+     */
+    public static function unguarded(string $source): bool
     {
         try {
             $tokens = token_get_all($source, TOKEN_PARSE);
         } catch (\ParseError) {
             return true;
         }
-        $open = []; // one entry per open brace: whether it is a braced namespace's (which is no block)
-        $namespace = false; // a namespace declaration is under way: its brace, if any, comes next
+        $blocks = []; // one entry per open brace: self::GUARD, self::BODY (a class-like's members) or 0
+        $condition = null; // inside an if/elseif condition: its parenthesis depth
+        $guarding = false; // the condition under way asks whether a name exists
+        $next = 0; // what the next brace opens
+        $closedGuard = false; // the brace just closed ended a guard's block (an `else` may follow)
         $previous = null;
         foreach ($tokens as $i => $token) {
             $id = \is_array($token) ? $token[0] : $token;
             if ($id === T_WHITESPACE || $id === T_COMMENT || $id === T_DOC_COMMENT) {
                 continue;
             }
-            if ($id === '{' || $id === T_CURLY_OPEN || $id === T_DOLLAR_OPEN_CURLY_BRACES) {
-                $open[] = $namespace && $id === '{';
-                $namespace = false;
+            if ($condition !== null) {
+                if ($id === '(') {
+                    $condition++;
+                } elseif ($id === ')' && --$condition === 0) {
+                    [$condition, $next] = [null, $guarding ? self::GUARD : 0];
+                } elseif (($id === T_STRING || $id === T_NAME_FULLY_QUALIFIED)
+                    && \in_array(strtolower(ltrim($token[1], '\\')), self::GUARDS, true)) {
+                    $guarding = true;
+                }
+                continue;
+            }
+            if ($id === T_IF || $id === T_ELSEIF) {
+                [$condition, $guarding] = [0, false];
+            } elseif ($id === T_ELSE) {
+                $next = $closedGuard ? self::GUARD : 0;
+            } elseif ($id === '{' || $id === T_CURLY_OPEN || $id === T_DOLLAR_OPEN_CURLY_BRACES) {
+                $blocks[] = $id === '{' ? $next : 0;
+                $next = 0;
             } elseif ($id === '}') {
-                array_pop($open);
-            } elseif ($id === T_NAMESPACE && self::next($tokens, $i) !== T_NS_SEPARATOR) { // not namespace\f()
-                $namespace = true;
-            } elseif ($id === ';') {
-                $namespace = false;
-            } elseif (!\in_array(false, $open, true) && self::namesFunctionOrClass($tokens, $i, $id, $previous)) {
-                return true;
+                $closedGuard = array_pop($blocks) === self::GUARD;
+            } elseif ($id === ';' || $id === ':') {
+                $next = 0;
+            } elseif (($id === T_CLASS || $id === T_INTERFACE || $id === T_TRAIT || $id === T_ENUM) && $previous !== T_DOUBLE_COLON) {
+                if ($previous !== T_NEW && !\in_array(self::GUARD, $blocks, true)) {
+                    return true; // a named class-like, unguarded
+                }
+                $next = self::BODY; // its members follow (an anonymous class's too)
+            } elseif ($id === T_FUNCTION && end($blocks) !== self::BODY && !\in_array(self::GUARD, $blocks, true)
+                && self::namesFunctionOrClass($tokens, $i, $id, $previous)) {
+                return true; // a named function, not a method, unguarded
             }
             $previous = $id;
         }

@@ -31,7 +31,7 @@ use Kiln\Site\SiteConfig;
  *   (after its shutdown functions ran, as PHP orders it) and the supervisor replaces the worker;
  * - the script registered a shutdown function: handled as an exit() at the end of the script, since only
  *   the end of the process runs it (the worker is replaced; see the docs);
- * - the script's own file declares a function or class at its top level (Declarations::failsWhenRunAgain()):
+ * - the script's own file declares a function or class without an existence check (Declarations::failsWhenRunAgain()):
  *   its response is sent as after exit(), and the worker is replaced, since a second run here would fail;
  * - a fatal error: a 500 from the fatal guard, the worker is replaced;
  * - the time limit: a 504 at once, the worker is replaced.
@@ -261,8 +261,8 @@ final class SequentialRunner implements ScriptRunner
         $this->stopped = null;
         if (Declarations::failsWhenRunAgain($real)) {
             // The fatal guard sends the response; the supervisor's log says why the worker ends.
-            $request->setLastResponse($response, "$script->scriptName declares a function or class at its top level, and "
-                . 'a second run in this worker would be a fatal "Cannot redeclare"');
+            $request->setLastResponse($response, "$script->scriptName declares a function or class without a function_exists() or class_exists() check, "
+                . 'and a second run in this worker would be a fatal "Cannot redeclare"');
             exit();
         }
         if ($runtime->output->leftHeadersSent()) {

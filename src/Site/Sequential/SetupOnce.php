@@ -79,10 +79,22 @@ final class SetupOnce
         $braces = []; // per open brace: whether it opens a function's body
         $function = false; // a function (or method, or closure) was named: its body is the next brace
         $previous = null;
+        $attribute = 0; // inside #[...]: its bracket depth (an attribute's arguments are no call)
         foreach ($tokens as $i => $token) {
             $id = \is_array($token) ? $token[0] : $token;
             if ($id === T_WHITESPACE || $id === T_COMMENT || $id === T_DOC_COMMENT) {
                 continue;
+            }
+            if ($attribute > 0 || $id === T_ATTRIBUTE) {
+                $attribute += match ($id) {
+                    T_ATTRIBUTE, '[' => 1,
+                    ']' => -1,
+                    default => 0,
+                };
+                continue;
+            }
+            if ($previous === T_FUNCTION && ($id === '&' || $id === T_AMPERSAND_NOT_FOLLOWED_BY_VAR_OR_VARARG)) {
+                continue; // function &name(): $previous stays T_FUNCTION, so the name is not taken for a call
             }
             if ($id === T_FUNCTION) {
                 $function = true;

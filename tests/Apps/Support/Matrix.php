@@ -106,7 +106,7 @@ final class Matrix
         }
         $out .= "\n## Failures and differences, as the run saw them\n\n" . ($notes === [] ? "None.\n" : implode("\n", $notes) . "\n");
         $out .= "\n## Worker replacements on Kiln\n\nThe sequential tier replaces its worker after a script that calls exit(), registers a shutdown\n"
-            . "function or declares a function or class at its top level (docs/tiers.md); an app that does so on every request\n"
+            . "function or declares a function or class without an existence check (docs/tiers.md); an app that does so on every request\n"
             . "runs there one process per request.\n\n"
             . ($churnNotes === [] ? "None.\n" : implode("\n", $churnNotes) . "\n");
         return $out;

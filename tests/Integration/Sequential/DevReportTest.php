@@ -31,7 +31,7 @@ final class DevReportTest extends TestCase
             'a constant' => ['/constant.php', ['constant'], 'DEV_FIXTURE_FLAG (constant.php:3)'],
             'a function the script declares in a block' => ['/function.php', ['function'], 'dev_fixture_helper() (function.php:3)'],
             'a class the script declares in a block' => ['/class.php', ['class'], 'DevFixtureThing (class.php:3)'],
-            'a function at the script\'s top level ends its worker' => ['/toplevel.php', [], ''],
+            'an unguarded function in the script ends its worker' => ['/toplevel.php', [], ''],
         ];
     }
 

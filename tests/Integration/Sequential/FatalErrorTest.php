@@ -26,11 +26,12 @@ final class FatalErrorTest extends SequentialTestCase
         return [
             'a function' => ['/redeclare.php', 'declared'],
             'a class in a braced namespace' => ['/redeclare-namespaced.php', 'namespaced'],
+            'a function in a condition that checks something else' => ['/redeclare-conditional.php', 'conditional'],
         ];
     }
 
     /**
-     * A script whose own file declares a function or class at its top level cannot run twice in one process:
+     * A script whose own file declares a function or class without an existence check cannot run twice in one process:
      * each run is answered, then its worker is replaced, so no request meets "Cannot redeclare".
      */
     #[DataProvider('topLevelDeclarations')]
@@ -50,7 +51,7 @@ final class FatalErrorTest extends SequentialTestCase
         self::assertCount(3, array_unique($pids), 'each run on a worker of its own');
         $log = $this->server()->log();
         self::assertStringNotContainsString('PHP Fatal error', $log);
-        self::assertStringContainsString("will be replaced: $path declares a function or class at its top level", $log);
+        self::assertStringContainsString("will be replaced: $path declares a function or class without a function_exists() or class_exists() check", $log);
     }
 
     public function testAGuardedDeclarationRunsAgainOnTheSameWorker(): void

@@ -2,7 +2,7 @@
 
 declare(strict_types=1);
 
-// A braced namespace is no block: the class is declared at the file's top level.
+// A braced namespace is no existence check: a second run would declare the class again.
 
 namespace Kiln\Fixture\Sequential {
     final class Declared

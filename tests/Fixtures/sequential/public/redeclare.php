@@ -1,7 +1,7 @@
 <?php
 
 declare(strict_types=1);
-// Declares a function at its top level: a second run in the same worker would be "Cannot redeclare".
+// Declares a function without an existence check: a second run in the same worker would be "Cannot redeclare".
 function kiln_sequential_declared_once(): string
 {
     return 'declared';

@@ -29,6 +29,8 @@ final class SetupOnceTest extends TestCase
         yield 'in a closure' => ['<?php $f = function () use ($x) { header("X: y"); };'];
         yield 'methods named like them' => ['<?php $o->header("x"); A::header("x"); $o?->session_start();'];
         yield 'a declaration' => ['<?php function header_line() {} use function header;'];
+        yield 'a declaration by reference' => ['<?php namespace N; function &session_start() { static $a; return $a; }'];
+        yield 'an attribute' => ['<?php #[Header("x"), Route(["a" => [1]])] final class A {}'];
         yield 'a name, not a call' => ['<?php $h = "header"; const HEADER = 1; echo header;'];
         yield 'other calls' => ['<?php header_remove(); headers_sent(); session_status();'];
         yield 'not PHP' => ['<?php session_start('];
