@@ -84,20 +84,27 @@ final class Subscriber
      */
     public function ssubscribe(string $channel, \Closure $handler): void
     {
+        if ($this->closed) {
+            throw new \Error('This subscriber was closed; make a new one');
+        }
         $this->shardHandlers[$channel] = $handler;
-        for ($attempt = 0; ; $attempt++) {
+        for ($attempt = 1; ; $attempt++) {
             try {
                 $this->shardLink($channel)->add(SubscriptionKind::Shard, $channel, $handler);
 
                 return;
             } catch (ErrorReplyException $e) {
                 // A stale slot map (MOVED, ASK) or a Cluster between two owners (CLUSTERDOWN, TRYAGAIN): look again.
-                if ($this->cluster === null || $attempt >= self::SHARD_ATTEMPTS || !\in_array($e->code(), ['MOVED', 'ASK', 'CLUSTERDOWN', 'TRYAGAIN'], true)) {
+                if ($this->cluster === null || $attempt >= self::SHARD_ATTEMPTS || !self::elsewhere($e)) {
                     throw $e;
                 }
+                $this->dropLink($this->shardNodes[$channel] ?? null);
                 unset($this->shardNodes[$channel]);
                 $this->cluster->forgetSlots();
                 delay($this->backoff->delay($attempt));
+                if ($this->closed || ($this->shardHandlers[$channel] ?? null) !== $handler) {
+                    return; // closed, unsubscribed or subscribed anew meanwhile: this call has nothing left to do
+                }
             }
         }
     }
@@ -183,23 +190,42 @@ final class Subscriber
         if ($old !== null && isset($this->shards[$old])) {
             $this->shards[$old]->remove($kind, $channel);
         }
-        if ($old !== null && isset($this->shards[$old]) && $this->shards[$old]->isEmpty()) {
-            $this->shards[$old]->close();
-            unset($this->shards[$old]);
-        }
+        $this->dropLink($old);
         Loop::async(function () use ($channel, $handler): void {
             // Until it is subscribed where the channel lives now, while nobody unsubscribed or replaced it meanwhile.
-            for ($attempt = 0; !$this->closed && ($this->shardHandlers[$channel] ?? null) === $handler; $attempt++) {
+            for ($attempt = 1; !$this->closed && ($this->shardHandlers[$channel] ?? null) === $handler; $attempt++) {
                 $this->cluster?->forgetSlots();
                 try {
                     $this->ssubscribe($channel, $handler);
 
                     return;
+                } catch (ErrorReplyException $e) {
+                    if (!self::elsewhere($e)) { // refused for good (NOPERM, an unknown command): say so and stop
+                        Loop::reportError(new RedisException("Subscribing to shard channel $channel again failed: {$e->getMessage()}", 0, $e));
+
+                        return;
+                    }
                 } catch (RedisException) {
-                    unset($this->shardNodes[$channel]);
-                    delay($this->backoff->delay($attempt));
+                    // no node reachable, no answer in time: try again
                 }
+                unset($this->shardNodes[$channel]);
+                delay($this->backoff->delay($attempt));
             }
         });
+    }
+
+    /** Whether the Cluster answered that the channel is served elsewhere, or will be once a failover settles. */
+    private static function elsewhere(ErrorReplyException $e): bool
+    {
+        return \in_array($e->code(), ['MOVED', 'ASK', 'CLUSTERDOWN', 'TRYAGAIN'], true);
+    }
+
+    /** Closes the link to $node once it carries no subscription. */
+    private function dropLink(?string $node): void
+    {
+        if ($node !== null && isset($this->shards[$node]) && $this->shards[$node]->isEmpty()) {
+            $this->shards[$node]->close();
+            unset($this->shards[$node]);
+        }
     }
 }

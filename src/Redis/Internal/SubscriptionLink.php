@@ -37,6 +37,8 @@ final class SubscriptionLink
     private array $confirmations = [];
     /** @var array<string, true> shard channels whose SSUBSCRIBE on this connection is not confirmed yet */
     private array $unconfirmedShards = [];
+    /** Channels and patterns whose SUBSCRIBE or PSUBSCRIBE on this connection is not confirmed yet. */
+    private int $unconfirmedOthers = 0;
     private int $failures = 0;
     private bool $closed = false;
     private ?string $retryTimer = null;
@@ -86,6 +88,8 @@ final class SubscriptionLink
                 $this->connection->write([strtoupper($kind->value), $name]);
                 if ($kind === SubscriptionKind::Shard) {
                     $this->unconfirmedShards[$name] = true;
+                } else {
+                    $this->unconfirmedOthers++;
                 }
             }
             $deferred->getFuture()->await(new TimeoutCancellation($this->config->commandTimeout, "Redis did not confirm $kind->value $name within {$this->config->commandTimeout} s"));
@@ -154,6 +158,7 @@ final class SubscriptionLink
             $this->retryTimer = null;
         }
         $this->unconfirmedShards = [];
+        $this->unconfirmedOthers = 0;
         foreach ($this->subscriptions as $kind => $names) {
             if ($kind === 'ssubscribe') {
                 foreach (array_keys($names) as $name) {
@@ -162,6 +167,7 @@ final class SubscriptionLink
                 }
             } elseif ($names !== []) {
                 $connection->write([strtoupper($kind), ...array_map('strval', array_keys($names))]);
+                $this->unconfirmedOthers += \count($names);
             }
         }
         $done->complete(null);
@@ -240,14 +246,20 @@ final class SubscriptionLink
     /**
      * An error reply on a subscribe connection answers a subscribe: in a Cluster, an SSUBSCRIBE sent to a node
      * that does not own the channel's slot (MOVED, ASK: a stale slot map) or that cannot serve it yet (CLUSTERDOWN,
-     * TRYAGAIN: a failover under way). MOVED and ASK name the slot; any other error is taken to answer the shard
-     * channels not confirmed yet. A subscribe awaited by add() fails with the error; one sent again after a
-     * reconnect is handed to $onServerUnsubscribe, which subscribes it where it lives now. Without this, the link
-     * counted the channel as subscribed and its messages never came.
+     * TRYAGAIN: a failover under way). Those four concern shard channels only (a Cluster redirects no plain
+     * SUBSCRIBE); MOVED and ASK name the slot, the other two answer the shard channels not confirmed yet. Any other
+     * error (NOPERM, an unknown command) is taken for a shard channel's only while no channel or pattern awaits its
+     * confirmation too; otherwise it cannot be told whose it is, and is left alone. A subscribe awaited by add()
+     * fails with the error; one sent again after a reconnect is handed to $onServerUnsubscribe, which subscribes
+     * it where it lives now. Without this, the link counted the channel as subscribed and its messages never came.
      */
     private function refused(ErrorReply $error): void
     {
         $words = explode(' ', $error->message);
+        $cluster = \in_array($words[0], ['MOVED', 'ASK', 'CLUSTERDOWN', 'TRYAGAIN'], true);
+        if (!$cluster && $this->unconfirmedOthers > 0) {
+            return;
+        }
         $slot = \in_array($words[0], ['MOVED', 'ASK'], true) && isset($words[1]) && ctype_digit($words[1]) ? (int) $words[1] : null;
         foreach (array_keys($this->unconfirmedShards) as $name) {
             $name = (string) $name;
@@ -297,6 +309,8 @@ final class SubscriptionLink
             case 'ssubscribe':
                 if ($kind === 'ssubscribe') {
                     unset($this->unconfirmedShards[$first]);
+                } else {
+                    $this->unconfirmedOthers = max(0, $this->unconfirmedOthers - 1);
                 }
                 $deferred = $this->confirmations["$kind $first"] ?? null;
                 unset($this->confirmations["$kind $first"]);

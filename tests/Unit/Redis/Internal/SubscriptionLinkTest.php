@@ -101,6 +101,32 @@ final class SubscriptionLinkTest extends TestCase
         });
     }
 
+    public function testAnErrorThatMayAnswerAChannelIsNotTakenForAShardChannels(): void
+    {
+        $this->inLoop(function (): void {
+            $link = $this->link();
+            $first = async(fn() => $link->add(SubscriptionKind::Shard, 'a', $this->handler(...)));
+            $connection = $this->accept();
+            $this->read($connection);
+            fwrite($connection, "*3\r\n\$10\r\nssubscribe\r\n\$1\r\na\r\n:1\r\n");
+            $first->await();
+            $channel = async(fn() => $link->add(SubscriptionKind::Channel, 'b', $this->handler(...)));
+            $this->read($connection);
+            $shard = async(fn() => $link->add(SubscriptionKind::Shard, 'c', $this->handler(...)));
+            $this->read($connection);
+            // The NOPERM answers SUBSCRIBE b, which was written first; c is confirmed after it.
+            fwrite($connection, "-NOPERM this user has no permissions to access the 'b' channel\r\n*3\r\n\$10\r\nssubscribe\r\n\$1\r\nc\r\n:2\r\n");
+            $shard->await();
+            self::assertSame([], $this->handedBack);
+            $link->close();
+            try {
+                $channel->await();
+            } catch (\Throwable) {
+                // closed before anything confirmed it: not this test's concern
+            }
+        });
+    }
+
     private function link(): SubscriptionLink
     {
         $endpoint = Endpoint::parse((string) stream_socket_get_name($this->listener, false));
