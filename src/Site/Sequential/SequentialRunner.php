@@ -233,7 +233,8 @@ final class SequentialRunner implements ScriptRunner
         $runtime->output->begin();
         $runtime->state->begin(\dirname($script->filename)); // the folder as requested: a link's, not its target's
         [$this->request, $this->script] = [$request, $script];
-        $request->setLastResponse($this->onExit ??= fn(): Response => $this->finish($runtime));
+        $onExit = $this->onExit ??= fn(): Response => $this->finish($runtime);
+        $request->setLastResponse($onExit);
         $mark = $runtime->shutdowns?->mark();
         $included = $runtime->included?->begin($real) ?? 0;
         $this->timeLimit->arm($this->onTimeout ??= function (): void {
@@ -241,8 +242,9 @@ final class SequentialRunner implements ScriptRunner
         });
         $this->runScript($runtime, $real);
         if ($mark !== null && $runtime->shutdowns?->mark() !== $mark) {
-            ($this->log)('info', "$script->scriptName registered a shutdown function: ending its request as exit() does, "
-                . 'so the function runs before the response leaves (this worker is replaced; the isolated tier avoids that)');
+            // Said by the supervisor as it starts the replacement (the isolated tier avoids it).
+            $request->setLastResponse($onExit, "$script->scriptName registered a shutdown function: its request ends as "
+                . 'exit() ends one, so the function runs before the response leaves');
             exit();
         }
         $request->clearLastResponse();
@@ -252,10 +254,10 @@ final class SequentialRunner implements ScriptRunner
         $loaded = $runtime->included !== null && $runtime->included->count() > $included ? \array_slice(get_included_files(), $included) : [];
         $runtime->included?->settle($included, $real);
         if ($halfDeclared) {
-            ($this->log)('info', "$script->scriptName stopped on an uncaught " . ($this->stopped ?? new \Error())::class . ' after running code that declares '
-                . 'functions, classes or constants: this worker is replaced after the response, so no request meets them half-declared');
+            // The fatal guard sends the response; the supervisor's log says why the worker ends.
+            $request->setLastResponse($response, "$script->scriptName stopped on an uncaught " . ($this->stopped ?? new \Error())::class
+                . ' after running code that declares functions, classes or constants, so no request may meet them half-declared');
             $this->stopped = null;
-            $request->setLastResponse($response); // the fatal guard sends it
             exit();
         }
         $this->stopped = null;
@@ -268,7 +270,7 @@ final class SequentialRunner implements ScriptRunner
         if ($runtime->output->leftHeadersSent()) {
             ($this->log)('warning', "$script->scriptName ended Kiln's output buffer and PHP now counts its headers as sent: "
                 . 'this worker is replaced after the response');
-            $request->setLastResponse($response); // the fatal guard sends it
+            $request->setLastResponse($response, "$script->scriptName left PHP counting its headers as sent"); // the fatal guard sends it
             exit();
         }
         if ($loaded !== []) { // this worker serves on: the files loaded once are missing from its later requests

@@ -86,6 +86,7 @@ final class ExitTest extends SequentialTestCase
         self::assertSame('main body shutdown function ran', $response['body']);
         self::assertSame(['ran'], $response['headers']['x-shutdown']);
         $this->waitForReplacement($pid);
+        self::assertStringContainsString("(pid $pid) will be replaced: /shutdown.php registered a shutdown function", $this->server()->log());
     }
 
     public function testAShutdownFunctionThatCallsExitStillGetsTheResponseOut(): void
