@@ -21,7 +21,7 @@ final class FatalErrorTest extends SequentialTestCase
     }
 
     /** @return array<string, array{string, string}> */
-    public static function topLevelDeclarations(): array
+    public static function unguardedDeclarations(): array
     {
         return [
             'a function' => ['/redeclare.php', 'declared'],
@@ -34,8 +34,8 @@ final class FatalErrorTest extends SequentialTestCase
      * A script whose own file declares a function or class without an existence check cannot run twice in one process:
      * each run is answered, then its worker is replaced, so no request meets "Cannot redeclare".
      */
-    #[DataProvider('topLevelDeclarations')]
-    public function testAScriptThatDeclaresAtItsTopLevelIsAnsweredEveryTimeOnAFreshWorker(string $path, string $answer): void
+    #[DataProvider('unguardedDeclarations')]
+    public function testAScriptThatDeclaresWithoutAGuardIsAnsweredEveryTimeOnAFreshWorker(string $path, string $answer): void
     {
         $pids = [];
         for ($i = 0; $i < 3; $i++) {
