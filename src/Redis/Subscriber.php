@@ -88,25 +88,7 @@ final class Subscriber
             throw new \Error('This subscriber was closed; make a new one');
         }
         $this->shardHandlers[$channel] = $handler;
-        for ($attempt = 1; ; $attempt++) {
-            try {
-                $this->shardLink($channel)->add(SubscriptionKind::Shard, $channel, $handler);
-
-                return;
-            } catch (ErrorReplyException $e) {
-                // A stale slot map (MOVED, ASK) or a Cluster between two owners (CLUSTERDOWN, TRYAGAIN): look again.
-                if ($this->cluster === null || $attempt >= self::SHARD_ATTEMPTS || !self::elsewhere($e)) {
-                    throw $e;
-                }
-                $this->dropLink($this->shardNodes[$channel] ?? null);
-                unset($this->shardNodes[$channel]);
-                $this->cluster->forgetSlots();
-                delay($this->backoff->delay($attempt));
-                if ($this->closed || ($this->shardHandlers[$channel] ?? null) !== $handler) {
-                    return; // closed, unsubscribed or subscribed anew meanwhile: this call has nothing left to do
-                }
-            }
-        }
+        $this->follow($channel, $handler, self::SHARD_ATTEMPTS);
     }
 
     public function unsubscribe(string $channel): void
@@ -192,26 +174,42 @@ final class Subscriber
         }
         $this->dropLink($old);
         Loop::async(function () use ($channel, $handler): void {
-            // Until it is subscribed where the channel lives now, while nobody unsubscribed or replaced it meanwhile.
-            for ($attempt = 1; !$this->closed && ($this->shardHandlers[$channel] ?? null) === $handler; $attempt++) {
-                $this->cluster?->forgetSlots();
-                try {
-                    $this->ssubscribe($channel, $handler);
-
-                    return;
-                } catch (ErrorReplyException $e) {
-                    if (!self::elsewhere($e)) { // refused for good (NOPERM, an unknown command): say so and stop
-                        Loop::reportError(new RedisException("Subscribing to shard channel $channel again failed: {$e->getMessage()}", 0, $e));
-
-                        return;
-                    }
-                } catch (RedisException) {
-                    // no node reachable, no answer in time: try again
-                }
-                unset($this->shardNodes[$channel]);
-                delay($this->backoff->delay($attempt));
+            $this->cluster?->forgetSlots();
+            try {
+                $this->follow($channel, $handler, null);
+            } catch (RedisException $e) { // refused for good (NOPERM, an unknown command): say so and stop
+                Loop::reportError(new RedisException("Subscribing to shard channel $channel again failed: {$e->getMessage()}", 0, $e));
             }
         });
+    }
+
+    /**
+     * Subscribes $handler to $channel where the channel's slot lives, looking the owner up again (with backoff) after
+     * each answer that the channel is elsewhere or not served yet (MOVED, ASK, CLUSTERDOWN, TRYAGAIN), at most
+     * $attempts times; with $attempts null, until a node confirms it, also after a node could not be reached or did
+     * not answer. Returns without subscribing once the subscriber is closed, or the channel unsubscribed or given
+     * another handler meanwhile.
+     *
+     * @throws RedisException the last failure, when no more tries are left for it
+     */
+    private function follow(string $channel, \Closure $handler, ?int $attempts): void
+    {
+        for ($attempt = 1; !$this->closed && ($this->shardHandlers[$channel] ?? null) === $handler; $attempt++) {
+            try {
+                $this->shardLink($channel)->add(SubscriptionKind::Shard, $channel, $handler);
+
+                return;
+            } catch (RedisException $e) {
+                $again = $e instanceof ErrorReplyException ? self::elsewhere($e) : $attempts === null;
+                if ($this->cluster === null || !$again || ($attempts !== null && $attempt >= $attempts)) {
+                    throw $e;
+                }
+            }
+            $this->dropLink($this->shardNodes[$channel] ?? null);
+            unset($this->shardNodes[$channel]);
+            $this->cluster->forgetSlots();
+            delay($this->backoff->delay($attempt));
+        }
     }
 
     /** Whether the Cluster answered that the channel is served elsewhere, or will be once a failover settles. */
