@@ -70,8 +70,9 @@ final class Declarations
             self::$cache = [];
         }
         $source = @file_get_contents($path);
-        $declares = $source === false || self::inSource($source);
-        $unguarded = $source === false || ($declares && self::unguarded($source));
+        $tokens = $source === false ? null : self::tokens($source); // read once for both answers; null: assume the worst
+        $declares = $tokens === null || self::declaresIn($tokens);
+        $unguarded = $tokens === null || ($declares && self::unguardedIn($tokens));
         self::$cache[$path] = [$mtime, $declares, $unguarded, $now];
         return [$declares, $unguarded];
     }
@@ -86,11 +87,13 @@ final class Declarations
      */
     public static function unguarded(string $source): bool
     {
-        try {
-            $tokens = token_get_all($source, TOKEN_PARSE);
-        } catch (\ParseError) {
-            return true;
-        }
+        $tokens = self::tokens($source);
+        return $tokens === null || self::unguardedIn($tokens);
+    }
+
+    /** @param list<array{int, string, int}|string> $tokens */
+    private static function unguardedIn(array $tokens): bool
+    {
         $blocks = []; // one entry per open brace: self::GUARD, self::BODY (a class-like's members) or 0
         $condition = null; // inside an if/elseif condition: its parenthesis depth
         $guarding = false; // the condition under way asks whether a name exists
@@ -140,11 +143,28 @@ final class Declarations
 
     public static function inSource(string $source): bool
     {
+        $tokens = self::tokens($source);
+        return $tokens === null || self::declaresIn($tokens);
+    }
+
+    /**
+     * The source's tokens; keywords used as names (->class) come as T_STRING. Null when it does not parse (it would
+     * not run anyway: callers assume the worst).
+     *
+     * @return list<array{int, string, int}|string>|null
+     */
+    public static function tokens(string $source): ?array
+    {
         try {
-            $tokens = token_get_all($source, TOKEN_PARSE); // keywords used as names (->class) become T_STRING
+            return token_get_all($source, TOKEN_PARSE);
         } catch (\ParseError) {
-            return true; // it would not run anyway
+            return null;
         }
+    }
+
+    /** @param list<array{int, string, int}|string> $tokens */
+    private static function declaresIn(array $tokens): bool
+    {
         $previous = null; // the last significant token
         foreach ($tokens as $i => $token) {
             $id = \is_array($token) ? $token[0] : null;
@@ -190,7 +210,7 @@ final class Declarations
      *
      * @param list<array{int, string, int}|string> $tokens
      */
-    private static function next(array $tokens, int $i, int $nth = 1): int|string|null
+    public static function next(array $tokens, int $i, int $nth = 1): int|string|null
     {
         for ($j = $i + 1, $n = \count($tokens); $j < $n; $j++) {
             $token = $tokens[$j];

@@ -56,24 +56,11 @@ final class SetupOnce
         }
     }
 
-    /** @param list<array{int, string, int}|string> $tokens */
-    private static function nextIsCall(array $tokens, int $i): bool
-    {
-        for ($j = $i + 1, $n = \count($tokens); $j < $n; $j++) {
-            $id = \is_array($tokens[$j]) ? $tokens[$j][0] : $tokens[$j];
-            if ($id !== T_WHITESPACE && $id !== T_COMMENT && $id !== T_DOC_COMMENT) {
-                return $id === '(';
-            }
-        }
-        return false;
-    }
-
     /** The first request-setup function the source calls outside any function body, or null. */
     public static function setupCall(string $source): ?string
     {
-        try {
-            $tokens = token_get_all($source, TOKEN_PARSE);
-        } catch (\ParseError) {
+        $tokens = Declarations::tokens($source);
+        if ($tokens === null) {
             return null;
         }
         $braces = []; // per open brace: whether it opens a function's body
@@ -107,7 +94,7 @@ final class SetupOnce
                 $function = false; // an abstract or interface method: no body
             } elseif (($id === T_STRING || $id === T_NAME_FULLY_QUALIFIED) && !\in_array(true, $braces, true)
                 && $previous !== T_OBJECT_OPERATOR && $previous !== T_NULLSAFE_OBJECT_OPERATOR && $previous !== T_DOUBLE_COLON
-                && $previous !== T_FUNCTION && $previous !== T_NEW && self::nextIsCall($tokens, $i)) {
+                && $previous !== T_FUNCTION && $previous !== T_NEW && Declarations::next($tokens, $i) === '(') {
                 $name = strtolower(ltrim((string) $token[1], '\\'));
                 if (\in_array($name, self::SETUP, true)) {
                     return $name;
