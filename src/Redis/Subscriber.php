@@ -19,8 +19,10 @@ use Kiln\Redis\Internal\SubscriptionLink;
  * Handlers run on the loop, in the order messages arrive; they MUST NOT suspend (start a Fiber with
  * Loop::async() for work that waits) and an exception they throw goes to the loop's error handler.
  * After a lost connection the subscriber reconnects by itself, subscribes to every channel, pattern
- * and shard channel again and then calls the onResubscribed callbacks: what was published while it
- * was away is lost (pub/sub delivers at most once; use Streams for at least once).
+ * and shard channel again and, once the server has confirmed them, calls the onResubscribed callbacks:
+ * what was published while it was away is lost (pub/sub delivers at most once; use Streams for at least
+ * once), and what is published after the callbacks run arrives. A subscribe the server refuses then
+ * (an ACL change: NOPERM) is reported to the loop's error handler and forgotten.
  *
  * In Cluster mode, channels and patterns use one node (the Cluster forwards every PUBLISH to all),
  * and shard channels (SSUBSCRIBE) the master that owns the channel's slot; a shard channel whose
@@ -88,7 +90,14 @@ final class Subscriber
             throw new \Error('This subscriber was closed; make a new one');
         }
         $this->shardHandlers[$channel] = $handler;
-        $this->follow($channel, $handler, self::SHARD_ATTEMPTS);
+        try {
+            $this->follow($channel, $handler, self::SHARD_ATTEMPTS);
+        } catch (RedisException $e) {
+            if (($this->shardHandlers[$channel] ?? null) === $handler) {
+                unset($this->shardHandlers[$channel]); // not subscribed: a later slot move must not revive it
+            }
+            throw $e;
+        }
     }
 
     public function unsubscribe(string $channel): void
@@ -160,11 +169,24 @@ final class Subscriber
         }
     }
 
-    /** The server dropped a shard channel (its slot moved): subscribe again where it lives now. */
-    private function movedShard(SubscriptionKind $kind, string $channel): void
+    /**
+     * The server dropped a shard channel (its slot moved), or refused it after a reconnect ($refusal): subscribe again
+     * where it lives now, and once that is confirmed tell the onResubscribed callbacks (messages may have been
+     * missed meanwhile). Outside a Cluster a refusal is final (no other node to try): it is reported and the
+     * channel forgotten.
+     */
+    private function movedShard(SubscriptionKind $kind, string $channel, ?ErrorReplyException $refusal): void
     {
         $handler = $this->shardHandlers[$channel] ?? null;
-        if ($handler === null || $this->cluster === null) {
+        if ($handler === null) {
+            return;
+        }
+        if ($this->cluster === null) {
+            if ($refusal !== null) {
+                unset($this->shardHandlers[$channel]);
+                Loop::reportError(new RedisException("Subscribing to shard channel $channel again failed: {$refusal->getMessage()}", 0, $refusal));
+            }
+
             return;
         }
         $old = $this->shardNodes[$channel] ?? null;
@@ -176,9 +198,14 @@ final class Subscriber
         Loop::async(function () use ($channel, $handler): void {
             $this->cluster?->forgetSlots();
             try {
-                $this->follow($channel, $handler, null);
+                $subscribed = $this->follow($channel, $handler, null);
             } catch (RedisException $e) { // refused for good (NOPERM, an unknown command): say so and stop
                 Loop::reportError(new RedisException("Subscribing to shard channel $channel again failed: {$e->getMessage()}", 0, $e));
+
+                return;
+            }
+            if ($subscribed) {
+                $this->resubscribed();
             }
         });
     }
@@ -187,18 +214,18 @@ final class Subscriber
      * Subscribes $handler to $channel where the channel's slot lives, looking the owner up again (with backoff) after
      * each answer that the channel is elsewhere or not served yet (MOVED, ASK, CLUSTERDOWN, TRYAGAIN), at most
      * $attempts times; with $attempts null, until a node confirms it, also after a node could not be reached or did
-     * not answer. Returns without subscribing once the subscriber is closed, or the channel unsubscribed or given
-     * another handler meanwhile.
+     * not answer. Returns false without subscribing once the subscriber is closed, or the channel unsubscribed or
+     * given another handler meanwhile; true once subscribed.
      *
      * @throws RedisException the last failure, when no more tries are left for it
      */
-    private function follow(string $channel, \Closure $handler, ?int $attempts): void
+    private function follow(string $channel, \Closure $handler, ?int $attempts): bool
     {
         for ($attempt = 1; !$this->closed && ($this->shardHandlers[$channel] ?? null) === $handler; $attempt++) {
             try {
                 $this->shardLink($channel)->add(SubscriptionKind::Shard, $channel, $handler);
 
-                return;
+                return true;
             } catch (RedisException $e) {
                 $again = $e instanceof ErrorReplyException ? self::elsewhere($e) : $attempts === null;
                 if ($this->cluster === null || !$again || ($attempts !== null && $attempt >= $attempts)) {
@@ -210,6 +237,8 @@ final class Subscriber
             $this->cluster->forgetSlots();
             delay($this->backoff->delay($attempt));
         }
+
+        return false;
     }
 
     /** Whether the Cluster answered that the channel is served elsewhere, or will be once a failover settles. */

@@ -9,7 +9,6 @@ use Kiln\Loop\Deferred;
 use Kiln\Loop\Future;
 use Kiln\Loop\Loop;
 use Kiln\Loop\TimeoutCancellation;
-use Kiln\Redis\ClusterSlot;
 use Kiln\Redis\CommandTimeoutException;
 use Kiln\Redis\ConnectException;
 use Kiln\Redis\ConnectionLostException;
@@ -23,8 +22,13 @@ use Kiln\Redis\SubscriptionKind;
 
 /**
  * One subscribe-mode connection to one server and what it is subscribed to. When the connection
- * drops it reconnects (backoff with jitter) and subscribes to every channel and pattern again, then
- * calls $onResubscribed: messages published meanwhile are lost (pub/sub is at most once).
+ * drops it reconnects (backoff with jitter) and subscribes to every channel and pattern again; once the
+ * server has answered every one of those subscribes it calls $onResubscribed: messages published
+ * meanwhile are lost (pub/sub is at most once), and from then on they arrive.
+ *
+ * The server answers the (un)subscribe commands of a connection in the order they were written: one
+ * confirmation per name, or one error for the whole command. The link keeps the commands still awaiting
+ * an answer in that order, so a confirmation or an error is matched to the command it answers.
  *
  * @internal
  */
@@ -35,10 +39,10 @@ final class SubscriptionLink
     private array $subscriptions = ['subscribe' => [], 'psubscribe' => [], 'ssubscribe' => []];
     /** @var array<string, Deferred<null>> "kind name" => confirmation awaited */
     private array $confirmations = [];
-    /** @var array<string, true> shard channels whose SSUBSCRIBE on this connection is not confirmed yet */
-    private array $unconfirmedShards = [];
-    /** Channels and patterns whose SUBSCRIBE or PSUBSCRIBE on this connection is not confirmed yet. */
-    private int $unconfirmedOthers = 0;
+    /** @var list<array{string, array<string, true>}> commands written on this connection and not fully answered, oldest first: the reply kind, the names whose answer is awaited */
+    private array $unanswered = [];
+    /** The connection was made again after a loss, and the server has not answered all its subscribes yet. */
+    private bool $resubscribing = false;
     private int $failures = 0;
     private bool $closed = false;
     private ?string $retryTimer = null;
@@ -53,7 +57,9 @@ final class SubscriptionLink
     /**
      * @param \Closure(): Endpoint $locate
      * @param \Closure(): void $onResubscribed
-     * @param \Closure(SubscriptionKind, string): void $onServerUnsubscribe a shard channel the server dropped (its slot moved)
+     * @param \Closure(SubscriptionKind, string, ?ErrorReplyException): void $onServerUnsubscribe a shard channel the
+     *     server dropped (its slot moved; no exception) or refused to subscribe again after a reconnect (the refusal),
+     *     handed back: the link has forgotten it
      */
     public function __construct(
         private readonly RedisConfig $config,
@@ -85,12 +91,7 @@ final class SubscriptionLink
             if ($this->connection === null) {
                 $this->establish(); // subscribes to everything recorded, this one included
             } else {
-                $this->connection->write([strtoupper($kind->value), $name]);
-                if ($kind === SubscriptionKind::Shard) {
-                    $this->unconfirmedShards[$name] = true;
-                } else {
-                    $this->unconfirmedOthers++;
-                }
+                $this->send($this->connection, $kind->value, [$name]);
             }
             $deferred->getFuture()->await(new TimeoutCancellation($this->config->commandTimeout, "Redis did not confirm $kind->value $name within {$this->config->commandTimeout} s"));
         } catch (RedisException | CancelledException $e) {
@@ -103,7 +104,7 @@ final class SubscriptionLink
     {
         unset($this->subscriptions[$kind->value][$name]);
         if ($this->connection?->isOpen() === true) {
-            $this->connection->write([$kind->unsubscribeCommand(), $name]);
+            $this->send($this->connection, strtolower($kind->unsubscribeCommand()), [$name]);
         }
     }
 
@@ -127,7 +128,8 @@ final class SubscriptionLink
 
     /**
      * Connects (or waits for the connect already under way) and subscribes to every channel, pattern
-     * and shard channel recorded. After a first connection, says so through $onResubscribed.
+     * and shard channel recorded. After a first connection, $onResubscribed follows once the server has
+     * answered them all (settled()).
      */
     private function establish(): void
     {
@@ -157,24 +159,59 @@ final class SubscriptionLink
             Loop::cancel($this->retryTimer);
             $this->retryTimer = null;
         }
-        $this->unconfirmedShards = [];
-        $this->unconfirmedOthers = 0;
+        $this->unanswered = [];
         foreach ($this->subscriptions as $kind => $names) {
-            if ($kind === 'ssubscribe') {
-                foreach (array_keys($names) as $name) {
-                    $connection->write(['SSUBSCRIBE', (string) $name]);
-                    $this->unconfirmedShards[(string) $name] = true;
+            $names = array_map('strval', array_keys($names));
+            if ($kind === 'ssubscribe') { // one command per shard channel: in a Cluster, channels of other slots may not share one
+                foreach ($names as $name) {
+                    $this->send($connection, $kind, [$name]);
                 }
             } elseif ($names !== []) {
-                $connection->write([strtoupper($kind), ...array_map('strval', array_keys($names))]);
-                $this->unconfirmedOthers += \count($names);
+                $this->send($connection, $kind, $names);
             }
         }
         $done->complete(null);
-        if ($this->connectedBefore) {
+        $this->resubscribing = $this->connectedBefore;
+        $this->connectedBefore = true;
+        $this->settled();
+    }
+
+    /**
+     * Writes a (un)subscribe command and records the answers it awaits: one per name, of the kind its reply carries
+     * ("ssubscribe", "unsubscribe", ...).
+     *
+     * @param non-empty-list<string> $names
+     */
+    private function send(Connection $connection, string $kind, array $names): void
+    {
+        $connection->write([strtoupper($kind), ...$names]);
+        $this->unanswered[] = [$kind, array_fill_keys($names, true)];
+    }
+
+    /** Takes $name off the oldest command of $kind that awaits its answer. */
+    private function answered(string $kind, string $name): void
+    {
+        foreach ($this->unanswered as $i => [$awaited, $names]) {
+            if ($awaited === $kind && isset($names[$name])) {
+                unset($names[$name]);
+                if ($names === []) {
+                    array_splice($this->unanswered, $i, 1);
+                } else {
+                    $this->unanswered[$i][1] = $names;
+                }
+
+                return;
+            }
+        }
+    }
+
+    /** After a reconnect: once every subscribe sent again is answered, the subscriptions left are live; say so. */
+    private function settled(): void
+    {
+        if ($this->resubscribing && $this->unanswered === [] && $this->connection !== null && !$this->closed && !$this->isEmpty()) {
+            $this->resubscribing = false;
             ($this->onResubscribed)();
         }
-        $this->connectedBefore = true;
     }
 
     private function lost(Connection $connection): void
@@ -183,6 +220,7 @@ final class SubscriptionLink
             return;
         }
         $this->connection = null;
+        $this->unanswered = [];
         foreach ($this->confirmations as $deferred) {
             $deferred->error(new ConnectException('The subscribe connection to Redis was lost'));
         }
@@ -244,36 +282,40 @@ final class SubscriptionLink
     }
 
     /**
-     * An error reply on a subscribe connection answers a subscribe: in a Cluster, an SSUBSCRIBE sent to a node
-     * that does not own the channel's slot (MOVED, ASK: a stale slot map) or that cannot serve it yet (CLUSTERDOWN,
-     * TRYAGAIN: a failover under way). Those four concern shard channels only (a Cluster redirects no plain
-     * SUBSCRIBE); MOVED and ASK name the slot, the other two answer the shard channels not confirmed yet. Any other
-     * error (NOPERM, an unknown command) is taken for a shard channel's only while no channel or pattern awaits its
-     * confirmation too; otherwise it cannot be told whose it is, and is left alone. A subscribe awaited by add()
-     * fails with the error; one sent again after a reconnect is handed to $onServerUnsubscribe, which subscribes
-     * it where it lives now. Without this, the link counted the channel as subscribed and its messages never came.
+     * An error reply answers the oldest command still awaiting an answer, for all its names: in a Cluster, an
+     * SSUBSCRIBE sent to a node that does not own the channel's slot (MOVED, ASK: a stale slot map) or that cannot
+     * serve it yet (CLUSTERDOWN, TRYAGAIN: a failover under way); anywhere, a subscribe the user may not make
+     * (NOPERM). A subscribe awaited by add() fails with the error. One sent again after a reconnect: a shard
+     * channel is handed to $onServerUnsubscribe, which subscribes it where it lives now (or says it cannot); a
+     * channel or pattern is forgotten and the refusal reported to the loop's error handler. Counted as
+     * subscribed instead, the channel's messages would never come.
      */
     private function refused(ErrorReply $error): void
     {
-        $words = explode(' ', $error->message);
-        $cluster = \in_array($words[0], ['MOVED', 'ASK', 'CLUSTERDOWN', 'TRYAGAIN'], true);
-        if (!$cluster && $this->unconfirmedOthers > 0) {
+        $command = array_shift($this->unanswered);
+        if ($command === null) {
             return;
         }
-        $slot = \in_array($words[0], ['MOVED', 'ASK'], true) && isset($words[1]) && ctype_digit($words[1]) ? (int) $words[1] : null;
-        foreach (array_keys($this->unconfirmedShards) as $name) {
+        [$kind, $names] = $command;
+        $awaited = [];
+        foreach (array_keys($names) as $name) {
             $name = (string) $name;
-            if ($slot !== null && ClusterSlot::of($name) !== $slot) {
-                continue;
-            }
-            unset($this->unconfirmedShards[$name]);
-            $deferred = $this->confirmations["ssubscribe $name"] ?? null;
+            $deferred = $this->confirmations["$kind $name"] ?? null;
             if ($deferred !== null) {
-                unset($this->confirmations["ssubscribe $name"]);
-                $deferred->error(new ErrorReplyException($error));
-            } elseif (isset($this->subscriptions['ssubscribe'][$name])) {
-                ($this->onServerUnsubscribe)(SubscriptionKind::Shard, $name);
+                unset($this->confirmations["$kind $name"], $this->subscriptions[$kind][$name]);
+                $awaited[] = $deferred;
+            } elseif ($kind === 'ssubscribe' && isset($this->subscriptions[$kind][$name])) {
+                unset($this->subscriptions[$kind][$name]); // handed back: no longer this link's
+                ($this->onServerUnsubscribe)(SubscriptionKind::Shard, $name, new ErrorReplyException($error));
+            } elseif (isset($this->subscriptions[$kind][$name])) {
+                unset($this->subscriptions[$kind][$name]);
+                $why = "Redis refused to $kind to $name again after a reconnect, so it is no longer subscribed: $error->message";
+                Loop::reportError(new RedisException($why, 0, new ErrorReplyException($error)));
             }
+        }
+        $this->settled();
+        foreach ($awaited as $deferred) { // last: a Deferred resumes its caller at once
+            $deferred->error(new ErrorReplyException($error));
         }
     }
 
@@ -307,18 +349,21 @@ final class SubscriptionLink
             case 'subscribe':
             case 'psubscribe':
             case 'ssubscribe':
-                if ($kind === 'ssubscribe') {
-                    unset($this->unconfirmedShards[$first]);
-                } else {
-                    $this->unconfirmedOthers = max(0, $this->unconfirmedOthers - 1);
-                }
+                $this->answered($kind, $first);
                 $deferred = $this->confirmations["$kind $first"] ?? null;
                 unset($this->confirmations["$kind $first"]);
+                $this->settled(); // before the awaiting caller resumes (a Deferred resumes it at once)
                 $deferred?->complete(null);
                 break;
+            case 'unsubscribe':
+            case 'punsubscribe':
+                $this->answered($kind, $first);
+                break;
             case 'sunsubscribe':
-                if (isset($this->subscriptions['ssubscribe'][$first])) {
-                    ($this->onServerUnsubscribe)(SubscriptionKind::Shard, $first);
+                $this->answered($kind, $first);
+                if (isset($this->subscriptions['ssubscribe'][$first])) { // not ours: the server dropped it (its slot moved)
+                    unset($this->subscriptions['ssubscribe'][$first]);
+                    ($this->onServerUnsubscribe)(SubscriptionKind::Shard, $first, null);
                 }
                 break;
         }

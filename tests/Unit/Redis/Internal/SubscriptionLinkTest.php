@@ -62,11 +62,13 @@ final class SubscriptionLinkTest extends TestCase
             fclose($first); // the master goes away
             $second = $this->accept(); // the link reconnects by itself
             self::assertSame("*2\r\n\$10\r\nSSUBSCRIBE\r\n\$3\r\nfoo\r\n", $this->read($second));
-            self::assertSame(1, $this->resubscribed);
             self::assertSame([], $this->handedBack);
             fwrite($second, "-CLUSTERDOWN The cluster is down\r\n");
             $this->waitFor(fn(): bool => $this->handedBack !== []);
             self::assertEquals([[SubscriptionKind::Shard, 'foo']], $this->handedBack, 'not counted as subscribed: its owner must be found again');
+            self::assertTrue($link->isEmpty(), 'handed back, the link no longer holds it');
+            delay(0.05);
+            self::assertSame(0, $this->resubscribed, 'nothing was subscribed again here');
             $link->close();
         });
         self::assertSame(['before'], $this->messages);
@@ -101,7 +103,7 @@ final class SubscriptionLinkTest extends TestCase
         });
     }
 
-    public function testAnErrorThatMayAnswerAChannelIsNotTakenForAShardChannels(): void
+    public function testAnErrorAnswersTheCommandWrittenFirstAndFailsItAtOnce(): void
     {
         $this->inLoop(function (): void {
             $link = $this->link();
@@ -115,16 +117,57 @@ final class SubscriptionLinkTest extends TestCase
             $shard = async(fn() => $link->add(SubscriptionKind::Shard, 'c', $this->handler(...)));
             $this->read($connection);
             // The NOPERM answers SUBSCRIBE b, which was written first; c is confirmed after it.
+            $started = microtime(true);
             fwrite($connection, "-NOPERM this user has no permissions to access the 'b' channel\r\n*3\r\n\$10\r\nssubscribe\r\n\$1\r\nc\r\n:2\r\n");
             $shard->await();
             self::assertSame([], $this->handedBack);
-            $link->close();
             try {
                 $channel->await();
-            } catch (\Throwable) {
-                // closed before anything confirmed it: not this test's concern
+                self::fail('the refused subscribe returned');
+            } catch (ErrorReplyException $e) {
+                self::assertSame('NOPERM', $e->code());
+                self::assertLessThan(1.0, microtime(true) - $started, 'answered at once, not after the command timeout');
             }
+            $link->close();
         });
+    }
+
+    public function testAResubscriptionIsAnnouncedOnceTheServerConfirmedIt(): void
+    {
+        $errors = [];
+        Loop::setErrorHandler(static function (\Throwable $e) use (&$errors): void {
+            $errors[] = $e->getMessage();
+        });
+        $this->inLoop(function (): void {
+            $link = $this->link();
+            $subscribed = async(fn() => $link->add(SubscriptionKind::Channel, 'news', $this->handler(...)));
+            $first = $this->accept();
+            $this->read($first);
+            fwrite($first, "*3\r\n\$9\r\nsubscribe\r\n\$4\r\nnews\r\n:1\r\n");
+            $subscribed->await();
+            $subscribed = async(fn() => $link->add(SubscriptionKind::Pattern, 'room.*', $this->handler(...)));
+            $this->read($first);
+            fwrite($first, "*3\r\n\$10\r\npsubscribe\r\n\$6\r\nroom.*\r\n:2\r\n");
+            $subscribed->await();
+            fclose($first);
+            $second = $this->accept();
+            self::assertSame("*2\r\n\$9\r\nSUBSCRIBE\r\n\$4\r\nnews\r\n*2\r\n\$10\r\nPSUBSCRIBE\r\n\$6\r\nroom.*\r\n", $this->read($second, 2));
+            delay(0.1);
+            self::assertSame(0, $this->resubscribed, 'not before the server confirmed: a message published now would not arrive');
+            fwrite($second, "*3\r\n\$9\r\nsubscribe\r\n\$4\r\nnews\r\n:1\r\n");
+            delay(0.05);
+            self::assertSame(0, $this->resubscribed, 'the pattern is not confirmed yet');
+            // Meanwhile the user lost the right to the pattern (an ACL change): refused, reported, forgotten.
+            fwrite($second, "-NOPERM this user has no permissions to access the 'room.*' channel\r\n");
+            $this->waitFor(fn(): bool => $this->resubscribed === 1);
+            fwrite($second, "*3\r\n\$7\r\nmessage\r\n\$4\r\nnews\r\n\$5\r\nafter\r\n");
+            $this->waitFor(fn(): bool => $this->messages !== []);
+            $link->close();
+        });
+        self::assertSame(['after'], $this->messages);
+        self::assertCount(1, $errors);
+        self::assertStringContainsString('refused to psubscribe to room.* again', $errors[0]);
+        self::assertStringContainsString('NOPERM', $errors[0]);
     }
 
     private function link(): SubscriptionLink
@@ -162,12 +205,16 @@ final class SubscriptionLinkTest extends TestCase
         return $connection;
     }
 
-    /** @param resource $connection */
-    private function read(mixed $connection): string
+    /**
+     * Reads $commands commands of two words each.
+     *
+     * @param resource $connection
+     */
+    private function read(mixed $connection, int $commands = 1): string
     {
         $deadline = microtime(true) + 5.0;
         $data = '';
-        while (!str_ends_with($data, "\r\n") || substr_count($data, "\r\n") < 5) {
+        while (!str_ends_with($data, "\r\n") || substr_count($data, "\r\n") < 5 * $commands) {
             self::assertLessThan($deadline, microtime(true), "the link wrote only: $data");
             delay(0.005);
             $data .= (string) fread($connection, 65536);
