@@ -180,16 +180,26 @@ final class RequestState
     {
         // The names only: a copy of the values would keep every object alive until the loop ends, and a
         // destructor would then no longer see the other globals, which it does under php-fpm.
+        // $_SESSION stays for closeSession(): PHP writes the session after the destructors, and a save handler's
+        // write() may read $_SESSION itself (Zabbix's cookie sessions do).
         foreach (array_keys(array_diff_key($GLOBALS, $this->globals)) as $name) {
-            unset($GLOBALS[$name]);
+            if ($name !== '_SESSION') {
+                unset($GLOBALS[$name]);
+            }
         }
     }
 
-    /** Writes and closes an open session (its data must be saved before the response leaves). */
-    public static function closeSession(): void
+    /**
+     * Writes and closes an open session (its data must be saved before the response leaves, and a cookie its save
+     * handler sets must reach the response), then unsets $_SESSION if the script made it.
+     */
+    public function closeSession(): void
     {
         if (\extension_loaded('session') && session_status() === \PHP_SESSION_ACTIVE) {
             session_write_close();
+        }
+        if (!\array_key_exists('_SESSION', $this->globals)) {
+            unset($GLOBALS['_SESSION']);
         }
     }
 }

@@ -330,7 +330,7 @@ final class SequentialRunner implements ScriptRunner
         try {
             // Still the script's code: destructors of its globals, its session handler.
             $runtime->state->unsetScriptGlobals();
-            RequestState::closeSession();
+            $runtime->state->closeSession();
         } catch (\Throwable $e) {
             $this->uncaught($e);
         }

@@ -47,6 +47,7 @@ final class ParityCases
             'status set by the script' => [ParityRequest::get('/dump.php?status=201')],
             'Location set by the script' => [ParityRequest::get('/dump.php?location=/elsewhere')],
             'Location set by the script after a POST' => [ParityRequest::post('/dump.php?location=/elsewhere', 'application/x-www-form-urlencoded', 'a=1')],
+            'a session save handler of the script\'s own' => [ParityRequest::get('/session-handler.php')],
             'session across two requests' => [
                 ParityRequest::get('/dump.php?visit=1'),
                 ParityRequest::get('/dump.php?visit=2', 'Cookie: PHPSESSID={session}; other=1'),

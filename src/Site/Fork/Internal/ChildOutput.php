@@ -15,8 +15,9 @@ use Kiln\Site\Sequential\Engine\Stdout;
  *
  * Fast exit: a forked child spends ~5 ms in PHP's own process shutdown (freeing memory it shares
  * copy-on-write with the fork server). So when PHP's request shutdown flushes this buffer for the last
- * time (after the shutdown functions and the destructors), the child writes the session, removes
- * unmoved uploads and leaves with _exit() (through FFI). Without FFI it ends the normal way.
+ * time (after the shutdown functions and the destructors), the child removes unmoved uploads and leaves
+ * with _exit() (through FFI). Without FFI it ends the normal way. The session is written just before,
+ * by the last shutdown function (shutdown()).
  */
 final class ChildOutput
 {
@@ -56,6 +57,14 @@ final class ChildOutput
     {
         if ($this->ending) {
             return; // ran already (from the shutdown function, or from the fallback destructor)
+        }
+        // The session is written here, the last point before the final flush where the script's code may still use
+        // output buffers (a save handler's close() that ends the buffer its open() started, as Zabbix's does) and
+        // where a cookie its write() sets still goes out with the head. PHP writes it a step later, after the
+        // destructors: what a destructor puts in $_SESSION is not saved here (a session a destructor starts is
+        // written in end()).
+        if (\session_status() === \PHP_SESSION_ACTIVE) {
+            @\session_write_close();
         }
         $error = \error_get_last();
         $this->fatal = $error !== null && ($error['type'] & self::FATAL) !== 0;
