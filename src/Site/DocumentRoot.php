@@ -57,6 +57,8 @@ final class DocumentRoot implements RequestHandler
      * @param (\Closure(ScriptRunner): ?string)|null $phpIniIgnoredBy the tier name of a runner that cannot apply
      *        `php_value` (reported once per setting), null for one that can; default: the isolated tier's runner
      * @param (\Closure(ScriptRunner): string)|null $tierOf the tier name of a runner, put on the request for the metrics
+     * @param array<string, string> $phpIni the settings every script gets already (`--php-ini`): a `php_value` that
+     *        asks for the same value is not reported as not applied
      */
     public function __construct(
         private readonly PathResolver $resolver,
@@ -66,6 +68,7 @@ final class DocumentRoot implements RequestHandler
         ?\Closure $log = null,
         ?\Closure $phpIniIgnoredBy = null,
         ?\Closure $tierOf = null,
+        private readonly array $phpIni = [],
     ) {
         $this->tierOf = $tierOf ?? static fn(ScriptRunner $runner): string => 'script';
         $this->log = $log ?? WorkerLog::write(...);
@@ -93,7 +96,7 @@ final class DocumentRoot implements RequestHandler
             default => null,
         };
         $factory = new RunnerFactory($site, $redirects);
-        $documentRoot = new self($resolver, $factory->tierMap($prefixes), new StaticFiles($resolver->root(), new StaticOptions(cache: $site->cachePolicy($cacheControl))), $htaccess, null, $factory->phpIniIgnoredBy(...), $factory->tierOf(...));
+        $documentRoot = new self($resolver, $factory->tierMap($prefixes), new StaticFiles($resolver->root(), new StaticOptions(cache: $site->cachePolicy($cacheControl))), $htaccess, null, $factory->phpIniIgnoredBy(...), $factory->tierOf(...), $site->phpIni);
         $redirects->bind($documentRoot);
         return $documentRoot;
     }
@@ -211,7 +214,7 @@ final class DocumentRoot implements RequestHandler
         $tier = $script->phpIni === [] ? null : ($this->phpIniIgnoredBy)($runner);
         if ($tier !== null) {
             foreach ($script->phpIni as $name => $value) {
-                if (!isset($this->ignoredIni[$name])) {
+                if (!isset($this->ignoredIni[$name]) && ($this->phpIni[$name] ?? null) !== $value) {
                     $this->ignoredIni[$name] = true;
                     ($this->log)('warning', ".htaccess php_value $name ($script->scriptName): not applied by the $tier tier"
                         . ($tier === Tier::Isolated->value ? ' (php-cgi ignores PHP_VALUE)' : '')

@@ -224,7 +224,7 @@ final class SequentialRunner implements ScriptRunner
             $this->shareSessions($request);
         }
         foreach ($script->phpIni as $name => $value) { // .htaccess php_value: reset with the rest after the script
-            if (@ini_set($name, $value) === false && !isset($this->refusedIni[$name])) {
+            if (@ini_set($name, $value) === false && !isset($this->refusedIni[$name]) && \ini_get($name) !== $value) {
                 $this->refusedIni[$name] = true;
                 ($this->log)('warning', "php_value $name in .htaccess ($script->scriptName) cannot be changed at run time: "
                     . "the sequential tier runs scripts in the worker, so set it for PHP itself (php -d $name=…, php.ini)");
@@ -361,6 +361,9 @@ final class SequentialRunner implements ScriptRunner
         $settings = [];
         foreach ($this->phpIni as $name => $value) {
             if (@ini_set($name, $value) === false) {
+                if (\ini_get($name) === $value) {
+                    continue; // PHP was started with it (php -d, php.ini): nothing to apply, nothing to warn about
+                }
                 ($this->log)('warning', "--php-ini $name cannot be changed at run time; the sequential tier runs in the "
                     . "worker, so set it for PHP itself (php -d $name=…, or php.ini)");
                 continue;

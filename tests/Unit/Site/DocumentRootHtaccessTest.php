@@ -195,6 +195,15 @@ final class DocumentRootHtaccessTest extends TestCase
         self::assertSame(['memory_limit' => '64M', 'display_errors' => '0'], $this->ran[1]->phpIni, 'still given to the runner');
     }
 
+    public function testPhpValueThatPhpIniAlreadyGivesIsNotReported(): void
+    {
+        $this->write(['.htaccess' => "php_value memory_limit 64M\nphp_value post_max_size 16M\n"]);
+        $site = $this->site(ignorePhpIni: 'isolated', phpIni: ['post_max_size' => '16M', 'memory_limit' => '128M']);
+        $site->handle(Requests::make('GET', '/page'));
+        self::assertCount(1, $this->logged, implode("\n", $this->logged));
+        self::assertStringContainsString('php_value memory_limit (/page.php): not applied by the isolated tier', $this->logged[0], 'another value than --php-ini\'s');
+    }
+
     public function testTheSiteBuildsItsRulesUnlessTurnedOff(): void
     {
         $this->write(['.htaccess' => "Require all denied\n"]);
@@ -204,7 +213,8 @@ final class DocumentRootHtaccessTest extends TestCase
         self::assertSame(200, $off->handle(Requests::make('GET', '/readme.txt'))->status());
     }
 
-    private function site(?string $frontController = null, ?string $ignorePhpIni = null): DocumentRoot
+    /** @param array<string, string> $phpIni */
+    private function site(?string $frontController = null, ?string $ignorePhpIni = null, array $phpIni = []): DocumentRoot
     {
         $runner = new class (function (Script $script): void {
             $this->ran[] = $script;
@@ -223,7 +233,7 @@ final class DocumentRootHtaccessTest extends TestCase
             $this->logged[] = "$level $message";
         };
         $ignores = static fn(ScriptRunner $runner): ?string => $ignorePhpIni;
-        return new DocumentRoot(new PathResolver($this->root, $frontController), new TierMap($runner), new StaticFiles($this->root), $rules, $log, $ignores);
+        return new DocumentRoot(new PathResolver($this->root, $frontController), new TierMap($runner), new StaticFiles($this->root), $rules, $log, $ignores, phpIni: $phpIni);
     }
 
     /** @param array<string, string> $files */
