@@ -106,6 +106,7 @@ final class ForkServer
         }
         $server = new self($listener, new $class(), (int) $max, (float) $limit, (float) $grace, \STDIN);
         $server->child->prepare();
+        ChildStdio::prepare();
         \fwrite(\STDOUT, "ready\n");
         $server->run();
         if ($server->inChild !== null) {
@@ -311,6 +312,7 @@ final class ForkServer
         $params = $conn->parser->params();
         \assert($params !== null && $conn->body !== null);
         self::$childScript = $this->child->handle($params, $conn->body);
+        ChildStdio::closeOnExec(); // after handle(), which may have opened its own copies of fd 1
 
         return self::CHILD;
     }

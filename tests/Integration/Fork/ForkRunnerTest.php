@@ -309,6 +309,25 @@ final class ForkRunnerTest extends TestCase
         }
     }
 
+    public function testAProgramTheScriptLeavesInTheBackgroundOutlivesTheRequestWithoutHoldingItsResponse(): void
+    {
+        $file = \sys_get_temp_dir() . '/kiln-fork-background-' . \getmypid() . '-' . \bin2hex(\random_bytes(4));
+        try {
+            $started = \microtime(true);
+            $response = $this->get('/background.php?' . $file, [], 10.0);
+            self::assertSame(200, $response['status']);
+            self::assertSame('started', $response['body']);
+            self::assertLessThan(0.8, \microtime(true) - $started, 'answered at once, not when the program ended');
+            $deadline = \microtime(true) + 5.0;
+            while (@\file_get_contents($file) !== "done\n" && \microtime(true) < $deadline) {
+                \usleep(20_000);
+            }
+            self::assertSame("done\n", @\file_get_contents($file), 'the program ran to its end, as under php-fpm');
+        } finally {
+            @\unlink($file);
+        }
+    }
+
     public function testAFullSetOfChildrenAnswers503WithRetryAfter(): void
     {
         $this->waitForNoChildren();

@@ -11,6 +11,15 @@ namespace Kiln\Isolation\Fork\Internal;
  */
 final class ChildStdio
 {
+    private const F_SETFD = 2;
+    private const FD_CLOEXEC = 1;
+
+    /** What /proc/self/fd/N links to for the connection's socket, once redirect() found it. */
+    private static string $connection = '';
+
+    /** fcntl() through FFI; false when FFI cannot load it, null until prepare(). */
+    private static \FFI|false|null $libc = null;
+
     /** @param resource $socket */
     public static function redirect(mixed $socket): void
     {
@@ -27,11 +36,46 @@ final class ChildStdio
         $keep = [$null, $out, $socket];
     }
 
+    /**
+     * In the fork server, before it forks: loads fcntl() through FFI once, for closeOnExec() in the children.
+     * Without FFI, closeOnExec() does nothing.
+     */
+    public static function prepare(): void
+    {
+        if (self::$libc === null && \extension_loaded('ffi')) {
+            try {
+                self::$libc = \FFI::cdef('int fcntl(int fd, int cmd, ...);');
+            } catch (\Throwable) {
+                self::$libc = false;
+            }
+        }
+    }
+
+    /**
+     * Marks every fd open on the connection close-on-exec: fd 1, the accepted socket, and the copies PHP made of
+     * them (php://fd/1). A program the script starts must not inherit them: one left running in the background
+     * (`exec('cmd > /dev/null &')`) would hold the connection open, and the response would not end until it exits.
+     * Programs get their output through the pipes PHP gives them (exec(), proc_open()); one started without a pipe
+     * for its standard output finds it closed, where it would have written into the response.
+     */
+    public static function closeOnExec(): void
+    {
+        $libc = self::$libc;
+        if (!$libc instanceof \FFI || self::$connection === '') {
+            return;
+        }
+        foreach (\scandir('/proc/self/fd') ?: [] as $entry) {
+            if ($entry !== '.' && $entry !== '..' && @\readlink("/proc/self/fd/$entry") === self::$connection) {
+                $libc->fcntl((int) $entry, self::F_SETFD, self::FD_CLOEXEC); // @phpstan-ignore method.notFound (FFI)
+            }
+        }
+    }
+
     /** @param resource $stream */
     private static function fdOf(mixed $stream): int
     {
         $stat = \fstat($stream);
-        $target = 'socket:[' . ($stat === false ? -1 : $stat['ino']) . ']';
+        $target = self::$connection = 'socket:[' . ($stat === false ? -1 : $stat['ino']) . ']';
         foreach (\scandir('/proc/self/fd') ?: [] as $entry) {
             if ($entry !== '.' && $entry !== '..' && @\readlink("/proc/self/fd/$entry") === $target) {
                 return (int) $entry;

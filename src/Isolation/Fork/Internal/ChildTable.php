@@ -35,7 +35,10 @@ final class ChildTable
     }
 
     /**
-     * Reaps every child that exited, killing what it left in its group.
+     * Reaps every child that exited. What a child that ended by itself left running in its group (a program its
+     * script started in the background, as `exec('cmd > /dev/null &')`) keeps running, as under php-fpm; the
+     * group of a child that was stopped for its time limit, or died from a signal, is killed with it (a command
+     * it was still waiting for).
      *
      * @param \Closure(ServerConnection): void $gone
      */
@@ -49,10 +52,13 @@ final class ChildTable
                 continue;
             }
             $status = \is_int($status) ? $status : 0;
-            if (\pcntl_wifsignaled($status) && $conn->termSent === null) {
+            $signalled = \pcntl_wifsignaled($status);
+            if ($signalled && $conn->termSent === null) {
                 \fwrite(\STDERR, "fork server: child $pid for " . self::describe($conn) . ' was killed by signal ' . \pcntl_wtermsig($status) . "\n");
             }
-            @\posix_kill(-$pid, \SIGKILL);
+            if ($signalled || $conn->termSent !== null) {
+                @\posix_kill(-$pid, \SIGKILL);
+            }
             $gone($conn);
         }
     }
