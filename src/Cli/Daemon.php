@@ -4,8 +4,10 @@ declare(strict_types=1);
 
 namespace Kiln\Cli;
 
+use Kiln\Server\StandardError;
+
 /**
- * `--daemon`: double fork and setsid, stdio to /dev/null. The process that ran `kiln serve` waits until
+ * `--daemon`: double fork and setsid, stdin and stdout to /dev/null, stderr to the error log. The process that ran `kiln serve` waits until
  * the daemon says it serves (where, its pid and files on stdout, exit 0) or why it could not start (the
  * reason on stderr, exit 1).
  */
@@ -25,9 +27,11 @@ final class Daemon
     /**
      * @param resource $stderr
      * @param resource|null $stdout where the launcher says where the daemon serves; null: STDOUT
+     * @param string|null $errorLog the daemon's standard error, appended to (PHP writes its own warnings and fatal
+     *        errors there); null, or a file that cannot be opened: /dev/null
      * @return int|null the launcher's exit code in the launching process; null in the daemon
      */
-    public function detach(mixed $stderr, float $timeout = 120.0, mixed $stdout = null): ?int
+    public function detach(mixed $stderr, float $timeout = 120.0, mixed $stdout = null, ?string $errorLog = null): ?int
     {
         $pair = stream_socket_pair(STREAM_PF_UNIX, STREAM_SOCK_STREAM, STREAM_IPPROTO_IP);
         if ($pair === false || ($pid = pcntl_fork()) === -1) {
@@ -46,9 +50,15 @@ final class Daemon
         $this->channel = $pair[1];
         fclose(STDIN);
         fclose(STDOUT);
-        fclose(STDERR);
-        // The lowest free descriptors are 0, 1, 2: they now point at /dev/null.
-        $this->stdio = [fopen('/dev/null', 'r'), fopen('/dev/null', 'w'), fopen('/dev/null', 'w')];
+        // The lowest free descriptors are 0 and 1: they now point at /dev/null.
+        $this->stdio = [fopen('/dev/null', 'r'), fopen('/dev/null', 'w')];
+        // Standard error becomes the error log in place (dup2), so the C library's stderr, where PHP writes its own
+        // warnings and fatal errors, and the STDERR constant stay usable. Closing STDERR would close that stderr too:
+        // PHP's messages would go nowhere, and a script's fwrite(STDERR, ...) would fail. Without FFI, as before.
+        if (!StandardError::appendTo($errorLog ?? '/dev/null')) {
+            fclose(STDERR);
+            $this->stdio[] = ($errorLog === null ? false : @fopen($errorLog, 'a')) ?: fopen('/dev/null', 'w');
+        }
         return null;
     }
 

@@ -103,12 +103,13 @@ final class ServeCommand
         $daemon = null;
         if ($config->daemon) {
             $daemon = new Daemon();
-            $code = $daemon->detach($this->stderr);
+            $code = $daemon->detach($this->stderr, errorLog: $errorLog->isStderr() ? null : $errorLog->path);
             if ($code !== null) {
                 $listeners->close();
                 return $code;
             }
             $errorLog->reopen(); // The daemon's own handle, not one shared with the launcher.
+            $errorLog->carryStderr(); // its stderr is the error log too: a rotation moves both
         }
         $log = new Log($errorLog, $config->logLevel, $options->errorLogJson);
         if ($memoryLimit !== -1 && $config->maxMemory > 0 && $memoryLimit <= $config->maxMemory) {

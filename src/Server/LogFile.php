@@ -14,6 +14,12 @@ final class LogFile
     /** @var resource|null */
     private mixed $handle = null;
 
+    /**
+     * Standard error (fd 2) is this file too (a daemon's error log): PHP's own messages (warnings and fatal errors of
+     * scripts and handlers, which PHP writes to stderr) land here, and reopen() moves fd 2 to the new file as well.
+     */
+    private bool $carriesStderr = false;
+
     public function __construct(public readonly string $path) {}
 
     public static function stderr(): self
@@ -64,6 +70,15 @@ final class LogFile
             $this->handle = null;
         }
         $this->open();
+        if ($this->carriesStderr) {
+            StandardError::appendTo($this->path);
+        }
+    }
+
+    /** Says that fd 2 was pointed at this file (Daemon::detach()), so that reopen() moves it too. */
+    public function carryStderr(): void
+    {
+        $this->carriesStderr = !$this->isStderr();
     }
 
     public function close(): void

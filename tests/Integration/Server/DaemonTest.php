@@ -64,6 +64,30 @@ final class DaemonTest extends TestCase
         self::assertSame(3, $code, 'status says: not running');
     }
 
+    public function testWhatPhpWritesToStandardErrorReachesTheDaemonsErrorLogAlsoAfterARotation(): void
+    {
+        $pidFile = "{$this->dir}/kiln.pid";
+        $logFile = "{$this->dir}/kiln.log";
+        [$code, , $stderr] = KilnProcess::run(['serve', __DIR__ . '/../../Fixtures/sequential/public', '--tier=sequential', '--daemon',
+            "--pid-file=$pidFile", '--listen=127.0.0.1:0', '--workers=1'], 15);
+        self::assertSame(0, $code, $stderr);
+        self::assertSame(1, preg_match('~ready: http://127\.0\.0\.1:(\d+)~', (string) file_get_contents($logFile), $m));
+        $url = "http://127.0.0.1:{$m[1]}/uncaught.php";
+        self::assertSame(500, HttpClient::get($url)['status']);
+        // PHP's own line, written to the worker's standard error (the script's uncaught exception).
+        $this->eventually(fn(): string => str_contains((string) file_get_contents($logFile), 'PHP Fatal error:  Uncaught') ? 'yes' : '');
+
+        rename($logFile, "$logFile.1");
+        posix_kill((int) file_get_contents($pidFile), SIGUSR1);
+        $this->eventually(fn(): string => is_file($logFile) ? 'yes' : '');
+        // The worker gets the signal after the supervisor: ask until its line lands in the new file.
+        $this->eventually(function () use ($url, $logFile): string {
+            HttpClient::get($url);
+            return str_contains((string) @file_get_contents($logFile), 'PHP Fatal error:  Uncaught') ? 'yes' : '';
+        });
+        KilnProcess::run(['stop', "--pid-file=$pidFile"], 15);
+    }
+
     public function testADaemonThatCannotStartReportsWhyToTheLauncher(): void
     {
         [$code, , $stderr] = KilnProcess::run(['serve', __DIR__ . '/../../Fixtures/server/boot-fails.php', '--daemon',
