@@ -122,9 +122,7 @@ final class DocumentRoot implements RequestHandler
                 && !$rules->untouched($outcome->scriptName, false)) {
                 return $this->withHtaccess($request, $rules);
             }
-            $runner = $this->tiers->runnerFor($outcome->scriptName);
-            $request->setAttribute(Request::TIER, ($this->tierOf)($runner));
-            return $runner->run($request, $outcome);
+            return $this->run($request, $outcome);
         }
         if ($outcome instanceof StaticFile) {
             $request->setAttribute(Request::TIER, 'static');
@@ -222,7 +220,14 @@ final class DocumentRoot implements RequestHandler
                 }
             }
         }
-        $request->setAttribute(Request::TIER, ($this->tierOf)($runner));
+        $tierName = ($this->tierOf)($runner);
+        if (($tierName === Tier::Sequential->value || $tierName === Tier::Fork->value) && CliOnly::guards($script->filename)) {
+            $this->logOnce('cli ' . $script->filename, "$script->scriptName: 403, not run: the script stops unless PHP runs from the "
+                . "command line (it tests PHP_SAPI, php_sapi_name() or STDIN), and the $tierName tier runs PHP's CLI SAPI, where "
+                . 'that test passes. Run it from a shell, or serve it on the isolated tier if it must answer over HTTP');
+            return ErrorResponse::forRequest($request, 403);
+        }
+        $request->setAttribute(Request::TIER, $tierName);
         return $runner->run($request, $script);
     }
 

@@ -1,0 +1,181 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Site;
+
+use Kiln\Site\Sequential\Declarations;
+
+/**
+ * Whether a script guards itself against being run by a web server: at its top level, it stops unless PHP runs
+ * from the command line (`if (php_sapi_name() != 'cli') { exit; }`, `PHP_SAPI === 'cli' or die(…)`,
+ * `if (!defined('STDIN')) die(…)`). Pollers, cron jobs, installers and maintenance scripts do this (Cacti's
+ * poller.php and cmd.php). Under a web SAPI the guard stops them; the sequential and fork tiers run PHP's CLI
+ * SAPI (`PHP_SAPI` is `cli`), where it passes, and the script would do over HTTP what only a shell should start.
+ * Those tiers refuse such a script instead (DocumentRoot).
+ *
+ * Read from the file's tokens once per file and modification time (checked again after 2 s, as opcache). Only
+ * the requested file's own top level is read: a guard in a file it includes is not seen.
+ */
+final class CliOnly
+{
+    private const MAX = 10_000;
+    private const REVALIDATE = 2.0;
+
+    /** Token ids that end the script or the file, in a guard's body. */
+    private const STOPS = [T_EXIT, T_THROW, T_RETURN];
+
+    /** @var array<string, array{int, bool, float}> path => [mtime, guarded, when the mtime was read] */
+    private static array $cache = [];
+
+    public static function guards(string $path): bool
+    {
+        $now = microtime(true);
+        $cached = self::$cache[$path] ?? null;
+        if ($cached !== null && $now - $cached[2] < self::REVALIDATE) {
+            return $cached[1];
+        }
+        clearstatcache(true, $path);
+        $mtime = @filemtime($path);
+        if ($mtime === false) {
+            return false; // the tier reports the missing file itself
+        }
+        if ($cached !== null && $cached[0] === $mtime) {
+            self::$cache[$path][2] = $now;
+            return $cached[1];
+        }
+        if (\count(self::$cache) >= self::MAX) {
+            self::$cache = [];
+        }
+        $source = @file_get_contents($path);
+        $guarded = $source !== false && self::inSource($source);
+        self::$cache[$path] = [$mtime, $guarded, $now];
+        return $guarded;
+    }
+
+    /** Whether the source's top level holds a guard that stops it unless PHP runs from the command line. */
+    public static function inSource(string $source): bool
+    {
+        if (stripos($source, 'sapi') === false && stripos($source, 'STDIN') === false) {
+            return false; // most scripts: no tokenizing
+        }
+        $tokens = Declarations::tokens($source);
+        if ($tokens === null) {
+            return false;
+        }
+        $depth = 0;
+        $statement = [];
+        foreach ($tokens as $i => $token) {
+            $id = \is_array($token) ? $token[0] : $token;
+            if ($id === T_WHITESPACE || $id === T_COMMENT || $id === T_DOC_COMMENT || $id === T_OPEN_TAG || $id === T_INLINE_HTML) {
+                continue;
+            }
+            if ($depth === 0 && $id === T_IF && self::ifGuard($tokens, $i)) {
+                return true;
+            }
+            if ($id === '{' || $id === T_CURLY_OPEN || $id === T_DOLLAR_OPEN_CURLY_BRACES) {
+                $depth++;
+            } elseif ($id === '}') {
+                $depth = max(0, $depth - 1);
+            }
+            if ($depth > 0) {
+                $statement = [];
+                continue;
+            }
+            // `PHP_SAPI === 'cli' or die(…);` and the like: a top-level expression that tests the SAPI and stops.
+            if ($id === ';' || $id === T_CLOSE_TAG) {
+                if (self::testsSapi($statement) && array_intersect([T_LOGICAL_OR, T_BOOLEAN_OR, T_LOGICAL_AND, T_BOOLEAN_AND], array_column($statement, 0)) !== []
+                    && \in_array(T_EXIT, array_column($statement, 0), true)) {
+                    return true;
+                }
+                $statement = [];
+                continue;
+            }
+            $statement[] = [$id, \is_array($token) ? $token[1] : $token];
+        }
+        return false;
+    }
+
+    /**
+     * Whether the `if` at $i tests that PHP does not run from the command line (a negation and the SAPI, or STDIN)
+     * and its body stops the script (exit, die, throw, return).
+     *
+     * @param list<array{int, string, int}|string> $tokens
+     */
+    private static function ifGuard(array $tokens, int $i): bool
+    {
+        $n = \count($tokens);
+        $j = $i + 1;
+        while ($j < $n && $tokens[$j] !== '(') {
+            $j++;
+        }
+        $condition = [];
+        for ($level = 0; $j < $n; $j++) {
+            $token = $tokens[$j];
+            $id = \is_array($token) ? $token[0] : $token;
+            $level += match ($id) {
+                '(' => 1,
+                ')' => -1,
+                default => 0,
+            };
+            $condition[] = [$id, \is_array($token) ? $token[1] : $token];
+            if ($level === 0) {
+                break;
+            }
+        }
+        $ids = array_column($condition, 0);
+        $negated = array_intersect(['!', T_IS_NOT_EQUAL, T_IS_NOT_IDENTICAL], $ids) !== [];
+        if (!$negated || !self::testsSapi($condition)) {
+            return false;
+        }
+        // The body: a block up to its closing brace, or one statement.
+        $depth = 0;
+        for ($j++; $j < $n; $j++) {
+            $token = $tokens[$j];
+            $id = \is_array($token) ? $token[0] : $token;
+            if (\in_array($id, self::STOPS, true)) {
+                return true;
+            }
+            if ($id === '{') {
+                $depth++;
+            } elseif ($id === '}' && --$depth <= 0) {
+                return false;
+            } elseif ($id === ';' && $depth === 0) {
+                return false;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether the tokens compare the SAPI with 'cli' (PHP_SAPI, php_sapi_name()) or ask whether STDIN exists.
+     *
+     * @param list<array{int|string, string}> $tokens
+     */
+    private static function testsSapi(array $tokens): bool
+    {
+        $sapi = $cli = $stdin = false;
+        foreach ($tokens as [$id, $text]) {
+            $name = strtolower(ltrim($text, '\\'));
+            if (($id === T_STRING || $id === T_NAME_FULLY_QUALIFIED) && ($name === 'php_sapi' || $name === 'php_sapi_name')) {
+                $sapi = true;
+            } elseif ($id === T_CONSTANT_ENCAPSED_STRING) {
+                $value = strtolower(substr($text, 1, -1));
+                $cli = $cli || $value === 'cli';
+                $stdin = $stdin || $value === 'stdin';
+            }
+        }
+        return ($sapi && $cli) || ($stdin && self::calls($tokens, 'defined'));
+    }
+
+    /** @param list<array{int|string, string}> $tokens */
+    private static function calls(array $tokens, string $function): bool
+    {
+        foreach ($tokens as [$id, $text]) {
+            if (($id === T_STRING || $id === T_NAME_FULLY_QUALIFIED) && strtolower(ltrim($text, '\\')) === $function) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
