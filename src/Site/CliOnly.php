@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Site;
 
 use Kiln\Site\Sequential\Declarations;
+use Kiln\Site\Sequential\FileAnswers;
 
 /**
  * Whether a script guards itself against being run by a web server: at its top level, it stops unless PHP runs
@@ -19,38 +20,16 @@ use Kiln\Site\Sequential\Declarations;
  */
 final class CliOnly
 {
-    private const MAX = 10_000;
-    private const REVALIDATE = 2.0;
-
     /** Token ids that end the script or the file, in a guard's body. */
     private const STOPS = [T_EXIT, T_THROW, T_RETURN];
 
-    /** @var array<string, array{int, bool, float}> path => [mtime, guarded, when the mtime was read] */
-    private static array $cache = [];
+    /** @var FileAnswers<bool>|null */
+    private static ?FileAnswers $answers = null;
 
     public static function guards(string $path): bool
     {
-        $now = microtime(true);
-        $cached = self::$cache[$path] ?? null;
-        if ($cached !== null && $now - $cached[2] < self::REVALIDATE) {
-            return $cached[1];
-        }
-        clearstatcache(true, $path);
-        $mtime = @filemtime($path);
-        if ($mtime === false) {
-            return false; // the tier reports the missing file itself
-        }
-        if ($cached !== null && $cached[0] === $mtime) {
-            self::$cache[$path][2] = $now;
-            return $cached[1];
-        }
-        if (\count(self::$cache) >= self::MAX) {
-            self::$cache = [];
-        }
-        $source = @file_get_contents($path);
-        $guarded = $source !== false && self::inSource($source);
-        self::$cache[$path] = [$mtime, $guarded, $now];
-        return $guarded;
+        self::$answers ??= new FileAnswers(self::inSource(...), false); // unreadable: the tier reports it itself
+        return self::$answers->of($path);
     }
 
     /** Whether the source's top level holds a guard that stops it unless PHP runs from the command line. */

@@ -22,9 +22,6 @@ namespace Kiln\Site\Sequential;
  */
 final class Declarations
 {
-    /** Files kept in the cache before it is emptied (a site has a bounded number of files). */
-    private const MAX = 10_000;
-
     /** Kinds of brace in unguarded(): a guard's block, the members of a class-like. */
     private const GUARD = 1;
     private const BODY = 2;
@@ -32,11 +29,8 @@ final class Declarations
     /** Calls that make an `if` a guard: its block declares only what does not exist yet. */
     private const GUARDS = ['function_exists', 'class_exists', 'interface_exists', 'trait_exists', 'enum_exists'];
 
-    /** Seconds a file's answer is trusted before its modification time is looked at again (as opcache). */
-    private const REVALIDATE = 2.0;
-
-    /** @var array<string, array{int, bool, bool, float}> path => [mtime, declares, unguarded, when the mtime was read] */
-    private static array $cache = [];
+    /** @var FileAnswers<array{bool, bool}>|null [declares something, declares a function or class-like no existence check guards] */
+    private static ?FileAnswers $answers = null;
 
     public static function inFile(string $path): bool
     {
@@ -52,29 +46,12 @@ final class Declarations
     /** @return array{bool, bool} [declares something, declares a function or class-like no existence check guards] */
     private static function read(string $path): array
     {
-        $now = microtime(true);
-        $cached = self::$cache[$path] ?? null;
-        if ($cached !== null && $now - $cached[3] < self::REVALIDATE) {
-            return [$cached[1], $cached[2]];
-        }
-        clearstatcache(true, $path);
-        $mtime = @filemtime($path);
-        if ($mtime === false) {
-            return [true, true]; // unreadable now: assume the worst
-        }
-        if ($cached !== null && $cached[0] === $mtime) {
-            self::$cache[$path][3] = $now;
-            return [$cached[1], $cached[2]];
-        }
-        if (\count(self::$cache) >= self::MAX) {
-            self::$cache = [];
-        }
-        $source = @file_get_contents($path);
-        $tokens = $source === false ? null : self::tokens($source); // read once for both answers; null: assume the worst
-        $declares = $tokens === null || self::declaresIn($tokens);
-        $unguarded = $tokens === null || ($declares && self::unguardedIn($tokens));
-        self::$cache[$path] = [$mtime, $declares, $unguarded, $now];
-        return [$declares, $unguarded];
+        self::$answers ??= new FileAnswers(static function (string $source): array {
+            $tokens = self::tokens($source); // read once for both answers; null: assume the worst
+            $declares = $tokens === null || self::declaresIn($tokens);
+            return [$declares, $tokens === null || ($declares && self::unguardedIn($tokens))];
+        }, [true, true]); // unreadable now: assume the worst
+        return self::$answers->of($path);
     }
 
     /**
