@@ -1,5 +1,7 @@
 <?php
 
+declare(strict_types=1);
+
 // The floor of any PHP HTTP server on this machine: N processes (SO_REUSEPORT), a stream_select() loop, one
 // fread() per readable connection and one fwrite() of constant bytes back. No parsing, no objects, no framing
 // checks: what every PHP server spends per request at the least. bench/run's `php-floor` stack; it needs no Kiln
