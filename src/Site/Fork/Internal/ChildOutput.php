@@ -58,19 +58,20 @@ final class ChildOutput
         if ($this->ending) {
             return; // ran already (from the shutdown function, or from the fallback destructor)
         }
-        // The session is written here, the last point before the final flush where the script's code may still use
-        // output buffers (a save handler's close() that ends the buffer its open() started, as Zabbix's does) and
-        // where a cookie its write() sets still goes out with the head. PHP writes it a step later, after the
-        // destructors: what a destructor puts in $_SESSION is not saved here (a session a destructor starts is
-        // written in end()).
-        if (\session_status() === \PHP_SESSION_ACTIVE) {
-            @\session_write_close();
-        }
         $error = \error_get_last();
         $this->fatal = $error !== null && ($error['type'] & self::FATAL) !== 0;
         // PHP's own rule for a fatal error (false: no status set, under the CLI).
         if ($this->fatal && !$this->headSent && \in_array(\http_response_code(), [200, false], true) && !self::displaysErrors()) {
             \http_response_code(500);
+        }
+        // A session kept by a save handler of the script's own is written here, the last point before the final flush
+        // where its code may still use output buffers (a close() that ends the buffer its open() started, as Zabbix's
+        // does) and where a cookie its write() sets still goes out with the head. PHP writes it a step later, after the
+        // destructors: what a destructor puts in $_SESSION then is not saved. PHP's own handlers (files, redis, …) are
+        // written in end(), after the destructors, as PHP does. After error_get_last() above: a warning of the write
+        // must not hide a fatal error.
+        if (\session_status() === \PHP_SESSION_ACTIVE && \ini_get('session.save_handler') === 'user') {
+            @\session_write_close();
         }
         $this->ending = true;
         if ($this->removed) {
