@@ -61,10 +61,9 @@ final class CliOnly
                 $statement = [];
                 continue;
             }
-            // `PHP_SAPI === 'cli' or die(…);` and the like: a top-level expression that tests the SAPI and stops.
+            // `PHP_SAPI === 'cli' or die(…);` and the like: a top-level statement that starts with the SAPI test and stops.
             if ($id === ';' || $id === T_CLOSE_TAG) {
-                if (self::testsSapi($statement) && array_intersect([T_LOGICAL_OR, T_BOOLEAN_OR, T_LOGICAL_AND, T_BOOLEAN_AND], array_column($statement, 0)) !== []
-                    && \in_array(T_EXIT, array_column($statement, 0), true)) {
+                if (self::orStops($statement)) {
                     return true;
                 }
                 $statement = [];
@@ -103,24 +102,70 @@ final class CliOnly
             }
         }
         $ids = array_column($condition, 0);
-        $negated = array_intersect(['!', T_IS_NOT_EQUAL, T_IS_NOT_IDENTICAL], $ids) !== [];
-        if (!$negated || !self::testsSapi($condition)) {
+        // A guard tests the SAPI and nothing else: no variable (`PHP_SAPI !== 'cli' && !empty($_GET['ajax'])` is a page's
+        // own branch), no "or".
+        if (!self::negated($ids) || !self::testsSapi($condition) || \in_array(T_VARIABLE, $ids, true)
+            || array_intersect([T_BOOLEAN_OR, T_LOGICAL_OR], $ids) !== []) {
             return false;
         }
-        // The body: a block up to its closing brace, or one statement.
-        $depth = 0;
+        // The body stops the script unconditionally: a stop statement of the block itself (not in a closure, a call's
+        // arguments or an inner block), or the body's one statement.
+        $braces = $parens = 0;
+        $first = true;
         for ($j++; $j < $n; $j++) {
             $token = $tokens[$j];
             $id = \is_array($token) ? $token[0] : $token;
-            if (\in_array($id, self::STOPS, true)) {
-                return true;
+            if ($id === T_WHITESPACE || $id === T_COMMENT || $id === T_DOC_COMMENT) {
+                continue;
             }
-            if ($id === '{') {
-                $depth++;
-            } elseif ($id === '}' && --$depth <= 0) {
+            if ($braces === 0 && $first && $id !== '{' && $id !== ':') {
+                return \in_array($id, self::STOPS, true); // `if (…) exit;`
+            }
+            $first = false;
+            if ($id === '{' || $id === T_CURLY_OPEN || $id === T_DOLLAR_OPEN_CURLY_BRACES) {
+                $braces++;
+            } elseif ($id === '}') {
+                if (--$braces <= 0) {
+                    return false;
+                }
+            } elseif ($id === '(' || $id === '[') {
+                $parens++;
+            } elseif ($id === ')' || $id === ']') {
+                $parens--;
+            } elseif ($braces <= 1 && $parens === 0 && \in_array($id, self::STOPS, true)) {
+                return true;
+            } elseif ($id === T_ENDIF) {
                 return false;
-            } elseif ($id === ';' && $depth === 0) {
-                return false;
+            }
+        }
+        return false;
+    }
+
+    /** @param list<int|string> $ids */
+    private static function negated(array $ids): bool
+    {
+        return array_intersect(['!', T_IS_NOT_EQUAL, T_IS_NOT_IDENTICAL], $ids) !== [];
+    }
+
+    /**
+     * `PHP_SAPI === 'cli' or die(…)`, `php_sapi_name() !== 'cli' && exit(…)`: the statement starts with the SAPI test,
+     * and the stop is the operand right after the operator that makes it run when PHP is not the CLI.
+     *
+     * @param list<array{int|string, string}> $statement
+     */
+    private static function orStops(array $statement): bool
+    {
+        $first = $statement[0][0] ?? null;
+        $name = strtolower(ltrim($statement[0][1] ?? '', '\\'));
+        if (!(($first === T_STRING || $first === T_NAME_FULLY_QUALIFIED) && ($name === 'php_sapi' || $name === 'php_sapi_name')) && $first !== '!') {
+            return false;
+        }
+        foreach ($statement as $k => [$id]) {
+            $or = $id === T_LOGICAL_OR || $id === T_BOOLEAN_OR;
+            if ($or || $id === T_LOGICAL_AND || $id === T_BOOLEAN_AND) {
+                $test = \array_slice($statement, 0, $k);
+                $stops = ($statement[$k + 1][0] ?? null) === T_EXIT;
+                return $stops && self::testsSapi($test) && self::negated(array_column($test, 0)) !== $or;
             }
         }
         return false;

@@ -39,6 +39,11 @@ final class CliOnlyTest extends TestCase
             'another SAPI than cli' => ["<?php\nif (PHP_SAPI !== 'fpm-fcgi') { exit; }"],
             'in a comment only' => ["<?php\n// if (php_sapi_name() != 'cli') die();\necho 'x';"],
             'does not parse' => ["<?php\nif (php_sapi_name() != 'cli' { die(); }"],
+            'a closure in the block returns' => ["<?php\nif (PHP_SAPI !== 'cli') {\n    ob_start(function (\$b) { return \$b; });\n}\necho 'page';"],
+            'a page\'s own branch that also tests a variable' => ["<?php\nif (PHP_SAPI !== 'cli' && !empty(\$_GET['ajax'])) {\n    echo '{}';\n    exit;\n}"],
+            'or die with a message that depends on the SAPI' => ["<?php\n\$db = mysqli_connect('h') or die(PHP_SAPI === 'cli' ? \"x\\n\" : '<b>x</b>');"],
+            'and die on the command line: a web-only script' => ["<?php\nPHP_SAPI === 'cli' and die('web only');"],
+            'an inner condition stops' => ["<?php\nif (PHP_SAPI != 'cli') {\n    if (\$maintenance) {\n        exit;\n    }\n    render();\n}"],
         ];
     }
 
