@@ -161,13 +161,10 @@ final class SubscriptionLink
         }
         $this->unanswered = [];
         foreach ($this->subscriptions as $kind => $names) {
-            $names = array_map('strval', array_keys($names));
-            if ($kind === 'ssubscribe') { // one command per shard channel: in a Cluster, channels of other slots may not share one
-                foreach ($names as $name) {
-                    $this->send($connection, $kind, [$name]);
-                }
-            } elseif ($names !== []) {
-                $this->send($connection, $kind, $names);
+            // One command per name: Redis refuses a whole command for one forbidden channel (NOPERM), and in a Cluster
+            // shard channels of other slots may not share one.
+            foreach (array_keys($names) as $name) {
+                $this->send($connection, $kind, [(string) $name]);
             }
         }
         $done->complete(null);
@@ -208,8 +205,11 @@ final class SubscriptionLink
     /** After a reconnect: once every subscribe sent again is answered, the subscriptions left are live; say so. */
     private function settled(): void
     {
-        if ($this->resubscribing && $this->unanswered === [] && $this->connection !== null && !$this->closed && !$this->isEmpty()) {
-            $this->resubscribing = false;
+        if (!$this->resubscribing || $this->unanswered !== []) {
+            return;
+        }
+        $this->resubscribing = false; // answered: a later subscribe is no resubscription, whatever came of these
+        if ($this->connection !== null && !$this->closed && !$this->isEmpty()) {
             ($this->onResubscribed)();
         }
     }
@@ -269,6 +269,7 @@ final class SubscriptionLink
         }
         $this->pingUnanswered = true;
         $connection->write(['PING']);
+        $this->unanswered[] = ['pong', ['' => true]]; // its answer (or its error: a user without PING rights) comes in turn
     }
 
     private function receive(mixed $value): void
@@ -297,6 +298,8 @@ final class SubscriptionLink
             return;
         }
         [$kind, $names] = $command;
+        $code = explode(' ', $error->message, 2)[0];
+        $final = $code === 'NOPERM' || \in_array($code, ['MOVED', 'ASK', 'CLUSTERDOWN', 'TRYAGAIN'], true) && $kind === 'ssubscribe';
         $awaited = [];
         foreach (array_keys($names) as $name) {
             $name = (string) $name;
@@ -304,6 +307,10 @@ final class SubscriptionLink
             if ($deferred !== null) {
                 unset($this->confirmations["$kind $name"], $this->subscriptions[$kind][$name]);
                 $awaited[] = $deferred;
+            } elseif (!$final && isset($this->subscriptions[$kind][$name])) {
+                // Not a refusal of this channel (max clients, NOAUTH, LOADING, a PING's error): keep it, and subscribe
+                // it again on a new connection.
+                $this->connection?->close(new ConnectionLostException("Redis answered a subscribe with: $error->message"));
             } elseif ($kind === 'ssubscribe' && isset($this->subscriptions[$kind][$name])) {
                 unset($this->subscriptions[$kind][$name]); // handed back: no longer this link's
                 ($this->onServerUnsubscribe)(SubscriptionKind::Shard, $name, new ErrorReplyException($error));
@@ -324,6 +331,10 @@ final class SubscriptionLink
         if ($value instanceof ErrorReply) {
             $this->refused($value);
 
+            return;
+        }
+        if (\is_string($value) && strtolower($value) === 'pong') { // RESP3 answers PING with +PONG
+            $this->answered('pong', '');
             return;
         }
         $items = $value instanceof Push ? $value->items : $value;
@@ -357,6 +368,7 @@ final class SubscriptionLink
                 break;
             case 'unsubscribe':
             case 'punsubscribe':
+            case 'pong':
                 $this->answered($kind, $first);
                 break;
             case 'sunsubscribe':

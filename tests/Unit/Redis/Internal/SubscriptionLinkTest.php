@@ -170,6 +170,34 @@ final class SubscriptionLinkTest extends TestCase
         self::assertStringContainsString('NOPERM', $errors[0]);
     }
 
+    public function testAnErrorThatRefusesNoChannelKeepsTheSubscriptionsForTheNextConnection(): void
+    {
+        $errors = [];
+        Loop::setErrorHandler(static function (\Throwable $e) use (&$errors): void {
+            $errors[] = $e->getMessage();
+        });
+        $this->inLoop(function (): void {
+            $link = $this->link();
+            $subscribed = async(fn() => $link->add(SubscriptionKind::Channel, 'news', $this->handler(...)));
+            $first = $this->accept();
+            $this->read($first);
+            fwrite($first, "*3\r\n\$9\r\nsubscribe\r\n\$4\r\nnews\r\n:1\r\n");
+            $subscribed->await();
+            fclose($first);
+            $second = $this->accept();
+            $this->read($second);
+            fwrite($second, "-ERR max number of clients reached\r\n"); // Redis then closes the connection
+            fclose($second);
+            $third = $this->accept();
+            self::assertSame("*2\r\n\$9\r\nSUBSCRIBE\r\n\$4\r\nnews\r\n", $this->read($third), 'still subscribed, and asked again');
+            self::assertSame(0, $this->resubscribed);
+            fwrite($third, "*3\r\n\$9\r\nsubscribe\r\n\$4\r\nnews\r\n:1\r\n");
+            $this->waitFor(fn(): bool => $this->resubscribed === 1);
+            $link->close();
+        });
+        self::assertSame([], $errors, 'nothing was refused');
+    }
+
     private function link(): SubscriptionLink
     {
         $endpoint = Endpoint::parse((string) stream_socket_get_name($this->listener, false));
