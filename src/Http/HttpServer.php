@@ -233,7 +233,7 @@ final class HttpServer implements Service, InFlight
         $now = Loop::now();
         $limits = $this->limits;
         // While draining, a connection that has sent nothing gets a short grace, not the full idle time.
-        $draining = $core->state() !== CoreState::Serving;
+        $draining = !$core->state()->serves();
         $idleLimit = $draining ? min(1.0, $limits->keepAliveTimeout) : $limits->keepAliveTimeout;
         $idleSince = $draining ? $this->drainStartedAt : 0.0;
         foreach ($core->connections() as $connection) {
@@ -275,7 +275,7 @@ final class HttpServer implements Service, InFlight
             $done();
             return;
         }
-        if ($core->state() !== CoreState::Serving) {
+        if (!$core->state()->serves()) {
             return; // draining already, or finishing as the process ends on its own: that ends the worker
         }
         // Connections the kernel completed already have clients waiting (with reuseport, nobody else would
@@ -290,6 +290,13 @@ final class HttpServer implements Service, InFlight
         $this->stopAccepting();
         $this->leaveBalance();
         $core->startDraining($done);
+    }
+
+    public function windDown(): void
+    {
+        if ($this->core?->state() === CoreState::Serving) {
+            $this->core->windDown();
+        }
     }
 
     public function stop(): void

@@ -14,6 +14,10 @@ namespace Kiln\Server;
  * - drain() stops accepting new connections at once, lets in-flight requests finish, closes idle
  *   keep-alive connections, and calls $done exactly once when nothing is left (or the worker's drain
  *   deadline passes first, in which case the worker calls stop()).
+ * - windDown() says the worker is to be replaced (--max-requests, --max-memory) and drain() will follow once
+ *   its replacement is ready: the service keeps serving but ends each connection after its next response
+ *   (an HTTP response then says `Connection: close`), so that the drain closes no connection a client is
+ *   sending on. It is a hint: a drain may come without it, and it may be called more than once.
  * - stop() closes every connection and watcher now. It MAY be called after drain().
  * - The service reports progress through the WorkerContext it got in start().
  */
@@ -24,6 +28,8 @@ interface Service
 
     /** @param \Closure(): void $done */
     public function drain(\Closure $done): void;
+
+    public function windDown(): void;
 
     public function stop(): void;
 }

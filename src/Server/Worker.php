@@ -105,6 +105,9 @@ final class Worker implements WorkerContext
             $service = $this->service = $factory();
             $this->listening = $listeners();
             $service->start($this->listening, $this);
+            if ($this->config->maxRequests === 1) {
+                $service->windDown(); // its one response closes its connection
+            }
             $this->sidecars->start();
         } catch (\Throwable $e) {
             // A ServerException says what is wrong with the set-up (a tier or driver that cannot run here): its message alone.
@@ -233,6 +236,8 @@ final class Worker implements WorkerContext
             $this->recycle("served $this->served requests (--max-requests=$max)");
         } elseif ($this->config->maxMemory > 0 && ($memory = memory_get_usage(true)) > $this->config->maxMemory) {
             $this->recycle("memory $memory bytes is above --max-memory={$this->config->maxMemory}");
+        } elseif ($this->served === $max - 1) {
+            $this->service?->windDown(); // the next response is the last one: it closes its connection
         }
     }
 
@@ -241,6 +246,8 @@ final class Worker implements WorkerContext
         $this->recycleAsked = true;
         $this->report();
         $this->send(new Message(Message::RECYCLE, $reason));
+        // Until the drain comes (once the replacement is ready), each connection ends with its next response.
+        $this->service?->windDown();
     }
 
     public function log(string $level, string $message): void

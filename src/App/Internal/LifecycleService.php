@@ -53,6 +53,11 @@ final class LifecycleService implements Service, InFlight
         $this->inner->drain(fn() => $this->schedule->stop($worker, $done));
     }
 
+    public function windDown(): void
+    {
+        $this->inner->windDown();
+    }
+
     public function stop(): void
     {
         if ($this->worker !== null) {

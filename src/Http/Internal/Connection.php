@@ -261,8 +261,9 @@ final class Connection
         }
         // Once the client closed its side, or the server drains, only requests already received are served;
         // once the process ends (finishing) or the core stopped, none more. Serving is tested first: one
-        // comparison of the state on the usual path.
-        if ($core === CoreState::Serving
+        // comparison of the state on the usual path. Winding down, a response still kept alive is one whose
+        // head went out before: the connection stays, and its next response closes it.
+        if ($core === CoreState::Serving || $core === CoreState::WindingDown
             ? !$keepAlive || ($this->peerClosed && $this->parser->buffered() === 0)
             : !$keepAlive || $core !== CoreState::Draining || $this->parser->buffered() === 0) {
             $this->closeAfterFlush();

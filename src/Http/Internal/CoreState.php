@@ -7,9 +7,11 @@ namespace Kiln\Http\Internal;
 /**
  * The life of a worker's HTTP core (HttpCore). It only moves forward:
  *
- *     Serving ──► Draining ──► Stopped
- *        │           │            ▲
- *        └───────────┴─► Finishing┘      and Serving, Draining or Finishing ──► Stopped (stop())
+ *     Serving ──► WindingDown ──► Draining ──► Stopped
+ *        │              │             │            ▲
+ *        └──────────────┴─────────────┴─► Finishing┘
+ *
+ * Serving may also go straight to Draining (a stop or a reload), and every state but Stopped to Stopped (stop()).
  *
  * @internal
  */
@@ -17,6 +19,12 @@ enum CoreState: string
 {
     /** Connections are accepted and every request read is served. */
     case Serving = 'serving';
+    /**
+     * Still serving, but the worker is to be replaced (--max-requests, --max-memory): every response says
+     * `Connection: close` and its connection closes after it, so that the drain that follows finds no
+     * connection a client was about to send its next request on.
+     */
+    case WindingDown = 'winding-down';
     /** A graceful stop: the requests clients already sent are served, idle connections close, nothing is accepted. */
     case Draining = 'draining';
     /**
@@ -31,6 +39,7 @@ enum CoreState: string
     {
         return match ($this) {
             self::Serving => $next !== self::Serving,
+            self::WindingDown => $next !== self::Serving && $next !== self::WindingDown,
             self::Draining => $next === self::Finishing || $next === self::Stopped,
             self::Finishing => $next === self::Stopped,
             self::Stopped => false,
@@ -45,5 +54,11 @@ enum CoreState: string
             throw new \Error("The HTTP core cannot go from {$this->value} to {$next->value}: $why");
         }
         return $next;
+    }
+
+    /** Connections are accepted and their requests served (Serving or WindingDown). */
+    public function serves(): bool
+    {
+        return $this === self::Serving || $this === self::WindingDown;
     }
 }

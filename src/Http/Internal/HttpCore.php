@@ -21,7 +21,7 @@ use Kiln\Server\WorkerContext;
  * registry of open connections, and the code that turns a handler's Response into bytes on the wire.
  *
  * Its life is a CoreState, changed only by the named operations below (an illegal change throws \Error):
- * startDraining() for a graceful stop, finishLastResponses() when the worker process ends on its own
+ * windDown() when the worker is to be replaced, startDraining() for a graceful stop, finishLastResponses() when the worker process ends on its own
  * (FatalGuard), stop() to close everything now. A drain or a finish ends, and calls its $onEmpty once,
  * when the last connection is gone; a drain also waits for the long-lived connections of other protocols
  * registered with addLongLived().
@@ -109,7 +109,7 @@ final class HttpCore
         string $localAddress = '',
         int $localPort = 0,
     ): Connection {
-        if ($this->state !== CoreState::Serving && $this->state !== CoreState::Draining) {
+        if (!$this->state->serves() && $this->state !== CoreState::Draining) {
             throw new \Error("The HTTP core is {$this->state->value}: it takes no new connection");
         }
         $connection = new Connection($socket, $this->nextId++, $this, $this->limits, $remoteAddress, $remotePort, $localAddress, $localPort);
@@ -142,12 +142,25 @@ final class HttpCore
     }
 
     /**
+     * The worker is to be replaced (--max-requests, --max-memory) and its drain will follow: from now on each
+     * connection closes after its next response, which says so (`Connection: close`). A connection the drain
+     * closes while idle may be carrying the client's next request already (the client sees the connection
+     * closed, not an answer); winding down first leaves the drain only the connections idle since.
+     *
+     * @throws \Error unless the core is serving
+     */
+    public function windDown(): void
+    {
+        $this->state = $this->state->to(CoreState::WindingDown);
+    }
+
+    /**
      * A graceful stop: what is queued is written, every idle connection closes (a fresh one keeps the drain's
      * idle grace), the requests already sent are served with `Connection: close`, and long-lived connections
      * are asked to close. $onEmpty is called once when none of them is left (at once when none is open).
      *
      * @param \Closure(): void $onEmpty
-     * @throws \Error unless the core is serving
+     * @throws \Error unless the core is serving or winding down
      */
     public function startDraining(\Closure $onEmpty): void
     {

@@ -59,7 +59,7 @@ final class PushedStreams
             Loop::unreference($this->timer);
         }
         $stream->attach($pushed);
-        if ($connection->peerClosed || $this->core->state() !== CoreState::Serving) {
+        if ($connection->peerClosed || !$this->core->state()->serves()) {
             // The client closed its side already, or the worker is on its way out: what the handler sent and
             // the replay go out, then the stream ends (the client reconnects, to another worker when draining).
             $pushed->end();

@@ -108,6 +108,38 @@ final class WorkerLifecycleTest extends TestCase
         self::assertSame(0, $kiln->stop());
     }
 
+    /**
+     * A client that keeps its connection and sends its next request as soon as it has an answer must never find
+     * the connection closed under it when the worker is replaced: the worker's last response says
+     * `Connection: close`. The client here sends its next request only after the old worker has exited, which
+     * is when a connection the drain closed would fail it.
+     */
+    public function testTheLastResponseOfAWorkerAtMaxRequestsClosesItsConnection(): void
+    {
+        $kiln = KilnProcess::start(self::APP, ['--workers=1', '--max-requests=3', '--log-level=debug']);
+        $client = RawClient::to($kiln);
+        $pids = [];
+        for ($i = 1; $i <= 9; $i++) {
+            $client->send("GET /pid HTTP/1.1\r\nHost: kiln.test\r\n\r\n");
+            $response = $client->readResponse();
+            self::assertNotNull($response, "request $i got no answer: the connection was closed under it\n" . $kiln->log());
+            self::assertSame(200, $response['status']);
+            $pid = $response['body'];
+            $pids[$pid] = true;
+            $closes = strtolower($response['headers']['connection'][0] ?? '') === 'close';
+            if ($i % 3 !== 0) {
+                self::assertFalse($closes, "response $i keeps the connection");
+                continue;
+            }
+            self::assertTrue($closes, "response $i, the worker's third and last, closes the connection");
+            $kiln->waitForLog('~worker 1 \(pid ' . $pid . '\) exited with code 0~', 10);
+            self::assertTrue($client->isClosedWithin(5));
+            $client = RawClient::to($kiln);
+        }
+        self::assertCount(3, $pids, 'each worker served three requests');
+        self::assertSame(0, $kiln->stop());
+    }
+
     public function testAWorkerAboveMaxMemoryIsReplacedGracefullyAndTheLogSaysWhy(): void
     {
         $kiln = KilnProcess::start(self::APP, ['--workers=1', '--max-memory=48M', '--log-level=debug']);

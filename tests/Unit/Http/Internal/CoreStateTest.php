@@ -11,7 +11,8 @@ use PHPUnit\Framework\TestCase;
 final class CoreStateTest extends TestCase
 {
     private const LEGAL = [
-        'serving' => ['draining', 'finishing', 'stopped'],
+        'serving' => ['winding-down', 'draining', 'finishing', 'stopped'],
+        'winding-down' => ['draining', 'finishing', 'stopped'],
         'draining' => ['finishing', 'stopped'],
         'finishing' => ['stopped'],
         'stopped' => [],
@@ -41,6 +42,12 @@ final class CoreStateTest extends TestCase
         } catch (\Error $e) {
             self::assertStringContainsString("cannot go from $from->value to $to->value", $e->getMessage());
         }
+    }
+
+    public function testOnlyServingAndWindingDownServe(): void
+    {
+        $serving = array_values(array_filter(CoreState::cases(), static fn(CoreState $s): bool => $s->serves()));
+        self::assertSame([CoreState::Serving, CoreState::WindingDown], $serving);
     }
 
     public function testTheTableCoversEveryState(): void

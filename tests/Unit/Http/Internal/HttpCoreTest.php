@@ -83,6 +83,59 @@ final class HttpCoreTest extends CoreTestCase
         self::assertSame(0, $core->connectionCount());
     }
 
+    public function testWindingDownEachConnectionClosesAfterItsNextResponseAndNewOnesAreStillServed(): void
+    {
+        $core = $this->core(static fn(Request $request): Response => Response::text('done ' . $request->path()));
+        $kept = $this->connect($core);
+        fwrite($kept, self::request('/first'));
+        $first = $this->receive($kept, static fn(string $b): bool => str_ends_with($b, 'done /first'));
+        self::assertStringNotContainsString('Connection: close', $first);
+
+        $core->windDown();
+        self::assertSame(CoreState::WindingDown, $core->state());
+        self::assertSame(1, $core->connectionCount(), 'an idle connection is not closed under its client');
+        fwrite($kept, self::request('/second'));
+        $second = $this->receive($kept, static fn(string $bytes): bool => false);
+        self::assertSame(['done /second'], self::bodies($second));
+        self::assertStringContainsString("Connection: close\r\n", $second);
+        self::assertTrue(self::closedByServer($kept));
+
+        $fresh = $this->connect($core);
+        fwrite($fresh, self::request('/fresh'));
+        $third = $this->receive($fresh, static fn(string $bytes): bool => false);
+        self::assertSame(['done /fresh'], self::bodies($third), 'a connection made while winding down is served');
+        self::assertStringContainsString("Connection: close\r\n", $third);
+        self::assertSame(0, $core->connectionCount());
+
+        $drained = 0;
+        $core->startDraining(static function () use (&$drained): void {
+            $drained++;
+        });
+        self::assertSame(1, $drained);
+        self::assertSame(CoreState::Stopped, $core->state());
+    }
+
+    public function testAResponseWhoseHeadKeptTheConnectionBeforeTheWindDownLeavesItOpen(): void
+    {
+        $core = $this->core(static fn(Request $request): Response => Response::text('done ' . $request->path()));
+        $client = $this->connect($core);
+        // The worker winds down as the response is counted (requestServed), after its head went out kept alive.
+        $this->context->onServed = static function () use ($core): void {
+            if ($core->state() === CoreState::Serving) {
+                $core->windDown();
+            }
+        };
+        fwrite($client, self::request('/last-kept'));
+        $received = $this->receive($client, static fn(string $b): bool => str_ends_with($b, 'done /last-kept'));
+        self::assertStringNotContainsString('Connection: close', $received);
+        self::assertSame(CoreState::WindingDown, $core->state());
+        self::assertFalse(self::closedByServer($client), 'a connection its response kept stays open');
+        fwrite($client, self::request('/next'));
+        $next = $this->receive($client, static fn(string $bytes): bool => false);
+        self::assertSame(['done /next'], self::bodies($next));
+        self::assertStringContainsString("Connection: close\r\n", $next);
+    }
+
     public function testADrainWithNothingOpenEndsAtOnce(): void
     {
         $core = $this->core(static fn(): Response => Response::text('x'));

@@ -18,11 +18,17 @@ final class RecordingContext implements WorkerContext
     /** @var list<string> the reasons given to retiring() */
     public array $retiring = [];
 
+    /** @var (\Closure(): void)|null run on each requestServed(), as a worker that winds down its service */
+    public ?\Closure $onServed = null;
+
     public function __construct(private readonly float $drainTimeout = 5.0) {}
 
     public function requestServed(): void
     {
         $this->served++;
+        if ($this->onServed !== null) {
+            ($this->onServed)();
+        }
     }
 
     public function log(string $level, string $message): void
