@@ -214,6 +214,12 @@ final class HttpServer implements Service, InFlight
         }
     }
 
+    /** How long a drain keeps an idle connection open for a request its client may be sending (seconds). */
+    private function drainIdleGrace(): float
+    {
+        return min(1.0, $this->limits->keepAliveTimeout);
+    }
+
     private function tickInterval(): float
     {
         $shortest = min(
@@ -234,7 +240,7 @@ final class HttpServer implements Service, InFlight
         $limits = $this->limits;
         // While draining, a connection that has sent nothing gets a short grace, not the full idle time.
         $draining = !$core->state()->serves();
-        $idleLimit = $draining ? min(1.0, $limits->keepAliveTimeout) : $limits->keepAliveTimeout;
+        $idleLimit = $draining ? $this->drainIdleGrace() : $limits->keepAliveTimeout;
         $idleSince = $draining ? $this->drainStartedAt : 0.0;
         foreach ($core->connections() as $connection) {
             if ($connection->output->pending() > 0) {
@@ -289,7 +295,8 @@ final class HttpServer implements Service, InFlight
         }
         $this->stopAccepting();
         $this->leaveBalance();
-        $core->startDraining($done);
+        // Idle connections get the same grace as fresh ones: a client may be sending its next request on one now.
+        $core->startDraining($done, $this->drainIdleGrace());
     }
 
     public function windDown(): void

@@ -12,8 +12,9 @@ namespace Kiln\Server;
  * - start() is called once, inside the worker, with the event loop not yet running. It MUST NOT block:
  *   it registers watchers on the listeners and returns. The worker then runs the loop.
  * - drain() stops accepting new connections at once, lets in-flight requests finish, closes idle
- *   keep-alive connections, and calls $done exactly once when nothing is left (or the worker's drain
- *   deadline passes first, in which case the worker calls stop()).
+ *   keep-alive connections (an HTTP server after a short grace, answering what arrives meanwhile), and
+ *   calls $done exactly once when nothing is left (or the worker's drain deadline passes first, in which
+ *   case the worker calls stop()).
  * - windDown() says the worker is to be replaced (--max-requests, --max-memory) and drain() will follow once
  *   its replacement is ready: the service keeps serving but ends each connection after its next response
  *   (an HTTP response then says `Connection: close`), so that the drain closes no connection a client is

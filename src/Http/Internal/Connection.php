@@ -111,9 +111,10 @@ final class Connection
 
     /**
      * For a graceful stop: a request the client already sent is served (with Connection: close); an idle
-     * keep-alive connection closes; a fresh one keeps the drain's idle grace (its request may be on the wire).
+     * keep-alive connection closes, unless $keepIdle (the drain gives idle connections a grace and closes
+     * them itself); a fresh one always waits for the grace (its request may be on the wire).
      */
-    public function drain(): void
+    public function drain(bool $keepIdle = false): void
     {
         if ($this->pushed !== null) {
             $this->pushed->end(); // the client reconnects (to a new worker) with its Last-Event-ID
@@ -123,7 +124,7 @@ final class Connection
             return;
         }
         $this->onReadable();
-        if ($this->isIdle() && $this->served > 0) {
+        if (!$keepIdle && $this->isIdle() && $this->served > 0) {
             $this->close();
         }
     }

@@ -14,6 +14,7 @@ use Kiln\Http\Sse\EventStream;
 use Kiln\Http\Wire\RequestHead;
 use Kiln\Http\Wire\ResponseEncoder;
 use Kiln\Http\WriteBatch;
+use Kiln\Loop\Loop;
 use Kiln\Server\WorkerContext;
 
 /**
@@ -58,6 +59,9 @@ final class HttpCore
 
     /** @var \Closure(): void|null called once when a drain or a finish has nothing left */
     private ?\Closure $onEmpty = null;
+
+    /** The timer that ends a drain's idle grace (startDraining()). */
+    private ?string $graceTimer = null;
 
     /** @var array<int, \Closure(bool): void> long-lived connections of other protocols, by registration */
     private array $longLived = [];
@@ -155,23 +159,39 @@ final class HttpCore
     }
 
     /**
-     * A graceful stop: what is queued is written, every idle connection closes (a fresh one keeps the drain's
-     * idle grace), the requests already sent are served with `Connection: close`, and long-lived connections
-     * are asked to close. $onEmpty is called once when none of them is left (at once when none is open).
+     * A graceful stop: what is queued is written, the requests already sent are served with `Connection: close`,
+     * idle connections close, and long-lived connections are asked to close. $onEmpty is called once when none of
+     * them is left (at once when none is open).
+     *
+     * With an $idleGrace, an idle connection stays open that long, and a request its client sends meanwhile is
+     * answered (with `Connection: close`): a client sending its next request on a kept connection as the drain
+     * begins gets its answer instead of a closed connection. Those still idle when it ends are closed then.
+     * Without one, idle connections close at once (those that have served nothing yet keep a grace of the
+     * caller's, HttpServer's housekeeping: they were accepted for a drain, and their request is on its way).
      *
      * @param \Closure(): void $onEmpty
      * @throws \Error unless the core is serving or winding down
      */
-    public function startDraining(\Closure $onEmpty): void
+    public function startDraining(\Closure $onEmpty, float $idleGrace = 0.0): void
     {
         $this->state = $this->state->to(CoreState::Draining);
         $this->onEmpty = $onEmpty;
-        $this->writeBatch->flush(); // a connection whose response is written is idle: it closes now, not after a grace
+        $this->writeBatch->flush(); // a connection whose response is written is idle: it closes now, or after the grace
         foreach ($this->connections as $connection) {
-            $connection->drain();
+            $connection->drain($idleGrace > 0.0);
         }
         foreach ($this->longLived as $close) {
             $close(true);
+        }
+        if ($idleGrace > 0.0 && $this->connections !== []) {
+            $this->graceTimer = Loop::delay($idleGrace, function (): void {
+                $this->graceTimer = null;
+                foreach ($this->connections as $connection) {
+                    if ($connection->isIdle()) {
+                        $connection->close();
+                    }
+                }
+            });
         }
         $this->settle();
     }
@@ -209,6 +229,7 @@ final class HttpCore
     {
         $this->state = $this->state->to(CoreState::Stopped);
         $this->onEmpty = null;
+        $this->cancelGrace();
         $this->writeBatch->flush();
         foreach ($this->connections as $connection) {
             $connection->close();
@@ -250,9 +271,18 @@ final class HttpCore
         }
         $done = $this->onEmpty;
         $this->onEmpty = null;
+        $this->cancelGrace();
         $this->state = $this->state->to(CoreState::Stopped);
         $this->flushLogs();
         $done();
+    }
+
+    private function cancelGrace(): void
+    {
+        if ($this->graceTimer !== null) {
+            Loop::cancel($this->graceTimer);
+            $this->graceTimer = null;
+        }
     }
 
     /** See WorkerContext::retiring(). */

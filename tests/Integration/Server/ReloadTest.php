@@ -7,6 +7,7 @@ namespace Kiln\Tests\Integration\Server;
 use Kiln\Tests\Support\HttpClient;
 use Kiln\Tests\Support\KilnProcess;
 use Kiln\Tests\Support\PeerProcess;
+use Kiln\Tests\Support\RawClient;
 use PHPUnit\Framework\TestCase;
 
 final class ReloadTest extends TestCase
@@ -41,6 +42,34 @@ final class ReloadTest extends TestCase
         self::assertGreaterThan(20, $served);
         $kiln->waitForLog('~reloaded: generation 2 serving~', 5);
         self::assertSame([], array_intersect($before, $this->settledPids($kiln, $before)), 'every worker was replaced');
+        self::assertSame(0, $kiln->stop());
+    }
+
+    /**
+     * A client that keeps its connection and sends its next request just as its worker begins to drain (a reload)
+     * gets an answer, not a closed connection: a drain keeps idle connections open for a short grace and answers
+     * what arrives meanwhile with `Connection: close`.
+     */
+    public function testARequestSentOnAKeptConnectionAsItsWorkerDrainsIsAnswered(): void
+    {
+        $kiln = KilnProcess::start(self::APP, ['--workers=1', '--log-level=debug']);
+        $client = RawClient::to($kiln);
+        $client->send("GET /pid HTTP/1.1\r\nHost: kiln.test\r\n\r\n");
+        $first = $client->readResponse();
+        self::assertNotNull($first);
+        self::assertArrayNotHasKey('connection', $first['headers']);
+        $pid = $first['body'];
+
+        $kiln->signal(SIGHUP);
+        $kiln->waitForLog('~worker 1 \(pid ' . $pid . '\) is stopping: drain requested~', 10);
+        $client->send("GET /pid HTTP/1.1\r\nHost: kiln.test\r\n\r\n");
+        $second = $client->readResponse();
+        self::assertNotNull($second, "the kept connection was closed under the request\n" . $kiln->log());
+        self::assertSame(200, $second['status']);
+        self::assertSame($pid, $second['body'], 'answered by the draining worker');
+        self::assertSame(['close'], $second['headers']['connection'] ?? []);
+        self::assertTrue($client->isClosedWithin(5));
+        $kiln->waitForLog('~worker 1 \(pid ' . $pid . '\) exited with code 0~', 10);
         self::assertSame(0, $kiln->stop());
     }
 

@@ -136,6 +136,41 @@ final class HttpCoreTest extends CoreTestCase
         self::assertStringContainsString("Connection: close\r\n", $next);
     }
 
+    public function testADrainWithAnIdleGraceAnswersARequestSentMeanwhileAndClosesTheRestWhenItEnds(): void
+    {
+        $core = $this->core(static fn(Request $request): Response => Response::text('done ' . $request->path()));
+        $sending = $this->connect($core);
+        $silent = $this->connect($core);
+        foreach ([$sending, $silent] as $client) {
+            fwrite($client, self::request('/first'));
+            $this->receive($client, static fn(string $b): bool => str_ends_with($b, 'done /first'));
+        }
+        $drained = 0;
+        $core->startDraining(static function () use (&$drained): void {
+            $drained++;
+        }, 0.2);
+        self::assertSame(2, $core->connectionCount(), 'idle connections stay for the grace');
+        self::assertFalse(self::closedByServer($sending));
+
+        fwrite($sending, self::request('/sent-as-the-drain-began'));
+        $answer = $this->receive($sending, static fn(string $bytes): bool => false);
+        self::assertSame(['done /sent-as-the-drain-began'], self::bodies($answer));
+        self::assertStringContainsString("Connection: close\r\n", $answer);
+        self::assertSame(1, $core->connectionCount());
+        self::assertSame(0, $drained, 'the silent connection is still in its grace');
+
+        $started = microtime(true);
+        $this->runFor(5.0, static function () use (&$drained): bool {
+            return $drained === 1;
+        });
+        $took = microtime(true) - $started;
+        self::assertSame(1, $drained);
+        self::assertGreaterThan(0.1, $took, 'closed when the grace ends, not before');
+        self::assertLessThan(2.0, $took, 'closed when the grace ends');
+        self::assertTrue(self::closedByServer($silent));
+        self::assertSame(CoreState::Stopped, $core->state());
+    }
+
     public function testADrainWithNothingOpenEndsAtOnce(): void
     {
         $core = $this->core(static fn(): Response => Response::text('x'));
