@@ -49,6 +49,12 @@ final class Request
 
     private string $exitReason = '';
 
+    /** Whether the last response is an error the server made (see setLastResponse()). */
+    private bool $lastResponseIsError = false;
+
+    /** @var list<\Closure(Response, bool): void> see editLastResponse() */
+    private array $lastResponseEdits = [];
+
     // The private fields below are declared with a default and written by the constructor rather than promoted
     // and readonly: a property that has a value already is written on the engine's fast path (one request, one
     // Request: the slow path cost about 100 instructions a field). Nothing but the constructor writes them.
@@ -310,20 +316,47 @@ final class Request
      *
      * Only a string body can be sent at shutdown; any other body is answered with a 500.
      *
+     * The edits registered with editLastResponse() are made to it before it is sent.
+     *
      * @param Response|\Closure(): Response $answer
      * @param string $why why the process ends, when the handler ends it itself (said in the supervisor's log);
      *        '' for a script's own exit()
+     * @param bool $error the answer is an error the server made (a 504), not the handler's own response
      */
-    public function setLastResponse(Response|\Closure $answer, string $why = ''): void
+    public function setLastResponse(Response|\Closure $answer, string $why = '', bool $error = false): void
     {
         $this->lastResponse = $answer;
         $this->exitReason = $why;
+        $this->lastResponseIsError = $error;
     }
 
     public function clearLastResponse(): void
     {
         $this->lastResponse = null;
         $this->exitReason = '';
+        $this->lastResponseIsError = false;
+    }
+
+    /**
+     * What a layer around the handler does to the response it returns (a document root's `.htaccess` headers),
+     * made also to a last response sent as the process ends (setLastResponse()), which no layer returns through.
+     * A layer registers it before it calls the handler inside it; the edits run innermost first. Each gets the
+     * response and whether it is an error the server made.
+     *
+     * @param \Closure(Response, bool): void $edit
+     */
+    public function editLastResponse(\Closure $edit): void
+    {
+        $this->lastResponseEdits[] = $edit;
+    }
+
+    /** @internal the server, as the worker process ends: the last response with the edits made to it */
+    public function editedLastResponse(Response $response): Response
+    {
+        for ($i = \count($this->lastResponseEdits) - 1; $i >= 0; $i--) {
+            ($this->lastResponseEdits[$i])($response, $this->lastResponseIsError);
+        }
+        return $response;
     }
 
     /** @internal read by the server as the worker process ends: see setLastResponse() */

@@ -174,8 +174,13 @@ final class DocumentRoot implements RequestHandler
             if ($outcome->env !== [] || $settings->phpIni !== [] || $query !== $request->queryString()) {
                 $resolved = $resolved->with($query, $outcome->env, $settings->phpIni);
             }
+            $env = $outcome->env;
+            // Also to the response a script that ends its worker (exit() on the sequential tier) leaves with.
+            $request->editLastResponse(static function (Response $last, bool $error) use ($settings, $env): void {
+                ResponseEditor::apply($settings, $last, $error, $env);
+            });
             $response = $this->run($request, $resolved);
-            ResponseEditor::apply($settings, $response, false, $outcome->env);
+            ResponseEditor::apply($settings, $response, false, $env);
             return $response;
         }
         if ($resolved instanceof StaticFile) {

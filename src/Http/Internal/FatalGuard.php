@@ -342,6 +342,11 @@ final class FatalGuard
 
     private function send(Connection $connection, Request $request, Response $response, float $deadline): bool
     {
+        try {
+            $response = $request->editedLastResponse($response);
+        } catch (\Throwable $e) {
+            $this->core->log('error', 'Editing the response of a script that exited failed: ' . $e::class . ': ' . $e->getMessage());
+        }
         $body = $response->body();
         if (!\is_string($body)) {
             $response = ErrorResponse::plain(500);

@@ -8,6 +8,7 @@ use Kiln\Isolation\Fork\ForkChild;
 use Kiln\Site\Fork\Internal\ChildGlobals;
 use Kiln\Site\Fork\Internal\ChildOutput;
 use Kiln\Site\Sequential\CodeRevalidation;
+use Kiln\Site\Sequential\Engine\CommandLine;
 use Kiln\Site\Sequential\Engine\InputBody;
 use Kiln\Site\Sequential\Engine\SapiGlobals;
 use Kiln\Site\Sequential\HeaderHook;
@@ -57,6 +58,10 @@ final class ScriptChild implements ForkChild
         $this->input = InputBody::probe(SapiGlobals::find());
         if ($this->input === null) {
             \fwrite(\STDERR, "Kiln fork: php://input reads empty: this PHP build does not let Kiln fill it\n");
+        }
+        if (!CommandLine::hide()) {
+            \fwrite(\STDERR, "Kiln fork: getopt() returns the server's (empty) options where a web server's PHP returns false, "
+                . "so a script that refuses web requests by that test runs\n");
         }
         \ini_set('display_errors', '0');
         \ini_set('log_errors', '1');

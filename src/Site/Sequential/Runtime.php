@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Site\Sequential;
 
+use Kiln\Site\Sequential\Engine\CommandLine;
 use Kiln\Site\Sequential\Engine\CwdWatch;
 use Kiln\Site\Sequential\Engine\ExecutorGlobals;
 use Kiln\Site\Sequential\Engine\GlobalScope;
@@ -43,6 +44,8 @@ final class Runtime
         public readonly ?RequestMethod $method = null,
         /** require_once runs files that declare nothing again on every request */
         public readonly ?IncludedFiles $included = null,
+        /** getopt() returns false, as under a web SAPI (CommandLine) */
+        public readonly bool $noCommandLine = false,
     ) {}
 
     /** Runs (and caches, for this process and its forks) the probes that do not depend on a request. */
@@ -85,6 +88,7 @@ final class Runtime
             $sessionId,
             RequestMethod::find($sapi),
             IncludedFiles::find($executor),
+            CommandLine::hide(),
         );
         if (!\function_exists('getallheaders')) {
             require __DIR__ . '/getallheaders.php'; // php-fpm has it, the CLI does not
@@ -126,6 +130,10 @@ final class Runtime
         }
         if ($this->method === null) {
             $missing['request method'] = 'header(\'Location: …\') after a POST answers 302, not 303 as under php-fpm';
+        }
+        if (!$this->noCommandLine) {
+            $missing['command line hidden'] = 'getopt() returns the worker\'s (empty) options where a web server\'s PHP returns false, '
+                . 'so a script that refuses web requests by that test runs';
         }
         if (!$this->output->isComplete()) {
             $missing['standard output capture'] = 'a script that ends every output buffer loses what it prints next';

@@ -237,6 +237,9 @@ final class SequentialRunner implements ScriptRunner
         $request->setLastResponse($onExit);
         $mark = $runtime->shutdowns?->mark();
         $included = $runtime->included?->begin($real) ?? 0;
+        if ($runtime->included?->loadedBefore() === true && Declarations::failsWhenRunAgain($real)) {
+            $this->refuseLoadedScript($request, $script); // exits: this worker cannot run it
+        }
         $this->timeLimit->arm($this->onTimeout ??= function (): void {
             $this->timedOut();
         });
@@ -428,6 +431,25 @@ final class SequentialRunner implements ScriptRunner
         return '';
     }
 
+    /**
+     * The requested script is a file an earlier request in this worker loaded (an app's include file, asked for
+     * directly) and declares a function or class without an existence check: run again here, it would stop on
+     * a fatal "Cannot redeclare" and take the worker with it. It is not run: 503 with a Retry-After, and the
+     * worker is replaced, so the next try runs it in a worker that has not loaded it.
+     */
+    private function refuseLoadedScript(Request $request, Script $script): never
+    {
+        ($this->log)('warning', "$script->scriptName: 503, not run: an earlier request in this worker "
+            . 'loaded it, and it declares a function or class without a function_exists() or class_exists() check, so it '
+            . 'cannot run again here; this worker is replaced (a request for an include file of an app, as scanners make)');
+        $request->setLastResponse(
+            ErrorResponse::forRequest($request, 503, '', ['Retry-After' => '1']),
+            "$script->scriptName was requested after an earlier request loaded it, and it declares without a check",
+            true,
+        );
+        exit();
+    }
+
     /** The SIGALRM handler, inside the script: answer 504 now and end the process. */
     private function timedOut(): never
     {
@@ -435,7 +457,11 @@ final class SequentialRunner implements ScriptRunner
         \assert($request !== null && $script !== null);
         ($this->log)('error', "$script->scriptName ran past the time limit of {$this->timeLimit->seconds} s: "
             . 'answered 504, replacing this worker');
-        $request->setLastResponse(ErrorResponse::forRequest($request, 504, "the script ran past its time limit of {$this->timeLimit->seconds} s"));
+        $request->setLastResponse(
+            ErrorResponse::forRequest($request, 504, "the script ran past its time limit of {$this->timeLimit->seconds} s"),
+            "$script->scriptName ran past the time limit of {$this->timeLimit->seconds} s (--time-limit)",
+            true,
+        );
         TimeLimit::killAfter(5);
         exit(1);
     }

@@ -103,6 +103,20 @@ abstract class HtaccessServingTestCase extends TestCase
         self::assertSame('yes', $missing['headers']['x-always'] ?? null);
     }
 
+    /**
+     * A script that ends with exit() or registers a shutdown function ends its worker on the sequential tier,
+     * whose response then leaves as the process ends: the headers .htaccess adds must be on it as well.
+     */
+    public function testHeaderSetAppliesToAScriptThatExitsOrRegistersAShutdownFunction(): void
+    {
+        foreach (['/headers/page.php', '/headers/exit.php', '/headers/shutdown.php'] as $target) {
+            $response = $this->get($target);
+            self::assertSame([200, 'x'], [$response['status'], $response['body']], $target);
+            self::assertSame('noindex, nofollow', $response['headers']['x-robots-tag'] ?? null, $target);
+            self::assertSame('yes', $response['headers']['x-always'] ?? null, $target);
+        }
+    }
+
     public function testErrorDocumentIsServedKeepingTheStatus(): void
     {
         $response = $this->get('/errors/nowhere?q=1');
@@ -204,6 +218,10 @@ abstract class HtaccessServingTestCase extends TestCase
             'assets/.htaccess' => "RewriteEngine Off\nHeader set X-Site static\nHeader always set X-Always yes\n"
                 . "ExpiresActive On\nExpiresByType text/css \"access plus 1 week\"\n",
             'assets/app.css' => "body { color: red }\n",
+            'headers/.htaccess' => "RewriteEngine Off\nHeader set X-Robots-Tag \"noindex, nofollow\"\nHeader always set X-Always yes\n",
+            'headers/page.php' => '<?php echo "x";',
+            'headers/exit.php' => '<?php echo "x"; exit;',
+            'headers/shutdown.php' => '<?php register_shutdown_function(function () {}); echo "x";',
             'errors/.htaccess' => "RewriteEngine Off\nErrorDocument 404 /404.php\n",
             '404.php' => '<?php echo "custom {$_SERVER["REDIRECT_STATUS"]} for {$_SERVER["REDIRECT_URL"]} ({$_SERVER["REDIRECT_QUERY_STRING"]})";',
             'legacy/.htaccess' => "RewriteEngine Off\nAddHandler cgi-script .cgi\n",

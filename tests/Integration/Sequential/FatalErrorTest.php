@@ -54,6 +54,28 @@ final class FatalErrorTest extends SequentialTestCase
         self::assertStringContainsString("will be replaced: $path declares a function or class without a function_exists() or class_exists() check", $log);
     }
 
+    /**
+     * An include file asked for by its URL after a page of the same worker loaded it would redeclare its functions:
+     * it is not run there (503, Retry-After) and the worker is replaced cleanly, not by a fatal error, so the
+     * next try runs it on a worker that has not loaded it.
+     */
+    public function testAnIncludeFileRequestedAfterAPageLoadedItIsNotRunAgainOnThatWorker(): void
+    {
+        $pid = $this->workerPid();
+        self::assertSame("helped $pid", $this->get('/uses-helper.php')['body'], $this->server()->log());
+        $refused = $this->get('/helper-include.php');
+        self::assertSame(503, $refused['status'], $this->server()->log());
+        self::assertSame(['1'], $refused['headers']['retry-after'] ?? null);
+        $this->waitForReplacement($pid);
+        $again = $this->get('/helper-include.php');
+        self::assertSame(200, $again['status'], 'run on a worker that had not loaded it');
+        self::assertSame('', $again['body']);
+        $log = $this->server()->log();
+        self::assertStringNotContainsString('Cannot redeclare', $log);
+        self::assertStringContainsString('/helper-include.php: 503, not run: an earlier request in this worker loaded it', $log);
+        self::assertStringContainsString("worker 1 (pid $pid) will be replaced: /helper-include.php was requested after an earlier request loaded it", $log);
+    }
+
     public function testAGuardedDeclarationRunsAgainOnTheSameWorker(): void
     {
         $pid = $this->workerPid();

@@ -24,6 +24,7 @@ final class TimeLimitTest extends SequentialTestCase
         $replaced = $this->waitForReplacement($pid);
         self::assertSame($replaced, $this->workerPid());
         self::assertStringContainsString('/sleep.php ran past the time limit of 1 s', $this->server()->log());
+        $this->server()->waitForLog("~worker 1 \\(pid $pid\\) will be replaced: /sleep\\.php ran past the time limit of 1 s \\(--time-limit\\)~", 5.0);
     }
 
     public function testABusyLoopIsStoppedToo(): void

@@ -33,6 +33,9 @@ final class IncludedFiles
     /** The request's script was in the table when the request began (its include then added nothing). */
     private bool $scriptListed = false;
 
+    /** See loadedBefore(). */
+    private bool $loadedBefore = false;
+
     private function __construct(
         private readonly Native $native,
         private readonly \FFI\CData $table,
@@ -83,8 +86,19 @@ final class IncludedFiles
             $this->kept = null;
         }
         // The same pure script again: listed, no look-up. Else it may be (one that declares stays listed).
-        $this->scriptListed = $this->kept === $script || $this->contains($script);
+        $again = $this->kept === $script;
+        $this->scriptListed = $again || $this->contains($script);
+        $this->loadedBefore = !$again && $this->scriptListed;
         return $this->count();
+    }
+
+    /**
+     * Whether the script of the request begin() was called for was in the table already, other than as the pure
+     * script kept from the request before: a file an earlier request loaded, which may declare something.
+     */
+    public function loadedBefore(): bool
+    {
+        return $this->loadedBefore;
     }
 
     /**
