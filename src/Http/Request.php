@@ -350,11 +350,14 @@ final class Request
         $this->lastResponseEdits[] = $edit;
     }
 
-    /** @internal the server, as the worker process ends: the last response with the edits made to it */
-    public function editedLastResponse(Response $response): Response
+    /**
+     * @internal the server, as the worker process ends: the last response with the edits made to it
+     * @param bool $error the server answers with an error of its own instead (the last response could not be made)
+     */
+    public function editedLastResponse(Response $response, bool $error = false): Response
     {
         for ($i = \count($this->lastResponseEdits) - 1; $i >= 0; $i--) {
-            ($this->lastResponseEdits[$i])($response, $this->lastResponseIsError);
+            ($this->lastResponseEdits[$i])($response, $error || $this->lastResponseIsError);
         }
         return $response;
     }

@@ -21,6 +21,9 @@ final class Worker implements WorkerContext
     /** Message(Message::ALIVE)->encode(), made once: the heartbeat allocates nothing. */
     private const ALIVE_LINE = Message::ALIVE . "\n";
 
+    /** How long a worker that asked for its replacement waits for the drain before it asks again (ns). */
+    private const RECYCLE_ASK_AGAIN = 5_000_000_000;
+
     private WorkerState $state = WorkerState::Booting;
 
     private int $served = 0;
@@ -33,6 +36,11 @@ final class Worker implements WorkerContext
     private bool $countsChanged = false;
 
     private bool $recycleAsked = false;
+
+    /** Why the replacement was asked for, and when (hrtime, ns): asked again after RECYCLE_ASK_AGAIN without a drain. */
+    private string $recycleReason = '';
+    private int $recycleAskedAt = 0;
+
 
     private ?Service $service = null;
 
@@ -244,6 +252,8 @@ final class Worker implements WorkerContext
     private function recycle(string $reason): void
     {
         $this->recycleAsked = true;
+        $this->recycleReason = $reason;
+        $this->recycleAskedAt = hrtime(true);
         $this->report();
         $this->send(new Message(Message::RECYCLE, $reason));
         // Until the drain comes (once the replacement is ready), each connection ends with its next response.
@@ -349,6 +359,12 @@ final class Worker implements WorkerContext
 
     private function report(): void
     {
+        if ($this->recycleAsked && $this->state === WorkerState::Ready && hrtime(true) - $this->recycleAskedAt > self::RECYCLE_ASK_AGAIN) {
+            // No drain came: the supervisor was not running yet (still starting), or the message was not acted on.
+            // Asked again; a worker winding down would otherwise close every connection after one response for good.
+            $this->recycleAskedAt = hrtime(true);
+            $this->send(new Message(Message::RECYCLE, $this->recycleReason));
+        }
         if ($this->metrics !== null) {
             $this->send(new Message(Message::METRICS, (string) json_encode($this->metrics->export(), JSON_PRESERVE_ZERO_FRACTION | JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_INVALID_UTF8_SUBSTITUTE)));
         }

@@ -225,9 +225,10 @@ final class FatalGuard
         if (!$fatal && $answered + $underway + $cut + $last + $refused + \count($deferred) === 0) {
             return;
         }
-        if (!$fatal && $this->core->state() === CoreState::Serving) {
-            // A script's exit() ends a worker that was serving: said first, so the supervisor starts the replacement
-            // now and does not take the exit for a crash. (A worker already draining was being replaced anyway.)
+        if (!$fatal && $this->core->state()->serves()) {
+            // A script's exit() ends a worker that was serving (or winding down, one request before its
+            // --max-requests): said first, so the supervisor starts the replacement now and does not take the exit
+            // for a crash. (A worker already draining was being replaced anyway.)
             $this->core->retiring($why);
         }
         $cause = $fatal ? "fatal error: {$error['message']} in {$error['file']}:{$error['line']}" : 'worker exited';
@@ -329,21 +330,24 @@ final class FatalGuard
         $this->deferredSent = true;
         $deadline = microtime(true) + self::LAST_BUDGET;
         foreach ($deferred as [$connection, $request, $answer]) {
+            $error = false;
             try {
                 $response = $answer();
             } catch (\Throwable $e) {
                 $this->core->log('error', 'Building the response of a script that exited failed: ' . $e::class . ': ' . $e->getMessage());
                 $response = ErrorResponse::plain(500);
+                $error = true;
             }
-            $this->send($connection, $request, $response, $deadline);
+            $this->send($connection, $request, $response, $deadline, $error);
         }
         $this->core->flushLogs();
     }
 
-    private function send(Connection $connection, Request $request, Response $response, float $deadline): bool
+    /** @param bool $error the response is a 500 made here, not the one the request's handler left */
+    private function send(Connection $connection, Request $request, Response $response, float $deadline, bool $error = false): bool
     {
         try {
-            $response = $request->editedLastResponse($response);
+            $response = $request->editedLastResponse($response, $error);
         } catch (\Throwable $e) {
             $this->core->log('error', 'Editing the response of a script that exited failed: ' . $e::class . ': ' . $e->getMessage());
         }

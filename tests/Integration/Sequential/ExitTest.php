@@ -100,6 +100,20 @@ final class ExitTest extends SequentialTestCase
         self::assertSame(200, $this->get('/shutdown-exit.php')['status'], 'the replacement serves');
     }
 
+    /**
+     * One request before its --max-requests, a worker winds down (its next response closes its connection); a
+     * script's exit() then still tells the supervisor why the worker goes, before it goes.
+     */
+    public function testAnExitOnAWorkerWindingDownBeforeItsLastRequestIsStillAnnounced(): void
+    {
+        $this->startServer(['KILN_MAX_REQUESTS' => '2']);
+        $pid = $this->workerPid(); // its first request: the worker winds down
+        self::assertSame(202, $this->get('/exit.php')['status']);
+        $this->waitForReplacement($pid);
+        $this->server()->waitForLog("~worker 1 \\(pid $pid\\) will be replaced: a script ended it with exit\\(\\)~", 5.0);
+        self::assertStringNotContainsString("(pid $pid) will be replaced: served", $this->server()->log());
+    }
+
     public function testManyExitsInARowKeepTheServerAnsweringWithoutBackoff(): void
     {
         for ($i = 0; $i < 5; $i++) {
