@@ -67,4 +67,4 @@ wait "$RELOADS"
 requests=$(awk '/requests in/ {print $1}' "$T/wrk.out")
 failed=$(awk '/Non-2xx/ {print $NF}' "$T/wrk.out")
 echo "$(date -u '+%F %H:%M') $(git -C "$ROOT" rev-parse --short HEAD): ${requests:-?} POSTs in ${SECONDS_TOTAL} s through nginx, $(grep -c 'reloaded: generation' "$T/kiln.log") reloads," \
-    "${failed:-0} failed (non-2xx), nginx error lines: $(grep -c . "$T/nginx/error.log" 2>/dev/null || echo 0)"
+    "${failed:-0} failed (non-2xx), nginx error lines: $(grep -c . "$T/nginx/error.log" 2>/dev/null || true)"
