@@ -280,6 +280,10 @@ final class Worker implements WorkerContext
         if (!$this->recycleAsked) {
             $this->recycle($reason);
         }
+        // Ending already: the supervisor must not ask it to drain once the replacement is ready. That SIGQUIT
+        // would find PHP shutting down, past its handlers, and end the process by the signal's default action
+        // (a core dump where the system keeps them) instead of its own exit.
+        $this->send(new Message(Message::STOPPING, 'ending on its own'));
         return $this->config->drainTimeout;
     }
 

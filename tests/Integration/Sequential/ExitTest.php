@@ -114,6 +114,28 @@ final class ExitTest extends SequentialTestCase
         self::assertStringNotContainsString("(pid $pid) will be replaced: served", $this->server()->log());
     }
 
+    /**
+     * A worker ended by exit() said so: once its replacement is ready, the supervisor does not send it the drain's
+     * SIGQUIT, which would find PHP shutting down and end the process by the signal (a core dump where kept).
+     */
+    public function testAWorkerEndedByExitEndsByItsOwnExitNotBySignal(): void
+    {
+        $this->startServer(['KILN_LOG_LEVEL' => 'debug']);
+        $pids = [];
+        for ($i = 0; $i < 3; $i++) {
+            $pid = $this->workerPid();
+            self::assertSame(202, $this->get('/exit.php')['status']);
+            $this->waitForReplacement($pid);
+            $this->server()->waitForLog("~worker 1 \\(pid $pid\\) (exited with code|killed by signal)~", 5.0);
+            $pids[] = $pid;
+        }
+        $log = $this->server()->log();
+        foreach ($pids as $pid) {
+            self::assertStringContainsString("worker 1 (pid $pid) exited with code 0", $log);
+            self::assertStringNotContainsString("(pid $pid) killed by signal", $log);
+        }
+    }
+
     public function testManyExitsInARowKeepTheServerAnsweringWithoutBackoff(): void
     {
         for ($i = 0; $i < 5; $i++) {
