@@ -32,6 +32,8 @@ final class SubscriptionLinkTest extends TestCase
     private int $resubscribed = 0;
     /** @var list<string> */
     private array $messages = [];
+    /** @var list<string> what the loop's error handler got (recordLoopErrors()) */
+    private array $errors = [];
 
     protected function setUp(): void
     {
@@ -134,17 +136,10 @@ final class SubscriptionLinkTest extends TestCase
 
     public function testAResubscriptionIsAnnouncedOnceTheServerConfirmedIt(): void
     {
-        $errors = [];
-        Loop::setErrorHandler(static function (\Throwable $e) use (&$errors): void {
-            $errors[] = $e->getMessage();
-        });
+        $this->recordLoopErrors();
         $this->inLoop(function (): void {
             $link = $this->link();
-            $subscribed = async(fn() => $link->add(SubscriptionKind::Channel, 'news', $this->handler(...)));
-            $first = $this->accept();
-            $this->read($first);
-            fwrite($first, "*3\r\n\$9\r\nsubscribe\r\n\$4\r\nnews\r\n:1\r\n");
-            $subscribed->await();
+            $first = $this->subscribeToNews($link);
             $subscribed = async(fn() => $link->add(SubscriptionKind::Pattern, 'room.*', $this->handler(...)));
             $this->read($first);
             fwrite($first, "*3\r\n\$10\r\npsubscribe\r\n\$6\r\nroom.*\r\n:2\r\n");
@@ -165,25 +160,17 @@ final class SubscriptionLinkTest extends TestCase
             $link->close();
         });
         self::assertSame(['after'], $this->messages);
-        self::assertCount(1, $errors);
-        self::assertStringContainsString('refused to psubscribe to room.* again', $errors[0]);
-        self::assertStringContainsString('NOPERM', $errors[0]);
+        self::assertCount(1, $this->errors);
+        self::assertStringContainsString('refused to psubscribe to room.* again', $this->errors[0]);
+        self::assertStringContainsString('NOPERM', $this->errors[0]);
     }
 
     public function testAnErrorThatRefusesNoChannelKeepsTheSubscriptionsForTheNextConnection(): void
     {
-        $errors = [];
-        Loop::setErrorHandler(static function (\Throwable $e) use (&$errors): void {
-            $errors[] = $e->getMessage();
-        });
+        $this->recordLoopErrors();
         $this->inLoop(function (): void {
             $link = $this->link();
-            $subscribed = async(fn() => $link->add(SubscriptionKind::Channel, 'news', $this->handler(...)));
-            $first = $this->accept();
-            $this->read($first);
-            fwrite($first, "*3\r\n\$9\r\nsubscribe\r\n\$4\r\nnews\r\n:1\r\n");
-            $subscribed->await();
-            fclose($first);
+            fclose($this->subscribeToNews($link));
             $second = $this->accept();
             $this->read($second);
             fwrite($second, "-ERR max number of clients reached\r\n"); // Redis then closes the connection
@@ -195,7 +182,31 @@ final class SubscriptionLinkTest extends TestCase
             $this->waitFor(fn(): bool => $this->resubscribed === 1);
             $link->close();
         });
-        self::assertSame([], $errors, 'nothing was refused');
+        self::assertSame([], $this->errors, 'nothing was refused');
+    }
+
+    /** What the loop's error handler is given from now on goes to $errors. */
+    private function recordLoopErrors(): void
+    {
+        Loop::setErrorHandler(function (\Throwable $e): void {
+            $this->errors[] = $e->getMessage();
+        });
+    }
+
+    /**
+     * Subscribes the link to the channel `news` and confirms it on the first connection it makes.
+     *
+     * @return resource that connection
+     */
+    private function subscribeToNews(SubscriptionLink $link): mixed
+    {
+        $subscribed = async(fn() => $link->add(SubscriptionKind::Channel, 'news', $this->handler(...)));
+        $connection = $this->accept();
+        $this->read($connection);
+        fwrite($connection, "*3\r\n\$9\r\nsubscribe\r\n\$4\r\nnews\r\n:1\r\n");
+        $subscribed->await();
+
+        return $connection;
     }
 
     private function link(): SubscriptionLink
