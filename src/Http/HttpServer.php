@@ -40,9 +40,6 @@ final class HttpServer implements Service, InFlight
     /** The 503 a connection past the cap gets, made once at start() (no Response exists then). */
     private string $shedResponse = '';
 
-    /** When drain() was called: the short idle grace of a drain counts from then, not from the accept. */
-    private float $drainStartedAt = 0.0;
-
     /** @var list<resource> */
     private array $listeners = [];
 
@@ -214,12 +211,6 @@ final class HttpServer implements Service, InFlight
         }
     }
 
-    /** How long a drain keeps an idle connection open for a request its client may be sending (seconds). */
-    private function drainIdleGrace(): float
-    {
-        return min(1.0, $this->limits->keepAliveTimeout);
-    }
-
     private function tickInterval(): float
     {
         $shortest = min(
@@ -238,10 +229,6 @@ final class HttpServer implements Service, InFlight
         \assert($core !== null);
         $now = Loop::now();
         $limits = $this->limits;
-        // While draining, a connection that has sent nothing gets a short grace, not the full idle time.
-        $draining = !$core->state()->serves();
-        $idleLimit = $draining ? $this->drainIdleGrace() : $limits->keepAliveTimeout;
-        $idleSince = $draining ? $this->drainStartedAt : 0.0;
         foreach ($core->connections() as $connection) {
             if ($connection->output->pending() > 0) {
                 if (!$connection->output->isBatched() && $now - $connection->output->lastWriteAt > $limits->writeTimeout) {
@@ -257,7 +244,8 @@ final class HttpServer implements Service, InFlight
                 if ($now - $connection->headStartedAt > $limits->headerTimeout) {
                     $core->reject($connection, 408, 'request header not received in time');
                 }
-            } elseif ($connection->isIdle() && $now - max($connection->lastActivityAt, $idleSince) > $idleLimit) {
+            } elseif ($connection->isIdle() && $now - $connection->lastActivityAt > $limits->keepAliveTimeout) {
+                // (a drain closes its idle connections sooner: HttpCore::startDraining())
                 $connection->close();
             }
         }
@@ -286,7 +274,6 @@ final class HttpServer implements Service, InFlight
         }
         // Connections the kernel completed already have clients waiting (with reuseport, nobody else would
         // take them): accept them too; each is read at once by the drain and served if its request is there.
-        $this->drainStartedAt = Loop::now();
         foreach ($this->listeners as $listener) {
             $batches = 0;
             while ($batches++ < 32 && $this->accept($listener)) {
@@ -295,8 +282,8 @@ final class HttpServer implements Service, InFlight
         }
         $this->stopAccepting();
         $this->leaveBalance();
-        // Idle connections get the same grace as fresh ones: a client may be sending its next request on one now.
-        $core->startDraining($done, $this->drainIdleGrace());
+        // Idle connections, kept and fresh, get a grace: a client may be sending its request on one now.
+        $core->startDraining($done, min(1.0, $this->limits->keepAliveTimeout));
     }
 
     public function windDown(): void

@@ -41,7 +41,6 @@ final class Worker implements WorkerContext
     private string $recycleReason = '';
     private int $recycleAskedAt = 0;
 
-
     private ?Service $service = null;
 
     private string $driverName = '';
@@ -113,8 +112,8 @@ final class Worker implements WorkerContext
             $service = $this->service = $factory();
             $this->listening = $listeners();
             $service->start($this->listening, $this);
-            if ($this->config->maxRequests === 1) {
-                $service->windDown(); // its one response closes its connection
+            if ($this->served === $this->config->maxRequests - 1) {
+                $service->windDown(); // --max-requests=1: its one response closes its connection, as requestServed() does
             }
             $this->sidecars->start();
         } catch (\Throwable $e) {

@@ -110,22 +110,18 @@ final class Connection
     }
 
     /**
-     * For a graceful stop: a request the client already sent is served (with Connection: close); an idle
-     * keep-alive connection closes, unless $keepIdle (the drain gives idle connections a grace and closes
-     * them itself); a fresh one always waits for the grace (its request may be on the wire).
+     * For a graceful stop: a request the client already sent is served (with Connection: close), an event stream
+     * ends. An idle connection is left to the drain (HttpCore::startDraining()), which closes it at once or after
+     * its grace.
      */
-    public function drain(bool $keepIdle = false): void
+    public function drain(): void
     {
         if ($this->pushed !== null) {
             $this->pushed->end(); // the client reconnects (to a new worker) with its Last-Event-ID
             return;
         }
-        if (!$this->isIdle()) {
-            return;
-        }
-        $this->onReadable();
-        if (!$keepIdle && $this->isIdle() && $this->served > 0) {
-            $this->close();
+        if ($this->isIdle()) {
+            $this->onReadable();
         }
     }
 

@@ -19,11 +19,12 @@ use Kiln\Server\WorkerContext;
 
 /**
  * What every connection of a worker shares: the handler, the encoder, the loop turn's write batch, the
- * registry of open connections, and the code that turns a handler's Response into bytes on the wire.
+ * registry of open connections, and the code that turns a handler's Response into bytes on the wire (what is
+ * recorded of each request, its access log line and metrics, is RequestRecord's).
  *
  * Its life is a CoreState, changed only by the named operations below (an illegal change throws \Error):
- * windDown() when the worker is to be replaced, startDraining() for a graceful stop, finishLastResponses() when the worker process ends on its own
- * (FatalGuard), stop() to close everything now. A drain or a finish ends, and calls its $onEmpty once,
+ * windDown() when the worker is to be replaced, startDraining() for a graceful stop, finishLastResponses() when
+ * the worker process ends on its own (FatalGuard), stop() to close everything now. A drain or a finish ends, and calls its $onEmpty once,
  * when the last connection is gone; a drain also waits for the long-lived connections of other protocols
  * registered with addLongLived().
  *
@@ -68,31 +69,28 @@ final class HttpCore
 
     private int $nextLongLived = 0;
 
-    /** null: --admin-listen is off, nothing is measured */
-    private readonly ?RequestMetrics $metrics;
+    /** The access log, metrics and warnings of each request. */
+    private readonly RequestRecord $record;
 
-    /** @var array<int, int> when the running request of each connection was dispatched (hrtime, ns); kept only if $timed */
-    private array $startedAt = [];
-
-    /** Metrics are on, or the access log wants durations. */
+    /** The record's: durations are taken; anything is recorded of a request answered (read once per request). */
     private readonly bool $timed;
+    private readonly bool $recorded;
 
     public function __construct(
         private readonly RequestHandler $handler,
         private readonly Limits $limits,
         private readonly WorkerContext $context,
-        private readonly ?AccessLog $accessLog,
+        ?AccessLog $accessLog,
         /** seconds past which a request is logged as slow; 0: off */
-        private readonly float $slowRequest = 0.0,
+        float $slowRequest = 0.0,
     ) {
         $this->encoder = new ResponseEncoder();
         $this->writeBatch = new WriteBatch($limits->responseHold);
         $this->sender = new ResponseSender($this->encoder, $context);
         $this->pushes = new PushedStreams($this, $this->encoder, $limits, $context);
-        $registry = $context->metrics();
-        $this->metrics = $registry === null ? null
-            : new RequestMetrics($registry, fn(): array => [\count($this->serving), \count($this->connections) - $this->pushes->openCount()]);
-        $this->timed = $registry !== null || $accessLog?->timed() === true || $slowRequest > 0;
+        $this->record = new RequestRecord($context, $accessLog, $slowRequest, fn(): array => [\count($this->serving), \count($this->connections) - $this->pushes->openCount()]);
+        $this->timed = $this->record->timed;
+        $this->recorded = $this->record->active;
     }
 
     public function state(): CoreState
@@ -165,9 +163,8 @@ final class HttpCore
      *
      * With an $idleGrace, an idle connection stays open that long, and a request its client sends meanwhile is
      * answered (with `Connection: close`): a client sending its next request on a kept connection as the drain
-     * begins gets its answer instead of a closed connection. Those still idle when it ends are closed then.
-     * Without one, idle connections close at once (those that have served nothing yet keep a grace of the
-     * caller's, HttpServer's housekeeping: they were accepted for a drain, and their request is on its way).
+     * begins, or one whose connection the drain accepted from the backlog, gets its answer instead of a closed
+     * connection. Those still idle when it ends are closed then; without a grace, at once.
      *
      * @param \Closure(): void $onEmpty
      * @throws \Error unless the core is serving or winding down
@@ -178,22 +175,29 @@ final class HttpCore
         $this->onEmpty = $onEmpty;
         $this->writeBatch->flush(); // a connection whose response is written is idle: it closes now, or after the grace
         foreach ($this->connections as $connection) {
-            $connection->drain($idleGrace > 0.0);
+            $connection->drain();
         }
         foreach ($this->longLived as $close) {
             $close(true);
         }
-        if ($idleGrace > 0.0 && $this->connections !== []) {
+        if ($idleGrace <= 0.0) {
+            $this->closeIdle();
+        } elseif ($this->connections !== []) {
             $this->graceTimer = Loop::delay($idleGrace, function (): void {
                 $this->graceTimer = null;
-                foreach ($this->connections as $connection) {
-                    if ($connection->isIdle()) {
-                        $connection->close();
-                    }
-                }
+                $this->closeIdle();
             });
         }
         $this->settle();
+    }
+
+    private function closeIdle(): void
+    {
+        foreach ($this->connections as $connection) {
+            if ($connection->isIdle()) {
+                $connection->close();
+            }
+        }
     }
 
     /**
@@ -299,11 +303,11 @@ final class HttpCore
     {
         $id = $connection->id;
         if ($this->timed) {
-            $this->startedAt[$id] = (int) hrtime(true);
+            $this->record->dispatched($id);
         }
         if (\count($this->serving) >= $this->limits->concurrency) {
             $response = ErrorResponse::plain(503, '', ['Retry-After' => '1']);
-            $this->metrics?->rejected(503, 'concurrency');
+            $this->record->refused(503, 'concurrency');
         } else {
             $this->serving[$id] = $request;
             $failure = null;
@@ -315,7 +319,7 @@ final class HttpCore
             unset($this->serving[$id]);
             $failure ??= $response->failure();
             if ($failure !== null) {
-                $this->logFailure($request, $failure);
+                $this->record->failed($request, $failure);
             }
         }
         $head = $request->head;
@@ -352,8 +356,8 @@ final class HttpCore
             $request->releaseBody(); // a request without a body has no body file nor uploads to remove
         }
         $this->context->requestServed();
-        if ($this->timed || $this->accessLog !== null) {
-            $this->logAccess($connection, $request, $status, $sent);
+        if ($this->recorded) {
+            $this->record->answered($connection, $request, $status, $sent);
         }
         $connection->responded($keepAlive, $this->state);
     }
@@ -372,7 +376,7 @@ final class HttpCore
         } finally {
             $request->releaseBody();
             $this->context->requestServed();
-            $this->logAccess($connection, $request, $status, $sent);
+            $this->record->answered($connection, $request, $status, $sent);
             $connection->responded($keepAlive, $this->state);
         }
     }
@@ -411,7 +415,7 @@ final class HttpCore
     {
         $request->releaseBody();
         $this->context->requestServed();
-        $this->logAccess($connection, $request, $status, $sent);
+        $this->record->answered($connection, $request, $status, $sent);
         if ($connectionOpen) {
             $connection->responded($keepAlive, $this->state);
         }
@@ -433,61 +437,7 @@ final class HttpCore
     public function servedAtShutdown(Connection $connection, Request $request, int $status, int $sent): void
     {
         $this->context->requestServed(); // also tells the supervisor this worker was healthy
-        $this->logAccess($connection, $request, $status, $sent);
-    }
-
-    public function logAccess(Connection $connection, Request $request, int $status, int $sent): void
-    {
-        $duration = 0;
-        if ($this->timed) {
-            $now = (int) hrtime(true);
-            $duration = $now - ($this->startedAt[$connection->id] ?? $now);
-            unset($this->startedAt[$connection->id]);
-            $this->metrics?->served($request, $status, $duration);
-            $refused = $request->attribute(Request::REFUSED);
-            if (\is_string($refused)) {
-                $this->metrics?->rejected($status, $refused);
-            }
-            if ($this->slowRequest > 0 && $duration > $this->slowRequest * 1e9) {
-                $head = $request->head();
-                $this->context->log('warning', sprintf(
-                    'slow request: %s %s answered %d in %.3f s (over --slow-request=%s)',
-                    $head->method,
-                    $head->target,
-                    $status,
-                    $duration / 1e9,
-                    $this->slowRequest,
-                ));
-            }
-        }
-        if ($this->accessLog === null) {
-            return;
-        }
-        $head = $request->head();
-        $id = $request->attribute('request_id') ?? $request->header('x-request-id') ?? '';
-        $tier = $request->attribute(RequestMetrics::TIER, 'app');
-        $this->accessLog->record(
-            $connection->remoteAddress,
-            $head->method . ' ' . $head->target . ' HTTP/' . $head->version,
-            $status,
-            $sent,
-            $request->header('referer') ?? '',
-            $request->header('user-agent') ?? '',
-            $duration / 1e9,
-            \is_string($id) ? $id : '',
-            \is_string($tier) ? $tier : 'app',
-            $this->context->workerId(),
-        );
-    }
-
-    private function logFailure(Request $request, \Throwable $failure): void
-    {
-        $message = 'Uncaught ' . $failure::class . ' while handling ' . $request->method() . ' ' . $request->target()
-            . ': ' . $failure->getMessage() . ' at ' . $failure->getFile() . ':' . $failure->getLine();
-        for ($previous = $failure->getPrevious(); $previous !== null; $previous = $previous->getPrevious()) {
-            $message .= '; caused by ' . $previous::class . ': ' . $previous->getMessage();
-        }
-        $this->context->log('error', $message);
+        $this->record->answered($connection, $request, $status, $sent);
     }
 
     /** Answers a request the parser refused, then closes: nothing after it on this connection is read. */
@@ -497,8 +447,7 @@ final class HttpCore
         $body = $response->body();
         \assert(\is_string($body));
         $connection->write($this->encoder->responseHead($response, \strlen($body), '1.1', false) . $body);
-        $this->accessLog?->record($connection->remoteAddress, '-', $status, \strlen($body), '', '', worker: $this->context->workerId());
-        $this->metrics?->rejected($status, self::reason($status));
+        $this->record->rejected($connection, $status, \strlen($body));
         $connection->closeAfterFlush();
     }
 
@@ -513,18 +462,7 @@ final class HttpCore
     /** A connection refused at the per-worker cap (HttpServer answers it a 503 before any request). */
     public function shed(): void
     {
-        $this->metrics?->rejected(503, 'connections');
-    }
-
-    private static function reason(int $status): string
-    {
-        return match ($status) {
-            408 => 'timeout',
-            413 => 'body_too_large',
-            414 => 'uri_too_long',
-            431 => 'headers_too_large',
-            default => 'bad_request',
-        };
+        $this->record->refused(503, 'connections');
     }
 
     public function log(string $level, string $message): void
@@ -534,6 +472,6 @@ final class HttpCore
 
     public function flushLogs(): void
     {
-        $this->accessLog?->flush();
+        $this->record->flush();
     }
 }

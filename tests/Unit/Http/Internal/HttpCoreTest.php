@@ -285,7 +285,7 @@ final class HttpCoreTest extends CoreTestCase
     public static function illegalOperations(): iterable
     {
         $drain = static function (HttpCore $core): void {
-            $core->startDraining(static function (): void {});
+            $core->startDraining(static function (): void {}, 5.0); // a grace: a connection that is idle keeps it draining
         };
         $finish = static function (HttpCore $core): void {
             $core->finishLastResponses(static function (): void {});

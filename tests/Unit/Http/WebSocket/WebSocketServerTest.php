@@ -237,7 +237,7 @@ final class WebSocketServerTest extends TestCase
     public function testAConnectionUpgradedDuringADrainIsWaitedForAndGetsTheDrainsClose(): void
     {
         $server = $this->server(new Limits());
-        // A client whose request is being served when the drain begins (a fresh connection: the drain keeps it).
+        // A client whose request is being served when the drain begins (an idle connection: the drain's grace keeps it).
         $pair = stream_socket_pair(STREAM_PF_UNIX, STREAM_SOCK_STREAM, STREAM_IPPROTO_IP);
         self::assertIsArray($pair);
         stream_set_blocking($pair[0], false);
@@ -246,7 +246,7 @@ final class WebSocketServerTest extends TestCase
         $empty = new \ArrayObject();
         $this->core()->startDraining(function () use ($empty): void {
             $empty[] = true;
-        });
+        }, 5.0);
         self::assertSame(0, $server->count(), 'no WebSocket connection yet: nothing held the drain back');
         $this->open($server, $this->handler()); // its handler upgrades
         $http->close(); // the HTTP connection handed its socket over
