@@ -37,13 +37,19 @@ final class Log
 
     public function log(string $level, string $message): void
     {
+        $this->logAs($this->source, (int) getmypid(), $level, $message);
+    }
+
+    /** An entry on behalf of another process: what a worker wrote to its standard error, filed by the supervisor. */
+    public function logAs(string $source, int $pid, string $level, string $message): void
+    {
         $parsed = LogLevel::tryFrom($level) ?? LogLevel::Error;
         if (!$this->enabled($parsed)) {
             return;
         }
         $this->file->write($this->json
-            ? self::formatJson(microtime(true), $parsed, $this->source, (int) getmypid(), $message)
-            : self::format(microtime(true), $parsed, $this->source . ' ' . getmypid(), $message));
+            ? self::formatJson(microtime(true), $parsed, $source, $pid, $message)
+            : self::format(microtime(true), $parsed, $source . ' ' . $pid, $message));
     }
 
     public static function format(float $time, LogLevel $level, string $source, string $message): string

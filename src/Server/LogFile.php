@@ -81,6 +81,12 @@ final class LogFile
         $this->carriesStderr = !$this->isStderr();
     }
 
+    /** In a worker whose fd 2 is the supervisor's pipe (StderrRelay): reopen() leaves fd 2 where it is. */
+    public function releaseStderr(): void
+    {
+        $this->carriesStderr = false;
+    }
+
     public function close(): void
     {
         if ($this->handle !== null && !$this->isStderr()) {

@@ -83,7 +83,7 @@ final class Supervisor
     ) {
         $this->metrics = $admin === null ? null : new Metrics\NodeMetrics();
         $this->signals = new SignalInbox();
-        $this->pool = new WorkerPool($this->workerMain(...), new BusRelay($log));
+        $this->pool = new WorkerPool($this->workerMain(...), new BusRelay($log), new StderrRelay($log));
         $this->fleet = new Fleet($this->pool, $config->workers, $log);
         $this->sidecars = new Sidecars($log, $this->pool->send(...));
         $this->balance = $config->listenerMode === ListenerMode::Shared ? AcceptBalance::create($config->workers) : null;
@@ -104,6 +104,9 @@ final class Supervisor
             $this->log->debug('child subreaper: orphans of the server\'s processes are reaped here');
         } else {
             $this->log->debug('no FFI: orphans of the server\'s processes go to PID 1, which must reap them');
+        }
+        if (!StderrRelay::supported()) {
+            $this->log->debug('no FFI: what workers write to standard error (PHP\'s own messages) goes there as PHP wrote it, not through the error log');
         }
         try {
             $this->background?->start($this->forgetInChild(...));

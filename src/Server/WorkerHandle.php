@@ -40,6 +40,11 @@ final class WorkerHandle
     /** USR1 came while it booted (before it watches USR1): it still holds the log files of its fork; reopen once ready. */
     public bool $reopenWhenReady = false;
 
+    /** @var resource|null the read end of the worker's standard error (StderrRelay); null without FFI or once closed */
+    public mixed $stderr = null;
+
+    public ?Internal\StderrEntries $stderrEntries = null;
+
     /** @param resource|null $channel */
     public function __construct(
         public readonly int $slot,
@@ -66,6 +71,14 @@ final class WorkerHandle
             fclose($this->channel);
         }
         $this->channel = null;
+    }
+
+    public function closeStderr(): void
+    {
+        if (\is_resource($this->stderr)) {
+            fclose($this->stderr);
+        }
+        $this->stderr = null;
     }
 
     public function label(): string

@@ -14,10 +14,12 @@ final class WorkerPool
      * @param \Closure(int, resource, resource|null): int $childMain runs in the child (slot, channel, bus socket),
      *     returns its exit code
      * @param ?BusRelay $relay the node bus: each worker gets a socket to it (null: no bus socket)
+     * @param ?StderrRelay $stderr files what workers write to their standard error (null: they keep the server's)
      */
     public function __construct(
         private readonly \Closure $childMain,
         private readonly ?BusRelay $relay = null,
+        private readonly ?StderrRelay $stderr = null,
     ) {}
 
     public function spawn(int $slot, int $generation): WorkerHandle
@@ -34,17 +36,22 @@ final class WorkerPool
             throw new ServerException('Cannot create a worker bus socket (socket pair): too many open files?');
         }
         [$busParent, $busChild] = $bus;
+        $stderr = $this->stderr?->open();
         $pid = pcntl_fork();
         if ($pid === -1) {
-            foreach ([$parentEnd, $childEnd, $busParent, $busChild] as $end) {
+            foreach ([$parentEnd, $childEnd, $busParent, $busChild, $stderr?->reader] as $end) {
                 $end !== null && fclose($end);
             }
+            $stderr?->closeWriteEnd();
             throw new ServerException('Cannot fork a worker: ' . pcntl_strerror(pcntl_get_last_error()));
         }
         if ($pid === 0) {
             fclose($parentEnd);
             $busParent !== null && fclose($busParent);
             $this->forgetInChild();
+            if ($stderr !== null) {
+                $this->stderr?->adopt($stderr);
+            }
             exit(($this->childMain)($slot, $childEnd, $busChild));
         }
         fclose($childEnd);
@@ -53,7 +60,11 @@ final class WorkerPool
             $this->relay?->attach($pid, $busParent);
         }
         stream_set_blocking($parentEnd, false);
-        return $this->handles[$pid] = new WorkerHandle($slot, $generation, $pid, $parentEnd, microtime(true));
+        $handle = $this->handles[$pid] = new WorkerHandle($slot, $generation, $pid, $parentEnd, microtime(true));
+        if ($stderr !== null) {
+            $this->stderr?->attach($handle, $stderr);
+        }
+        return $handle;
     }
 
     /** In a child forked from the supervisor: closes every worker's channel and bus socket, and forgets the workers. */
@@ -61,6 +72,7 @@ final class WorkerPool
     {
         foreach ($this->handles as $handle) {
             $handle->closeChannel();
+            $handle->closeStderr();
         }
         $this->handles = [];
         $this->relay?->forget();
@@ -80,7 +92,7 @@ final class WorkerPool
     /**
      * Waits up to $timeout for worker lines (a signal cuts the wait short).
      *
-     * @param array<string, resource> $extra other streams to watch (keys not starting with b or c)
+     * @param array<string, resource> $extra other streams to watch (keys not starting with b, c or e)
      * @param list<string> $ready set to the keys of $extra that are readable
      * @return list<array{WorkerHandle, Message}>
      */
@@ -91,6 +103,9 @@ final class WorkerPool
         foreach ($this->handles as $pid => $handle) {
             if (\is_resource($handle->channel)) {
                 $read["c$pid"] = $handle->channel;
+            }
+            if (\is_resource($handle->stderr)) {
+                $read["e$pid"] = $handle->stderr;
             }
         }
         foreach ($this->relay?->readable() ?? [] as $pid => $stream) {
@@ -118,6 +133,8 @@ final class WorkerPool
             $pid = (int) substr((string) $key, 1);
             if ($key[0] === 'b') {
                 $this->relay?->read($pid);
+            } elseif ($key[0] === 'e') {
+                isset($this->handles[$pid]) && $this->stderr?->read($this->handles[$pid]);
             } elseif (isset($this->handles[$pid])) {
                 array_push($messages, ...$this->flush($this->handles[$pid]));
             }
@@ -172,6 +189,7 @@ final class WorkerPool
             }
             unset($this->handles[$pid]);
             $this->relay?->detach($pid);
+            $this->stderr?->finish($handle);
             $exits[] = [$handle, self::describe($status), pcntl_wifexited($status) && pcntl_wexitstatus($status) === 0];
         }
         return $exits;

@@ -110,7 +110,7 @@ final class FatalErrorTest extends SequentialTestCase
         self::assertSame(500, $response['status']);
         self::assertSame('before the exception;', $response['body'], 'display_errors is off: what was printed, no message');
         self::assertSame($pid, $this->workerPid());
-        self::assertStringContainsString('PHP Fatal error:  Uncaught RuntimeException: nobody caught this', $this->server()->log());
+        $this->server()->waitForLog('~PHP Fatal error:  Uncaught RuntimeException: nobody caught this~');
     }
 
     public function testTheScriptsExceptionHandlerGetsItsUncaughtException(): void
@@ -137,14 +137,14 @@ final class FatalErrorTest extends SequentialTestCase
     public function testTheLogOfAnUncaughtErrorShowsTheScriptsFramesNotKilnsOwn(): void
     {
         self::assertSame(500, $this->get('/half/page.php?fail=1')['status']);
-        $this->server()->waitForLog('~\{main\}~', 5.0);
-        $log = $this->server()->log();
-        $entry = substr($log, (int) strpos($log, 'PHP Fatal error:  Uncaught Error: Call to undefined function kiln_half_no_such_function()'));
+        // One entry of the error log (its lines folded with " | ").
+        $entry = $this->server()->waitForLog('~PHP Fatal error:  Uncaught Error: Call to undefined function kiln_half_no_such_function~', 5.0);
         self::assertMatchesRegularExpression(
-            '~^PHP Fatal error:  Uncaught Error: Call to undefined function kiln_half_no_such_function\(\) in \S+/half/functions\.php:12\n'
-            . 'Stack trace:\n#0 \S+/half/page\.php\(9\): kiln_half_fail\(\)\n#1 \{main\}\n  thrown in \S+/half/functions\.php on line 12~',
+            '~\] PHP Fatal error:  Uncaught Error: Call to undefined function kiln_half_no_such_function\(\) in \S+/half/functions\.php:12'
+            . ' \| Stack trace: \| #0 \S+/half/page\.php\(9\): kiln_half_fail\(\) \| #1 \{main\} \|   thrown in \S+/half/functions\.php on line 12$~',
             $entry,
         );
+        $log = $this->server()->log();
         self::assertStringNotContainsString('SequentialRunner', $log, 'no frame of Kiln\'s own');
     }
 }

@@ -1,0 +1,99 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Server;
+
+use Kiln\Server\Internal\StderrEntries;
+use Kiln\Server\Internal\StderrPipe;
+
+/**
+ * Files what workers write to their standard error in the error log: each worker's fd 2 is a pipe the
+ * supervisor reads, and every message (PHP's warnings and fatal errors, error_log() without an error_log
+ * setting, a script's fwrite(STDERR, …)) becomes an entry of the log's format (--error-log-format), with its
+ * time, a level taken from PHP's prefix, and the worker's label and pid. Without FFI a worker keeps the
+ * server's standard error, where PHP's messages appear in its own words (the supervisor's debug line says so).
+ *
+ * The supervisor reads the pipes in its loop, which never runs app code: a worker writing faster than the
+ * log takes waits on its write, as it would on a terminal or a full disk; nothing is dropped.
+ */
+final class StderrRelay
+{
+    public function __construct(private readonly Log $log) {}
+
+    /** Whether workers get the pipe (FFI is usable). */
+    public static function supported(): bool
+    {
+        $pipe = StderrPipe::open();
+        $pipe?->closeWriteEnd();
+        if ($pipe !== null) {
+            fclose($pipe->reader);
+        }
+        return $pipe !== null;
+    }
+
+    /** A pipe for the worker about to be forked; null: it keeps the server's standard error. */
+    public function open(): ?StderrPipe
+    {
+        return StderrPipe::open();
+    }
+
+    /** In the worker just forked. */
+    public function adopt(StderrPipe $pipe): void
+    {
+        if ($pipe->becomeStderr()) {
+            $this->log->file()->releaseStderr(); // a log rotation in the worker must not take fd 2 back from the pipe
+        }
+    }
+
+    /** In the supervisor once the worker is forked: the handle keeps the read end. */
+    public function attach(WorkerHandle $handle, StderrPipe $pipe): void
+    {
+        $pipe->closeWriteEnd();
+        $handle->stderr = $pipe->reader;
+        $handle->stderrEntries = new StderrEntries();
+    }
+
+    /** Files what the worker wrote (its pipe was readable); at EOF the pipe is closed. */
+    public function read(WorkerHandle $handle): void
+    {
+        $entries = $handle->stderrEntries;
+        $stream = $handle->stderr;
+        if ($entries === null || !\is_resource($stream)) {
+            return;
+        }
+        // Up to 1 MiB a turn: a worker filling its pipe without pause cannot keep the supervisor from the others.
+        for ($read = 0; $read < 1_048_576; $read += \strlen($data)) {
+            $data = @fread($stream, 65536);
+            if ($data === false || $data === '') {
+                if ($data === false || feof($stream)) {
+                    $this->file($handle, $entries->finish());
+                    $handle->closeStderr();
+                }
+                return;
+            }
+            $this->file($handle, $entries->feed($data));
+        }
+    }
+
+    /**
+     * The worker was reaped: what it wrote last is filed, and the pipe closed (a process it left behind that
+     * still holds the write end gets EPIPE).
+     */
+    public function finish(WorkerHandle $handle): void
+    {
+        $this->read($handle);
+        if ($handle->stderrEntries !== null) {
+            $this->file($handle, $handle->stderrEntries->finish());
+        }
+        $handle->closeStderr();
+    }
+
+    /** @param list<array{string, string}> $entries */
+    private function file(WorkerHandle $handle, array $entries): void
+    {
+        foreach ($entries as [$level, $message]) {
+            $this->log->logAs("worker {$handle->slot}", $handle->pid, $level, $message);
+        }
+    }
+}
