@@ -119,7 +119,7 @@ final class PhpCgiPool implements SidecarListener
     /**
      * What the supervisor runs, once for the server: `php-cgi -d opcache.enable=1 [-d NAME=VALUE…] -b {socket}`, allowlisted env only.
      * The NAME=VALUE pairs are --php-ini's, then the JIT's (Kiln::JIT) and max_execution_time (--time-limit,
-     * rounded up) for what --php-ini leaves unset.
+     * rounded up, plus one second) for what --php-ini leaves unset.
      */
     public function spec(): SidecarSpec
     {
@@ -134,8 +134,11 @@ final class PhpCgiPool implements SidecarListener
         $ini = $this->options->jit ? $this->options->phpIni + Kiln::JIT : $this->options->phpIni;
         // The worker cannot tell which child holds a request it gave up on (504), so PHP itself ends a script
         // that spins past the time limit (max_execution_time counts CPU time), and the child takes the next.
+        // A second later than the worker's limit, never at it: CPU time runs no faster than the wall clock, so
+        // the worker's 504 comes first. At the same limit they raced, and PHP's fatal error (a 500) won when the
+        // worker woke late on a loaded machine.
         if ($this->options->timeLimit > 0 && !isset($ini['max_execution_time'])) {
-            $ini['max_execution_time'] = (string) (int) ceil($this->options->timeLimit);
+            $ini['max_execution_time'] = (string) ((int) ceil($this->options->timeLimit) + 1);
         }
         foreach ($ini as $name => $value) {
             $command[] = '-d';

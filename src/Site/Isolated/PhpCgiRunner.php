@@ -33,7 +33,7 @@ use Kiln\Store\NodeBus;
  * or slower one streams to the client as php-cgi writes it. STDERR lines (PHP's logged errors) go to the error log with
  * the request id. Answers: 503 + Retry-After when every child is busy and the queue is full (or the wait
  * passed the time limit), 502 when php-cgi cannot start or the exchange breaks, 504 past the time limit
- * (its connection is closed; PHP's max_execution_time, set to the time limit, ends a script that spins on,
+ * (its connection is closed; PHP's max_execution_time, a second past the time limit, ends a script that spins on,
  * and the child takes the next request). When the client goes away mid-response, the request is given up
  * (ABORT_REQUEST) and the child returns to the pool once it is done (see PhpCgiExchange).
  * A `Location: /path` without `Status` is sent as a 302, as nginx does with php-fpm.

@@ -42,7 +42,7 @@ final class PhpCgiPoolTest extends TestCase
         $pool = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', 3, phpIni: ['memory_limit' => '64M', 'error_log' => '/tmp/a b.log'], passEnv: ['APP_ENV', 'MISSING']));
         $spec = $pool->spec();
         self::assertSame(['/usr/bin/php-cgi', '-d', 'opcache.enable=1', '-d', 'memory_limit=64M', '-d', 'error_log="/tmp/a b.log"',
-            '-d', 'max_execution_time=30', '-b', '{socket}'], $spec->command);
+            '-d', 'max_execution_time=31', '-b', '{socket}'], $spec->command);
         self::assertSame(['APP_ENV' => 'prod', 'PHP_FCGI_CHILDREN' => '3', 'PHP_FCGI_MAX_REQUESTS' => '10000'], $spec->env);
         self::assertSame(1, $spec->count, 'one parent, in php-cgi\'s manager mode');
         self::assertTrue($spec->shared, 'one for the server, not one per worker');
@@ -56,10 +56,11 @@ final class PhpCgiPoolTest extends TestCase
         self::assertNotSame($a, $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', 3, phpIni: ['memory_limit' => '64M']))->spec()->name);
     }
 
-    public function testScriptsEndAtTheTimeLimitRoundedUpUnlessPhpIniSetsTheirOwn(): void
+    public function testScriptsEndASecondPastTheTimeLimitRoundedUpUnlessPhpIniSetsTheirOwn(): void
     {
+        // Never at the limit itself: the worker's 504 must come before PHP's own fatal error (a 500).
         $limit = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', timeLimit: 1.5))->spec();
-        self::assertContains('max_execution_time=2', $limit->command);
+        self::assertContains('max_execution_time=3', $limit->command);
         $own = $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', timeLimit: 1.5, phpIni: ['max_execution_time' => '7']))->spec();
         self::assertSame(['/usr/bin/php-cgi', '-d', 'opcache.enable=1', '-d', 'max_execution_time=7', '-b', '{socket}'], $own->command);
     }
