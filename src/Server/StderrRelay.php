@@ -4,7 +4,6 @@ declare(strict_types=1);
 
 namespace Kiln\Server;
 
-use Kiln\Server\Internal\StderrEntries;
 use Kiln\Server\Internal\StderrPipe;
 
 /**

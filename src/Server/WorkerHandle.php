@@ -43,7 +43,7 @@ final class WorkerHandle
     /** @var resource|null the read end of the worker's standard error (StderrRelay); null without FFI or once closed */
     public mixed $stderr = null;
 
-    public ?Internal\StderrEntries $stderrEntries = null;
+    public ?StderrEntries $stderrEntries = null;
 
     /** @param resource|null $channel */
     public function __construct(

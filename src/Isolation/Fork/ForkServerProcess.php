@@ -21,6 +21,8 @@ use Kiln\Loop\TimeoutCancellation;
 
 use function Kiln\Loop\write;
 
+use Kiln\Server\StderrEntries;
+
 /**
  * The worker's handle on its fork server (ForkServer): starts it on first use (`php fork-server.php` with
  * $phpOptions, so it loads nothing but the autoloader and the ForkChild class), restarts it if it died,
@@ -274,18 +276,18 @@ final class ForkServerProcess
         }));
         $log = $this->log;
         async(static function () use ($process, $log): void {
-            $partial = '';
+            // The children's messages, one entry each (an uncaught exception with its trace) at PHP's level.
+            $entries = new StderrEntries();
             try {
                 while (($chunk = $process->readStderr()) !== null) {
-                    $lines = \explode("\n", $partial . $chunk);
-                    $partial = (string) \array_pop($lines);
-                    foreach ($lines as $line) {
-                        if ($line !== '') {
-                            $log('warning', 'fork: ' . $line);
-                        }
+                    foreach ($entries->feed($chunk) as [$level, $message]) {
+                        $log($level, 'fork: ' . $message);
                     }
                 }
             } catch (StreamException) {
+            }
+            foreach ($entries->finish() as [$level, $message]) {
+                $log($level, 'fork: ' . $message);
             }
         })->ignore();
         ($this->log)('info', "fork server {$process->pid()} listening on {$this->path} (max {$this->maxChildren} children)");

@@ -17,6 +17,7 @@ use Kiln\Isolation\PhpCgi\PhpCgiExchange;
 use Kiln\Isolation\PhpCgi\PhpCgiOptions;
 use Kiln\Isolation\PhpCgi\PoolBusyException;
 use Kiln\Isolation\PhpCgi\PoolUnavailableException;
+use Kiln\Server\LogLevel;
 use Kiln\Site\CgiParams;
 use Kiln\Site\Isolated\Internal\LogTag;
 use Kiln\Site\Script;
@@ -103,7 +104,7 @@ final class PhpCgiRunner implements ScriptRunner
         $body = $request->isBodySpooled() ? $request->bodyStream() : $request->body();
         try {
             $exchange = $this->client->request($params, $body, static function (string $line) use ($log, $tag): void {
-                $log('warning', "$tag: $line");
+                $log(LogLevel::ofPhpMessage($line)->value, "$tag: $line");
             });
         } catch (PoolBusyException $e) {
             $log('warning', "$tag: 503: {$e->getMessage()}");

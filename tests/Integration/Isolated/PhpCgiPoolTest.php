@@ -52,6 +52,8 @@ final class PhpCgiPoolTest extends IsolatedTestCase
         self::assertSame(['a=1', 'b=2'], $response['headers']['set-cookie'] ?? null);
         self::assertSame('made GET /legacy/headers.php x=1', $response['body']);
         $server->waitForLog('~\[warning\] php-cgi \[[0-9a-f]+\] /legacy/headers\.php: a line for the error log~', 5.0);
+        // Each line at the level PHP's prefix gives it.
+        $server->waitForLog('~\[info\] php-cgi \[[0-9a-f]+\] /legacy/headers\.php: PHP Deprecated:  a deprecation for the error log in ~', 5.0);
         $client->close();
     }
 

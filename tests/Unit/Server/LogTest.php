@@ -62,6 +62,26 @@ final class LogTest extends TestCase
         self::assertSame("three\n", file_get_contents($this->path));
     }
 
+    public function testAPhpMessageHasTheLevelOfItsPrefix(): void
+    {
+        foreach ([
+            'PHP Fatal error:  Uncaught Error: x' => LogLevel::Error,
+            'PHP Parse error:  syntax error' => LogLevel::Error,
+            'PHP Recoverable fatal error:  r' => LogLevel::Error,
+            'PHP Core error:  c' => LogLevel::Error,
+            'PHP Compile error:  c' => LogLevel::Error,
+            'PHP Warning:  Undefined variable $a' => LogLevel::Warning,
+            'PHP Core warning:  c' => LogLevel::Warning,
+            'PHP Notice:  n' => LogLevel::Info,
+            'PHP Deprecated:  d' => LogLevel::Info,
+            'PHP Strict Standards:  s' => LogLevel::Info,
+            'a line of the app\'s own' => LogLevel::Warning,
+            'my PHP Fatal error:  not a prefix' => LogLevel::Warning,
+        ] as $message => $level) {
+            self::assertSame($level, LogLevel::ofPhpMessage($message), $message);
+        }
+    }
+
     public function testAnUnknownLevelIsRejected(): void
     {
         $this->expectException(\ValueError::class);

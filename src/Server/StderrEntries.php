@@ -2,16 +2,13 @@
 
 declare(strict_types=1);
 
-namespace Kiln\Server\Internal;
+namespace Kiln\Server;
 
 /**
- * @internal
- *
- * What a worker writes to its standard error, cut into error-log entries (no I/O: the supervisor feeds it what
- * it read). PHP writes each of its messages as one write ending in a newline ("PHP Warning:  … on line 3");
+ * What a PHP process writes to its standard error, cut into error-log entries (no I/O: the reader feeds it what
+ * it read): a worker's, read by the supervisor (StderrRelay), and the fork tier's children's, read by the fork server. PHP writes each of its messages as one write ending in a newline ("PHP Warning:  … on line 3");
  * an uncaught exception's message spans lines ("Stack trace:", "#0 …", "  thrown in …"), kept as one entry
- * when they come in one read. Each entry gets a level (a LogLevel value) from PHP's own prefix; anything else a worker writes
- * there (a script's fwrite(STDERR, …), a library's output) is a warning, as php-fpm files what its children say.
+ * when they come in one read. Each entry gets a level from PHP's own prefix (LogLevel::ofPhpMessage()).
  * Blank lines are no entries. A line still without its newline is held up to MAX_ENTRY bytes, then written in
  * entries of that size: nothing is dropped, and the holding is bounded.
  */
@@ -64,23 +61,7 @@ final class StderrEntries
     {
         $message = rtrim($this->partial, "\r");
         $this->partial = '';
-        return trim($message) === '' ? [] : [[self::level($message), $message]];
-    }
-
-    /**
-     * The level of a message from PHP's prefix: PHP's errors are errors, its warnings warnings, its notices and
-     * deprecations info (the log has no notice level); anything else is a warning.
-     */
-    public static function level(string $message): string
-    {
-        if (!str_starts_with($message, 'PHP ')) {
-            return 'warning';
-        }
-        return match (true) {
-            preg_match('/^PHP (?:Fatal|Parse|Recoverable fatal|Core|Compile) error/', $message) === 1 => 'error',
-            preg_match('/^PHP (?:Notice|Deprecated|Strict Standards)/', $message) === 1 => 'info',
-            default => 'warning',
-        };
+        return trim($message) === '' ? [] : [[LogLevel::ofPhpMessage($message)->value, $message]];
     }
 
     /** @param list<array{string, string}> $entries */
@@ -88,7 +69,7 @@ final class StderrEntries
     {
         $message = trim($message, "\n");
         if (trim($message) !== '') {
-            $entries[] = [self::level($message), $message];
+            $entries[] = [LogLevel::ofPhpMessage($message)->value, $message];
         }
     }
 
@@ -99,7 +80,7 @@ final class StderrEntries
         while (\strlen($this->partial) >= self::MAX_ENTRY) {
             $message = substr($this->partial, 0, self::MAX_ENTRY);
             $this->partial = (string) substr($this->partial, self::MAX_ENTRY);
-            $entries[] = [self::level($message), $message];
+            $entries[] = [LogLevel::ofPhpMessage($message)->value, $message];
         }
         return $entries;
     }

@@ -2,9 +2,9 @@
 
 declare(strict_types=1);
 
-namespace Kiln\Tests\Unit\Server\Internal;
+namespace Kiln\Tests\Unit\Server;
 
-use Kiln\Server\Internal\StderrEntries;
+use Kiln\Server\StderrEntries;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
