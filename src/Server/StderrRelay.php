@@ -18,6 +18,14 @@ use Kiln\Server\Internal\StderrPipe;
  */
 final class StderrRelay
 {
+    /** The most pipes kept open for the processes of exited workers (see reaped()); past it the oldest is closed. */
+    public const MAX_LINGERING = 64;
+
+    /** @var array<int, WorkerHandle> exited workers whose pipe another process still holds, by a key of their own */
+    private array $lingering = [];
+
+    private int $lastKey = 0;
+
     public function __construct(private readonly Log $log) {}
 
     /** Whether workers get the pipe (FFI is usable). */
@@ -76,12 +84,62 @@ final class StderrRelay
     }
 
     /**
-     * The worker was reaped: what it wrote last is filed, and the pipe closed (a process it left behind that
-     * still holds the write end gets EPIPE).
+     * The worker was reaped: what it wrote last is filed. A process it started that is still running may hold the
+     * pipe (a program run in the background with its standard error not redirected): the pipe stays open and is
+     * read on until that process closes it, so it can neither block on a full pipe nor die of SIGPIPE (up to
+     * MAX_LINGERING such pipes; past that the oldest is closed and what its holder writes then is lost to it).
      */
-    public function finish(WorkerHandle $handle): void
+    public function reaped(WorkerHandle $handle): void
     {
         $this->read($handle);
+        if (!\is_resource($handle->stderr)) {
+            return;
+        }
+        $this->lingering[++$this->lastKey] = $handle;
+        if (\count($this->lingering) > self::MAX_LINGERING) {
+            $oldest = (int) array_key_first($this->lingering);
+            $this->close($this->lingering[$oldest]);
+            unset($this->lingering[$oldest]);
+        }
+    }
+
+    /** @return array<string, resource> the pipes of exited workers still held open, for the supervisor's select */
+    public function lingering(): array
+    {
+        $streams = [];
+        foreach ($this->lingering as $key => $handle) {
+            if (\is_resource($handle->stderr)) {
+                $streams["l$key"] = $handle->stderr;
+            }
+        }
+        return $streams;
+    }
+
+    /** A pipe of lingering() was readable. */
+    public function readLingering(string $key): void
+    {
+        $id = (int) substr($key, 1);
+        $handle = $this->lingering[$id] ?? null;
+        if ($handle === null) {
+            return;
+        }
+        $this->read($handle);
+        if (!\is_resource($handle->stderr)) {
+            unset($this->lingering[$id]);
+        }
+    }
+
+    /** In a process forked from the supervisor: the lingering pipes are not its own. */
+    public function forgetInChild(): void
+    {
+        foreach ($this->lingering as $handle) {
+            $handle->closeStderr();
+        }
+        $this->lingering = [];
+    }
+
+    private function close(WorkerHandle $handle): void
+    {
         if ($handle->stderrEntries !== null) {
             $this->file($handle, $handle->stderrEntries->finish());
         }

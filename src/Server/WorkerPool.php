@@ -76,6 +76,7 @@ final class WorkerPool
         }
         $this->handles = [];
         $this->relay?->forget();
+        $this->stderr?->forgetInChild();
     }
 
     /** @return array<int, WorkerHandle> */
@@ -92,7 +93,7 @@ final class WorkerPool
     /**
      * Waits up to $timeout for worker lines (a signal cuts the wait short).
      *
-     * @param array<string, resource> $extra other streams to watch (keys not starting with b, c or e)
+     * @param array<string, resource> $extra other streams to watch (keys not starting with b, c, e or l)
      * @param list<string> $ready set to the keys of $extra that are readable
      * @return list<array{WorkerHandle, Message}>
      */
@@ -111,6 +112,7 @@ final class WorkerPool
         foreach ($this->relay?->readable() ?? [] as $pid => $stream) {
             $read["b$pid"] = $stream;
         }
+        $read += $this->stderr?->lingering() ?? [];
         if ($read === []) {
             usleep((int) ($timeout * 1e6));
             return [];
@@ -135,6 +137,8 @@ final class WorkerPool
                 $this->relay?->read($pid);
             } elseif ($key[0] === 'e') {
                 isset($this->handles[$pid]) && $this->stderr?->read($this->handles[$pid]);
+            } elseif ($key[0] === 'l') {
+                $this->stderr?->readLingering((string) $key);
             } elseif (isset($this->handles[$pid])) {
                 array_push($messages, ...$this->flush($this->handles[$pid]));
             }
@@ -189,7 +193,7 @@ final class WorkerPool
             }
             unset($this->handles[$pid]);
             $this->relay?->detach($pid);
-            $this->stderr?->finish($handle);
+            $this->stderr?->reaped($handle);
             $exits[] = [$handle, self::describe($status), pcntl_wifexited($status) && pcntl_wexitstatus($status) === 0];
         }
         return $exits;

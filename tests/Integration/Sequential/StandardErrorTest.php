@@ -54,6 +54,19 @@ final class StandardErrorTest extends SequentialTestCase
         self::assertStringContainsString("\nStack trace:\n#0 {main}\n  thrown in ", $uncaught, 'one entry, the trace with it');
     }
 
+    /**
+     * A program a script started in the background keeps the worker's standard error after the worker is gone: its
+     * lines are still filed under that worker, and it is not killed by SIGPIPE at its first write.
+     */
+    public function testWhatABackgroundProgramWritesAfterItsWorkerExitedIsStillFiled(): void
+    {
+        $pid = $this->workerPid();
+        self::assertSame('started b1', $this->get('/background-stderr.php?mark=b1')['body']);
+        $this->waitForReplacement($pid);
+        $this->server()->waitForLog("~\\[warning\\] \\[worker 1 $pid\\] background said first b1$~", 5.0);
+        $this->server()->waitForLog("~\\[warning\\] \\[worker 1 $pid\\] background said second b1$~", 5.0);
+    }
+
     public function testTheTextLogGivesEachLineTheTimeLevelAndWorker(): void
     {
         $pid = $this->workerPid();
