@@ -37,16 +37,18 @@ final class Log
 
     public function log(string $level, string $message): void
     {
-        $this->logAs($this->source, (int) getmypid(), $level, $message);
+        if ($this->enabled(LogLevel::tryFrom($level) ?? LogLevel::Error)) {
+            $this->logAs($this->source, (int) getmypid(), $level, $message);
+        }
     }
 
-    /** An entry on behalf of another process: what a worker wrote to its standard error, filed by the supervisor. */
+    /**
+     * An entry on behalf of another process: what a worker wrote to its standard error, filed by the supervisor
+     * whatever the threshold (--log-level is for Kiln's own messages; PHP's error_reporting chose what PHP wrote).
+     */
     public function logAs(string $source, int $pid, string $level, string $message): void
     {
         $parsed = LogLevel::tryFrom($level) ?? LogLevel::Error;
-        if (!$this->enabled($parsed)) {
-            return;
-        }
         $this->file->write($this->json
             ? self::formatJson(microtime(true), $parsed, $source, $pid, $message)
             : self::format(microtime(true), $parsed, $source . ' ' . $pid, $message));

@@ -21,8 +21,14 @@ final class StderrRelay
     /** The most pipes kept open for the processes of exited workers (see reaped()); past it the oldest is closed. */
     public const MAX_LINGERING = 64;
 
+    /** How long a message is held open for the rest of its trace once the pipe is quiet (StderrEntries::flush()). */
+    public const QUIET_SECONDS = 0.01;
+
     /** @var array<int, WorkerHandle> exited workers whose pipe another process still holds, by a key of their own */
     private array $lingering = [];
+
+    /** @var array<int, array{WorkerHandle, float}> workers holding an open message, by object id, with when their pipe went quiet */
+    private array $holding = [];
 
     private int $lastKey = 0;
 
@@ -76,10 +82,39 @@ final class StderrRelay
                 if ($data === false || feof($stream)) {
                     $this->file($handle, $entries->finish());
                     $handle->closeStderr();
+                    unset($this->holding[spl_object_id($handle)]);
+                } elseif ($entries->holding()) {
+                    $this->holding[spl_object_id($handle)] = [$handle, microtime(true)];
                 }
                 return;
             }
             $this->file($handle, $entries->feed($data));
+        }
+        if ($entries->holding()) {
+            $this->holding[spl_object_id($handle)] = [$handle, microtime(true)];
+        }
+    }
+
+    /** Seconds until flushQuiet() has a message to file; null: none is held. */
+    public function nextFlush(float $now): ?float
+    {
+        $next = null;
+        foreach ($this->holding as [, $since]) {
+            $next = min($next ?? PHP_FLOAT_MAX, max(0.0, $since + self::QUIET_SECONDS - $now));
+        }
+        return $next;
+    }
+
+    /** Files the messages held open by pipes that stayed quiet for QUIET_SECONDS: nothing came to continue them. */
+    public function flushQuiet(float $now): void
+    {
+        foreach ($this->holding as $id => [$handle, $since]) {
+            if ($now - $since >= self::QUIET_SECONDS) {
+                unset($this->holding[$id]);
+                if ($handle->stderrEntries !== null) {
+                    $this->file($handle, $handle->stderrEntries->flush());
+                }
+            }
         }
     }
 
@@ -136,10 +171,12 @@ final class StderrRelay
             $handle->closeStderr();
         }
         $this->lingering = [];
+        $this->holding = [];
     }
 
     private function close(WorkerHandle $handle): void
     {
+        unset($this->holding[spl_object_id($handle)]);
         if ($handle->stderrEntries !== null) {
             $this->file($handle, $handle->stderrEntries->finish());
         }

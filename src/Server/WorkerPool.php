@@ -113,6 +113,11 @@ final class WorkerPool
             $read["b$pid"] = $stream;
         }
         $read += $this->stderr?->lingering() ?? [];
+        // A message held open for the rest of its trace is filed once its pipe stays quiet for a moment.
+        $flush = $this->stderr?->nextFlush(microtime(true));
+        if ($flush !== null) {
+            $timeout = min($timeout, $flush);
+        }
         if ($read === []) {
             usleep((int) ($timeout * 1e6));
             return [];
@@ -124,6 +129,7 @@ final class WorkerPool
         $except = null;
         $seconds = (int) $timeout;
         if (@stream_select($read, $write, $except, $seconds, (int) (($timeout - $seconds) * 1e6)) < 1) {
+            $this->stderr?->flushQuiet(microtime(true));
             return [];
         }
         $messages = [];
@@ -146,6 +152,7 @@ final class WorkerPool
         if ($write !== []) {
             $this->relay?->flush();
         }
+        $this->stderr?->flushQuiet(microtime(true));
         return $messages;
     }
 

@@ -22,6 +22,8 @@ use Kiln\Loop\TimeoutCancellation;
 use function Kiln\Loop\write;
 
 use Kiln\Server\StderrEntries;
+use Kiln\Server\StderrRelay;
+use Kiln\Server\WorkerLog;
 
 /**
  * The worker's handle on its fork server (ForkServer): starts it on first use (`php fork-server.php` with
@@ -65,7 +67,7 @@ final class ForkServerProcess
     /**
      * @param class-string<ForkChild> $childClass
      * @param list<string> $phpOptions `-d` settings of the server process (inherited by every child)
-     * @param (\Closure(string $level, string $message): void)|null $log null: the worker's stderr
+     * @param (\Closure(string $level, string $message): void)|null $log null: the worker's error log (WorkerLog)
      */
     public function __construct(
         private readonly string $childClass,
@@ -79,9 +81,7 @@ final class ForkServerProcess
         if ($maxChildren < 1 || $timeLimit <= 0 || $killGrace < 0) {
             throw new \ValueError('ForkServerProcess needs maxChildren >= 1, timeLimit > 0 and killGrace >= 0');
         }
-        $this->log = $log ?? static function (string $level, string $message): void {
-            \fwrite(\STDERR, "[$level] $message\n");
-        };
+        $this->log = $log ?? WorkerLog::write(...); // the worker's error log (STDERR outside a worker)
     }
 
     public function __destruct()
@@ -276,19 +276,29 @@ final class ForkServerProcess
         }));
         $log = $this->log;
         async(static function () use ($process, $log): void {
-            // The children's messages, one entry each (an uncaught exception with its trace) at PHP's level.
+            // The children's messages, one entry each (an uncaught exception with its trace) at PHP's level; a
+            // message held open for the rest of its trace is filed once the pipe stays quiet for a moment.
             $entries = new StderrEntries();
+            $file = static function (array $filed) use ($log): void {
+                /** @var list<array{string, string}> $filed */
+                foreach ($filed as [$level, $message]) {
+                    $log($level, 'fork: ' . $message);
+                }
+            };
+            $quiet = null;
             try {
                 while (($chunk = $process->readStderr()) !== null) {
-                    foreach ($entries->feed($chunk) as [$level, $message]) {
-                        $log($level, 'fork: ' . $message);
+                    $quiet !== null && Loop::cancel($quiet);
+                    $quiet = null;
+                    $file($entries->feed($chunk));
+                    if ($entries->holding()) {
+                        $quiet = Loop::delay(StderrRelay::QUIET_SECONDS, static fn() => $file($entries->flush()));
                     }
                 }
             } catch (StreamException) {
             }
-            foreach ($entries->finish() as [$level, $message]) {
-                $log($level, 'fork: ' . $message);
-            }
+            $quiet !== null && Loop::cancel($quiet);
+            $file($entries->finish());
         })->ignore();
         ($this->log)('info', "fork server {$process->pid()} listening on {$this->path} (max {$this->maxChildren} children)");
 

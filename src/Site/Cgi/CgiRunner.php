@@ -16,6 +16,7 @@ use Kiln\Isolation\Cgi\CgiRedirect;
 use Kiln\Isolation\Cgi\CgiResponseException;
 use Kiln\Isolation\Cgi\CgiStartException;
 use Kiln\Isolation\Cgi\CgiTimeoutException;
+use Kiln\Server\WorkerLog;
 use Kiln\Site\CgiParams;
 use Kiln\Site\Internal\LocalRedirect;
 use Kiln\Site\Script;
@@ -38,7 +39,7 @@ final class CgiRunner implements ScriptRunner
     private readonly \Closure $log;
 
     /**
-     * @param (\Closure(string $level, string $message): void)|null $log the worker's error log; null: stderr
+     * @param (\Closure(string $level, string $message): void)|null $log the worker's error log; null: WorkerLog (the worker's)
      */
     public function __construct(
         private readonly CgiLauncher $launcher,
@@ -47,9 +48,7 @@ final class CgiRunner implements ScriptRunner
         private readonly string $path = '/usr/local/bin:/usr/bin:/bin',
         private readonly int $retryAfter = 1,
     ) {
-        $this->log = $log ?? static function (string $level, string $message): void {
-            \fwrite(\STDERR, "[$level] $message\n");
-        };
+        $this->log = $log ?? WorkerLog::write(...); // the worker's error log (STDERR outside a worker)
     }
 
     public function run(Request $request, Script $script): Response

@@ -11,6 +11,7 @@ use Kiln\Isolation\Cgi\CgiTimeoutException;
 use Kiln\Isolation\Fork\ForkResponse;
 use Kiln\Isolation\Fork\ForkServerProcess;
 use Kiln\Isolation\Fork\ForkUnavailableException;
+use Kiln\Server\WorkerLog;
 use Kiln\Site\Cgi\CgiResponses;
 use Kiln\Site\CgiParams;
 use Kiln\Site\Script;
@@ -32,12 +33,10 @@ final class ForkRunner implements ScriptRunner
     /** @var \Closure(string, string): void */
     private readonly \Closure $log;
 
-    /** @param (\Closure(string $level, string $message): void)|null $log the worker's error log; null: stderr */
+    /** @param (\Closure(string $level, string $message): void)|null $log the worker's error log; null: WorkerLog (the worker's) */
     public function __construct(private readonly ForkServerProcess $server, ?\Closure $log = null)
     {
-        $this->log = $log ?? static function (string $level, string $message): void {
-            \fwrite(\STDERR, "[$level] $message\n");
-        };
+        $this->log = $log ?? WorkerLog::write(...); // the worker's error log (STDERR outside a worker)
     }
 
     /**

@@ -18,6 +18,7 @@ use Kiln\Isolation\PhpCgi\PhpCgiOptions;
 use Kiln\Isolation\PhpCgi\PoolBusyException;
 use Kiln\Isolation\PhpCgi\PoolUnavailableException;
 use Kiln\Server\LogLevel;
+use Kiln\Server\WorkerLog;
 use Kiln\Site\CgiParams;
 use Kiln\Site\Isolated\Internal\LogTag;
 use Kiln\Site\Script;
@@ -56,16 +57,14 @@ final class PhpCgiRunner implements ScriptRunner
     /** The header blocks the scripts sent lately, parsed (most responses repeat one). */
     private readonly CgiHeadCache $heads;
 
-    /** @param (\Closure(string $level, string $message): void)|null $log the worker's error log; null: stderr */
+    /** @param (\Closure(string $level, string $message): void)|null $log the worker's error log; null: WorkerLog (the worker's) */
     public function __construct(
         private readonly PhpCgiClient $client,
         ?\Closure $log = null,
         private readonly int $retryAfter = 1,
         private readonly int $maxHeaderBytes = CgiResponseParser::DEFAULT_MAX_HEADER_BYTES,
     ) {
-        $this->log = $log ?? static function (string $level, string $message): void {
-            fwrite(STDERR, "[$level] $message\n");
-        };
+        $this->log = $log ?? WorkerLog::write(...); // the worker's error log (STDERR outside a worker)
         $this->heads = new CgiHeadCache();
     }
 

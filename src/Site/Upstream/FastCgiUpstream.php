@@ -21,6 +21,7 @@ use Kiln\Isolation\FastCgi\FastCgiUnavailableException;
 use Kiln\Loop\CancelledException;
 use Kiln\Loop\DeferredCancellation;
 use Kiln\Loop\Loop;
+use Kiln\Server\WorkerLog;
 use Kiln\Site\CgiParams;
 use Kiln\Site\Internal\LocalRedirect;
 use Kiln\Site\Script;
@@ -52,7 +53,7 @@ final class FastCgiUpstream implements ScriptRunner
     private readonly \Closure $log;
 
     /**
-     * @param (\Closure(string $level, string $message): void)|null $log the worker's error log; null: stderr
+     * @param (\Closure(string $level, string $message): void)|null $log the worker's error log; null: WorkerLog (the worker's)
      * @param float $timeLimit seconds for the response head (SiteConfig::$timeLimit); 0: only the client's limits
      */
     public function __construct(
@@ -67,9 +68,7 @@ final class FastCgiUpstream implements ScriptRunner
         if (!($timeLimit >= 0) || \is_infinite($timeLimit)) {
             throw new \ValueError("The FastCGI time limit is a number of seconds (0: none), got {$timeLimit}");
         }
-        $this->log = $log ?? static function (string $level, string $message): void {
-            \fwrite(\STDERR, "[{$level}] {$message}\n");
-        };
+        $this->log = $log ?? WorkerLog::write(...); // the worker's error log (STDERR outside a worker)
     }
 
     /**

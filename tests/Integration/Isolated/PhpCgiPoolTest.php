@@ -51,9 +51,9 @@ final class PhpCgiPoolTest extends IsolatedTestCase
         self::assertSame(['headers'], $response['headers']['x-script'] ?? null);
         self::assertSame(['a=1', 'b=2'], $response['headers']['set-cookie'] ?? null);
         self::assertSame('made GET /legacy/headers.php x=1', $response['body']);
-        $server->waitForLog('~\[warning\] php-cgi \[[0-9a-f]+\] /legacy/headers\.php: a line for the error log~', 5.0);
+        $server->waitForLog('~\[warning\] \[worker 1 \d+\] php-cgi \[[0-9a-f]+\] /legacy/headers\.php: a line for the error log~', 5.0);
         // Each line at the level PHP's prefix gives it.
-        $server->waitForLog('~\[info\] php-cgi \[[0-9a-f]+\] /legacy/headers\.php: PHP Deprecated:  a deprecation for the error log in ~', 5.0);
+        $server->waitForLog('~\[info\] \[worker 1 \d+\] php-cgi \[[0-9a-f]+\] /legacy/headers\.php: PHP Deprecated:  a deprecation for the error log in ~', 5.0);
         $client->close();
     }
 

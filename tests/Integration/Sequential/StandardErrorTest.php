@@ -20,7 +20,8 @@ final class StandardErrorTest extends SequentialTestCase
         $response = $this->get('/stderr.php?mark=m1');
         self::assertSame([200, 'said m1'], [$response['status'], $response['body']]);
         self::assertSame(500, $this->get('/uncaught.php')['status']);
-        $this->server()->waitForLog('~nobody caught this~', 5.0);
+        self::assertSame(500, $this->get('/deep.php')['status']);
+        $this->server()->waitForLog('~thrown in [^"]*deep\.php~', 5.0);
 
         /** @var list<array{time: string, level: string, source: string, pid: int, message: string}> $entries */
         $entries = [];
@@ -52,6 +53,14 @@ final class StandardErrorTest extends SequentialTestCase
         }
         $uncaught = $find('nobody caught this')['message'];
         self::assertStringContainsString("\nStack trace:\n#0 {main}\n  thrown in ", $uncaught, 'one entry, the trace with it');
+        // A trace longer than the 8 KiB pieces PHP writes it in is one entry too, at the level of its first line.
+        $deep = $find('Uncaught RuntimeException: kiln deep trace');
+        self::assertSame('error', $deep['level']);
+        self::assertGreaterThan(8192, \strlen($deep['message']));
+        self::assertMatchesRegularExpression('~\n#301 \{main\}\n  thrown in \S+/deep\.php on line \d+$~', $deep['message']);
+        foreach ($entries as $entry) {
+            self::assertDoesNotMatchRegularExpression('~^(#\d|  thrown in)~', $entry['message'], 'no piece of a trace on its own');
+        }
     }
 
     /**

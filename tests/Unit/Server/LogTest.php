@@ -62,6 +62,16 @@ final class LogTest extends TestCase
         self::assertSame("three\n", file_get_contents($this->path));
     }
 
+    public function testAnEntryForAWorkersStandardErrorIsWrittenWhateverTheThreshold(): void
+    {
+        $log = new Log(new LogFile($this->path), LogLevel::Error);
+        $log->warning('a warning of Kiln\'s own');
+        $log->logAs('worker 2', 4321, 'info', 'PHP Deprecated:  d');
+        $written = (string) file_get_contents($this->path);
+        self::assertStringNotContainsString('of Kiln\'s own', $written);
+        self::assertMatchesRegularExpression('~^\[[^]]+\] \[info\] \[worker 2 4321\] PHP Deprecated:  d$~m', $written);
+    }
+
     public function testAPhpMessageHasTheLevelOfItsPrefix(): void
     {
         foreach ([

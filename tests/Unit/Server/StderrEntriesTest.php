@@ -11,7 +11,8 @@ use PHPUnit\Framework\TestCase;
 final class StderrEntriesTest extends TestCase
 {
     private const UNCAUGHT = "PHP Fatal error:  Uncaught RuntimeException: boom in /srv/x.php:2\nStack trace:\n"
-        . "#0 /srv/x.php(3): f()\n#1 {main}\n\nNext LogicException: again in /srv/x.php:4\n  thrown in /srv/x.php on line 2\n";
+        . "#0 /srv/x.php(3): f()\n#1 {main}\n\nNext LogicException: again in /srv/x.php:4\nStack trace:\n#0 {main}\n"
+        . "  thrown in /srv/x.php on line 2\n";
 
     /** @return iterable<string, array{string, list<array{string, string}>}> */
     public static function cases(): iterable
@@ -26,23 +27,29 @@ final class StderrEntriesTest extends TestCase
             [['error', rtrim(self::UNCAUGHT)]]];
         yield 'a blank line before a new message ends the entry before it' => ["PHP Warning:  a\n\nPHP Notice:  b\n",
             [['warning', 'PHP Warning:  a'], ['info', 'PHP Notice:  b']]];
+        yield 'a blank line then a trace-like line is not the same entry' => ["PHP Warning:  a\n\n#1 not a frame\n",
+            [['warning', 'PHP Warning:  a'], ['warning', '#1 not a frame']]];
         yield 'anything else is a warning' => ["plain error_log line\r\nto stderr directly\n",
             [['warning', 'plain error_log line'], ['warning', 'to stderr directly']]];
+        yield 'lines join only a message of PHP' => ["my own line\n  indented\nNext step\n",
+            [['warning', 'my own line'], ['warning', '  indented'], ['warning', 'Next step']]];
+        yield 'a line after a warning that only looks like the next of a chain' => ["PHP Warning:  w\nNext step\n",
+            [['warning', 'PHP Warning:  w'], ['warning', 'Next step']]];
         yield 'a line that looks like a level elsewhere is still a warning' => ["my PHP Fatal error:  no\n", [['warning', 'my PHP Fatal error:  no']]];
         yield 'blank lines are no entries' => ["\n\n  \n", []];
-        yield 'a line without its newline waits' => ['PHP Warning:  not yet', []];
     }
 
     /** @param list<array{string, string}> $expected */
     #[DataProvider('cases')]
     public function testWhole(string $bytes, array $expected): void
     {
-        self::assertSame($expected, (new StderrEntries())->feed($bytes));
+        $entries = new StderrEntries();
+        self::assertSame($expected, [...$entries->feed($bytes), ...$entries->flush()]);
+        self::assertFalse($entries->holding());
     }
 
     /**
-     * Fed a byte at a time, every line is an entry of its own (continuations are joined only within one read) and
-     * nothing is lost or changed.
+     * Fed a byte at a time (as many reads as bytes), the entries are the same: a message stays open across reads.
      *
      * @param list<array{string, string}> $expected
      */
@@ -54,41 +61,64 @@ final class StderrEntriesTest extends TestCase
         foreach (str_split($bytes) as $byte) {
             array_push($got, ...$entries->feed($byte));
         }
-        $lines = array_values(array_filter(
-            array_merge(...array_map(static fn(array $entry): array => explode("\n", $entry[1]), $expected)),
-            static fn(string $line): bool => $line !== '',
-        ));
-        self::assertSame($lines, array_column($got, 1));
-        self::assertSame($expected === [] ? [] : [$expected[0][0]], \array_slice(array_column($got, 0), 0, $expected === [] ? 0 : 1));
+        self::assertSame($expected, [...$got, ...$entries->finish()]);
+    }
+
+    public function testAMessageIsHeldOpenUntilALineStartsAnotherOrItIsFlushed(): void
+    {
+        $entries = new StderrEntries();
+        self::assertSame([], $entries->feed("PHP Fatal error:  Uncaught E\nStack trace:\n"));
+        self::assertTrue($entries->holding());
+        self::assertSame([], $entries->feed("#0 {main}\n"), 'PHP wrote the rest of the trace in another piece');
+        self::assertSame([['error', "PHP Fatal error:  Uncaught E\nStack trace:\n#0 {main}"]], $entries->feed("PHP Warning:  next\n"));
+        self::assertSame([['warning', 'PHP Warning:  next']], $entries->flush());
+        self::assertSame([], $entries->flush());
     }
 
     public function testFinishFilesWhatIsLeftWithoutANewline(): void
     {
         $entries = new StderrEntries();
-        self::assertSame([], $entries->feed('PHP Fatal error:  Allowed memory size exhausted'));
-        self::assertSame([['error', 'PHP Fatal error:  Allowed memory size exhausted']], $entries->finish());
+        self::assertSame([], $entries->feed("PHP Warning:  w\nPHP Fatal error:  Allowed memory size exhausted"));
+        self::assertSame([['warning', 'PHP Warning:  w'], ['error', 'PHP Fatal error:  Allowed memory size exhausted']], $entries->finish());
         self::assertSame([], $entries->finish());
     }
 
-    public function testALineLongerThanTheBoundIsFiledInPiecesAndNothingIsDropped(): void
+    public function testALongStackTraceInPiecesOf8KiBIsOneEntry(): void
     {
+        $trace = "PHP Fatal error:  Uncaught E in /srv/x.php:2\nStack trace:\n";
+        for ($i = 0; $i < 400; $i++) {
+            $trace .= "#$i /srv/app/vendor/framework/src/Some/Deep/Component.php(123): Some\\Deep\\Component->call()\n";
+        }
+        $trace .= "#400 {main}\n  thrown in /srv/x.php on line 2\n";
         $entries = new StderrEntries();
-        $long = str_repeat('x', StderrEntries::MAX_ENTRY * 2 + 10);
         $got = [];
-        foreach (str_split($long, 4096) as $piece) {
+        foreach (str_split($trace, 8192) as $piece) {
             array_push($got, ...$entries->feed($piece));
         }
-        self::assertCount(2, $got);
-        self::assertSame(StderrEntries::MAX_ENTRY, \strlen($got[0][1]));
-        array_push($got, ...$entries->feed("tail\n"));
-        self::assertSame($long . 'tail', implode('', array_column($got, 1)));
+        array_push($got, ...$entries->flush());
+        self::assertSame([['error', rtrim($trace)]], $got);
+    }
+
+    public function testNoEntryIsLongerThanTheBoundAndNothingIsDropped(): void
+    {
+        foreach (['without its newline yet' => '', 'with its newline' => "\n"] as $case => $end) {
+            $entries = new StderrEntries();
+            $long = str_repeat('x', StderrEntries::MAX_ENTRY - 1) . str_repeat('y', StderrEntries::MAX_ENTRY + 10);
+            $got = [...$entries->feed(substr($long, 0, StderrEntries::MAX_ENTRY - 1)), ...$entries->feed(substr($long, StderrEntries::MAX_ENTRY - 1) . $end), ...$entries->finish()];
+            self::assertGreaterThan(1, \count($got), $case);
+            foreach ($got as [, $message]) {
+                self::assertLessThanOrEqual(StderrEntries::MAX_ENTRY, \strlen($message), $case);
+            }
+            self::assertSame($long, implode('', array_column($got, 1)), $case);
+        }
     }
 
     public function testAStackTraceIsNotJoinedBeyondTheBound(): void
     {
         $frame = '#0 ' . str_repeat('a', 1000);
         $bytes = "PHP Fatal error:  Uncaught E\n" . str_repeat("$frame\n", 100);
-        $got = (new StderrEntries())->feed($bytes);
+        $entries = new StderrEntries();
+        $got = [...$entries->feed($bytes), ...$entries->flush()];
         self::assertGreaterThan(1, \count($got));
         foreach ($got as [, $message]) {
             self::assertLessThanOrEqual(StderrEntries::MAX_ENTRY, \strlen($message));
