@@ -21,8 +21,7 @@ use Kiln\Loop\TimeoutCancellation;
 
 use function Kiln\Loop\write;
 
-use Kiln\Server\StderrEntries;
-use Kiln\Server\StderrRelay;
+use Kiln\Server\StderrFiler;
 use Kiln\Server\WorkerLog;
 
 /**
@@ -276,29 +275,15 @@ final class ForkServerProcess
         }));
         $log = $this->log;
         async(static function () use ($process, $log): void {
-            // The children's messages, one entry each (an uncaught exception with its trace) at PHP's level; a
-            // message held open for the rest of its trace is filed once the pipe stays quiet for a moment.
-            $entries = new StderrEntries();
-            $file = static function (array $filed) use ($log): void {
-                /** @var list<array{string, string}> $filed */
-                foreach ($filed as [$level, $message]) {
-                    $log($level, 'fork: ' . $message);
-                }
-            };
-            $quiet = null;
+            // The children's messages, one entry each (an uncaught exception with its trace) at PHP's level.
+            $filer = new StderrFiler(static fn(string $level, string $message) => $log($level, 'fork: ' . $message));
             try {
                 while (($chunk = $process->readStderr()) !== null) {
-                    $quiet !== null && Loop::cancel($quiet);
-                    $quiet = null;
-                    $file($entries->feed($chunk));
-                    if ($entries->holding()) {
-                        $quiet = Loop::delay(StderrRelay::QUIET_SECONDS, static fn() => $file($entries->flush()));
-                    }
+                    $filer->write($chunk);
                 }
             } catch (StreamException) {
             }
-            $quiet !== null && Loop::cancel($quiet);
-            $file($entries->finish());
+            $filer->end();
         })->ignore();
         ($this->log)('info', "fork server {$process->pid()} listening on {$this->path} (max {$this->maxChildren} children)");
 

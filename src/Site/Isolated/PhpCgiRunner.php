@@ -17,7 +17,7 @@ use Kiln\Isolation\PhpCgi\PhpCgiExchange;
 use Kiln\Isolation\PhpCgi\PhpCgiOptions;
 use Kiln\Isolation\PhpCgi\PoolBusyException;
 use Kiln\Isolation\PhpCgi\PoolUnavailableException;
-use Kiln\Server\LogLevel;
+use Kiln\Server\StderrFiler;
 use Kiln\Server\WorkerLog;
 use Kiln\Site\CgiParams;
 use Kiln\Site\Isolated\Internal\LogTag;
@@ -102,8 +102,10 @@ final class PhpCgiRunner implements ScriptRunner
         $log = $this->log;
         $body = $request->isBodySpooled() ? $request->bodyStream() : $request->body();
         try {
-            $exchange = $this->client->request($params, $body, static function (string $line) use ($log, $tag): void {
-                $log(LogLevel::ofPhpMessage($line)->value, "$tag: $line");
+            // The script's messages, one entry each (an uncaught exception with its trace) at PHP's level.
+            $stderr = new StderrFiler(static fn(string $level, string $message) => $log($level, "$tag: $message"));
+            $exchange = $this->client->request($params, $body, static function (string $line) use ($stderr): void {
+                $stderr->write($line . "\n");
             });
         } catch (PoolBusyException $e) {
             $log('warning', "$tag: 503: {$e->getMessage()}");

@@ -57,6 +57,17 @@ final class PhpCgiPoolTest extends IsolatedTestCase
         $client->close();
     }
 
+    /** PHP's message of an uncaught exception and its trace are one entry of the error log, at error level. */
+    public function testAnUncaughtExceptionIsOneEntryWithItsTrace(): void
+    {
+        $this->serve();
+        self::assertSame(500, $this->get('/legacy/uncaught.php')['status']);
+        $entry = $this->server()->waitForLog('~/legacy/uncaught\.php: PHP Fatal error:  Uncaught RuntimeException: kiln isolated trace~', 5.0);
+        self::assertMatchesRegularExpression('~\[error\] \[worker 1 \d+\] php-cgi \[[0-9a-f]+\] /legacy/uncaught\.php: PHP Fatal error:  '
+            . 'Uncaught RuntimeException: kiln isolated trace in \S+/uncaught\.php:7 \| Stack trace: \| #0 \S+/uncaught\.php\(9\): '
+            . 'kiln_isolated_trace\(\) \| #1 \{main\} \|   thrown in \S+/uncaught\.php on line 7$~', $entry);
+    }
+
     public function testOutputReachesTheClientAsTheScriptFlushesItNotWhenTheScriptEnds(): void
     {
         $server = $this->serve();
