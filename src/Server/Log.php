@@ -37,8 +37,9 @@ final class Log
 
     public function log(string $level, string $message): void
     {
-        if ($this->enabled(LogLevel::tryFrom($level) ?? LogLevel::Error)) {
-            $this->logAs($this->source, (int) getmypid(), $level, $message);
+        $parsed = LogLevel::tryFrom($level) ?? LogLevel::Error;
+        if ($this->enabled($parsed)) {
+            $this->write($this->source, (int) getmypid(), $parsed, $message);
         }
     }
 
@@ -48,10 +49,14 @@ final class Log
      */
     public function logAs(string $source, int $pid, string $level, string $message): void
     {
-        $parsed = LogLevel::tryFrom($level) ?? LogLevel::Error;
+        $this->write($source, $pid, LogLevel::tryFrom($level) ?? LogLevel::Error, $message);
+    }
+
+    private function write(string $source, int $pid, LogLevel $level, string $message): void
+    {
         $this->file->write($this->json
-            ? self::formatJson(microtime(true), $parsed, $source, $pid, $message)
-            : self::format(microtime(true), $parsed, $source . ' ' . $pid, $message));
+            ? self::formatJson(microtime(true), $level, $source, $pid, $message)
+            : self::format(microtime(true), $level, $source . ' ' . $pid, $message));
     }
 
     public static function format(float $time, LogLevel $level, string $source, string $message): string

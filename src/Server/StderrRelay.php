@@ -37,12 +37,7 @@ final class StderrRelay
     /** Whether workers get the pipe (FFI is usable). */
     public static function supported(): bool
     {
-        $pipe = StderrPipe::open();
-        $pipe?->closeWriteEnd();
-        if ($pipe !== null) {
-            fclose($pipe->reader);
-        }
-        return $pipe !== null;
+        return StderrPipe::available();
     }
 
     /** A pipe for the worker about to be forked; null: it keeps the server's standard error. */

@@ -27,6 +27,12 @@ final class StderrPipe
         private int $readFd,
     ) {}
 
+    /** Whether open() can make pipes: FFI is usable and has libc's pipe2() and dup2(). */
+    public static function available(): bool
+    {
+        return self::libc() !== false;
+    }
+
     /** A new pipe, or null without FFI (or when the process is out of file descriptors). */
     public static function open(): ?self
     {

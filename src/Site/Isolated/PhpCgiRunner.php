@@ -102,9 +102,11 @@ final class PhpCgiRunner implements ScriptRunner
         $log = $this->log;
         $body = $request->isBodySpooled() ? $request->bodyStream() : $request->body();
         try {
-            // The script's messages, one entry each (an uncaught exception with its trace) at PHP's level.
-            $stderr = new StderrFiler(static fn(string $level, string $message) => $log($level, "$tag: $message"));
-            $exchange = $this->client->request($params, $body, static function (string $line) use ($stderr): void {
+            // The script's messages, one entry each (an uncaught exception with its trace) at PHP's level; the
+            // filer is made for the first line (most requests write none).
+            $stderr = null;
+            $exchange = $this->client->request($params, $body, static function (string $line) use ($log, $tag, &$stderr): void {
+                $stderr ??= new StderrFiler(static fn(string $level, string $message) => $log($level, "$tag: $message"));
                 $stderr->write($line . "\n");
             });
         } catch (PoolBusyException $e) {
