@@ -24,6 +24,8 @@ final class Supervisor
 
     private WorkerPool $pool;
 
+    private StderrRelay $stderr;
+
     private Fleet $fleet;
 
     private Sidecars $sidecars;
@@ -83,7 +85,8 @@ final class Supervisor
     ) {
         $this->metrics = $admin === null ? null : new Metrics\NodeMetrics();
         $this->signals = new SignalInbox();
-        $this->pool = new WorkerPool($this->workerMain(...), new BusRelay($log), new StderrRelay($log));
+        $this->stderr = new StderrRelay($log);
+        $this->pool = new WorkerPool($this->workerMain(...), new BusRelay($log), $this->stderr);
         $this->fleet = new Fleet($this->pool, $config->workers, $log);
         $this->sidecars = new Sidecars($log, $this->pool->send(...));
         $this->balance = $config->listenerMode === ListenerMode::Shared ? AcceptBalance::create($config->workers) : null;
@@ -106,10 +109,10 @@ final class Supervisor
             $this->log->debug('no FFI: orphans of the server\'s processes go to PID 1, which must reap them');
         }
         if (!StderrRelay::supported()) {
-            $this->log->debug('no FFI: what workers write to standard error (PHP\'s own messages) goes there as PHP wrote it, not through the error log');
+            $this->log->debug('no FFI: what workers, task workers and user processes write to standard error (PHP\'s own messages) goes there as PHP wrote it, not through the error log');
         }
         try {
-            $this->background?->start($this->forgetInChild(...));
+            $this->background?->start($this->forgetInChild(...), $this->stderr);
         } catch (ServerException $e) {
             $this->signals->uninstall();
             $this->listeners->close();

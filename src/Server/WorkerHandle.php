@@ -40,10 +40,8 @@ final class WorkerHandle
     /** USR1 came while it booted (before it watches USR1): it still holds the log files of its fork; reopen once ready. */
     public bool $reopenWhenReady = false;
 
-    /** @var resource|null the read end of the worker's standard error (StderrRelay); null without FFI or once closed */
-    public mixed $stderr = null;
-
-    public ?StderrEntries $stderrEntries = null;
+    /** The read end of the worker's standard error (StderrRelay); null without FFI. */
+    public ?StderrSource $stderr = null;
 
     /** @param resource|null $channel */
     public function __construct(
@@ -75,9 +73,7 @@ final class WorkerHandle
 
     public function closeStderr(): void
     {
-        if (\is_resource($this->stderr)) {
-            fclose($this->stderr);
-        }
+        $this->stderr?->close();
         $this->stderr = null;
     }
 

@@ -93,7 +93,7 @@ final class WorkerPool
     /**
      * Waits up to $timeout for worker lines (a signal cuts the wait short).
      *
-     * @param array<string, resource> $extra other streams to watch (keys not starting with b, c, e or l)
+     * @param array<string, resource> $extra other streams to watch (keys not starting with b, c, e, f or l)
      * @param list<string> $ready set to the keys of $extra that are readable
      * @return list<array{WorkerHandle, Message}>
      */
@@ -105,14 +105,15 @@ final class WorkerPool
             if (\is_resource($handle->channel)) {
                 $read["c$pid"] = $handle->channel;
             }
-            if (\is_resource($handle->stderr)) {
-                $read["e$pid"] = $handle->stderr;
+            $stderr = $handle->stderr?->stream();
+            if ($stderr !== null) {
+                $read["e$pid"] = $stderr;
             }
         }
         foreach ($this->relay?->readable() ?? [] as $pid => $stream) {
             $read["b$pid"] = $stream;
         }
-        $read += $this->stderr?->lingering() ?? [];
+        $read += $this->stderr?->streams() ?? [];
         // A message held open for the rest of its trace is filed once its pipe stays quiet for a moment.
         $flush = $this->stderr?->nextFlush(microtime(true));
         if ($flush !== null) {
@@ -142,9 +143,10 @@ final class WorkerPool
             if ($key[0] === 'b') {
                 $this->relay?->read($pid);
             } elseif ($key[0] === 'e') {
-                isset($this->handles[$pid]) && $this->stderr?->read($this->handles[$pid]);
-            } elseif ($key[0] === 'l') {
-                $this->stderr?->readLingering((string) $key);
+                $source = $this->handles[$pid]->stderr ?? null;
+                $source !== null && $this->stderr?->read($source);
+            } elseif ($key[0] === 'l' || $key[0] === 'f') {
+                $this->stderr?->readStream((string) $key);
             } elseif (isset($this->handles[$pid])) {
                 array_push($messages, ...$this->flush($this->handles[$pid]));
             }
@@ -200,7 +202,7 @@ final class WorkerPool
             }
             unset($this->handles[$pid]);
             $this->relay?->detach($pid);
-            $this->stderr?->reaped($handle);
+            $handle->stderr !== null && $this->stderr?->reaped($handle->stderr);
             $exits[] = [$handle, self::describe($status), pcntl_wifexited($status) && pcntl_wexitstatus($status) === 0];
         }
         return $exits;

@@ -6,6 +6,7 @@ namespace Kiln\Server\Background;
 
 use Kiln\Server\Log;
 use Kiln\Server\ServerException;
+use Kiln\Server\StderrRelay;
 use Kiln\Server\Task\TaskClient;
 use Kiln\Server\Task\TaskWorkerProcess;
 
@@ -55,12 +56,13 @@ final class BackgroundProcesses
      * task socket is).
      *
      * @param \Closure(): void $inChild runs first in each child: lets go of what belongs to the supervisor
+     * @param ?StderrRelay $stderr files what the children write to their standard error (null: they keep the server's)
      * @throws ServerException when the task socket cannot be made
      */
-    public function start(\Closure $inChild): void
+    public function start(\Closure $inChild, ?StderrRelay $stderr = null): void
     {
         $this->inChild = $inChild;
-        $this->children = new ChildSet($this->log, $inChild);
+        $this->children = new ChildSet($this->log, $inChild, stderr: $stderr);
         if ($this->tasks->workers > 0) {
             $path = $this->openSocket();
             TaskClient::configure($path, $this->tasks->timeout);

@@ -6,6 +6,7 @@ namespace Kiln\Server\Background;
 
 use Kiln\Server\Backoff;
 use Kiln\Server\Log;
+use Kiln\Server\StderrRelay;
 use Kiln\Server\WorkerPool;
 
 /**
@@ -14,7 +15,8 @@ use Kiln\Server\WorkerPool;
  * Processes the supervisor forks and keeps running, each under a key (`task 2`, `process mailer`): one that
  * exits is started again, at once after a healthy life (or, with $recycles, after exiting with code 0 on
  * purpose), with backoff when it keeps dying young. restart() ends one so that a fresh one takes its place;
- * drop() ends one for good; stopAll() ends them all with the server.
+ * drop() ends one for good; stopAll() ends them all with the server. With a StderrRelay, what each writes to its
+ * standard error is filed in the error log under its key and pid, as a worker's is.
  */
 final class ChildSet
 {
@@ -50,11 +52,15 @@ final class ChildSet
     /** @var array<string, int> key => times it ended unasked and was started again */
     private array $restarts = [];
 
-    /** @param \Closure(): void $inChild runs first in each child: lets go of what belongs to the supervisor */
+    /**
+     * @param \Closure(): void $inChild runs first in each child: lets go of what belongs to the supervisor
+     * @param ?StderrRelay $stderr files what the children write to their standard error (null: they keep the server's)
+     */
     public function __construct(
         private readonly Log $log,
         private readonly \Closure $inChild,
         private readonly Backoff $backoff = new Backoff(0.5, 30.0),
+        private readonly ?StderrRelay $stderr = null,
     ) {}
 
     /**
@@ -148,6 +154,7 @@ final class ChildSet
         $lived = microtime(true) - $this->startedAt[$pid];
         $told = isset($this->killAt[$pid]);
         unset($this->keys[$pid], $this->startedAt[$pid], $this->killAt[$pid]);
+        $this->stderr?->released($pid);
         if (($this->pids[$key] ?? null) === $pid) {
             unset($this->pids[$key]);
         }
@@ -203,8 +210,13 @@ final class ChildSet
         if ($this->stopping || $this->frozen || $wanted === null) {
             return;
         }
+        $stderr = $this->stderr?->open();
         $pid = pcntl_fork();
         if ($pid === -1) {
+            if ($stderr !== null) {
+                fclose($stderr->reader);
+                $stderr->closeWriteEnd();
+            }
             $this->failures[$key] = ($this->failures[$key] ?? 0) + 1;
             $this->spawnAt[$key] = microtime(true) + $this->backoff->delay($this->failures[$key]);
             $this->log->error("cannot fork $key: " . pcntl_strerror(pcntl_get_last_error()));
@@ -212,6 +224,9 @@ final class ChildSet
         }
         if ($pid === 0) {
             ($this->inChild)();
+            if ($stderr !== null) {
+                $this->stderr?->adopt($stderr);
+            }
             $this->log->identify($key);
             @cli_set_process_title("kiln: $key");
             $code = 1;
@@ -221,6 +236,9 @@ final class ChildSet
                 $this->log->error("$key failed: " . $e::class . ': ' . $e->getMessage() . ' at ' . $e->getFile() . ':' . $e->getLine());
             }
             exit($code);
+        }
+        if ($stderr !== null) {
+            $this->stderr?->follow($key, $pid, $stderr);
         }
         $this->keys[$pid] = $key;
         $this->pids[$key] = $pid;

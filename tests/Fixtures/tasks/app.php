@@ -37,6 +37,15 @@ final class TaskJobs
         return self::sleep($seconds);
     }
 
+    /** Says $mark on its standard error three ways (PHP's warning, error_log(), a write to STDERR); returns its pid. */
+    public static function complain(string $mark): int
+    {
+        trigger_error("a task warning $mark", E_USER_WARNING);
+        error_log("a task error_log $mark");
+        fwrite(STDERR, "a task wrote to STDERR $mark\n");
+        return (int) getmypid();
+    }
+
     public static function fail(): never
     {
         throw new \DomainException('the task said no');
@@ -56,6 +65,7 @@ $app->task('db-sleep', function (string $dsn, string $user, string $password, in
 $describe = static fn(\Throwable $e): array => ['error' => $e::class, 'message' => $e->getMessage()];
 
 $app->get('/add', fn() => ['sum' => task('add', 2, 40)->await()]);
+$app->get('/complain', fn(Request $r) => ['pid' => task([TaskJobs::class, 'complain'], (string) ($r->query()['mark'] ?? ''))->await()]);
 $app->get('/sleep', fn(Request $r) => ['pid' => task([TaskJobs::class, 'sleep'], (float) ($r->query()['s'] ?? '1'))->await()]);
 
 // n tasks of s seconds at once; the elapsed time is measured by the client.
@@ -149,6 +159,7 @@ $app->get('/async-pids', fn() => ['pids' => all([async(fn() => task([TaskJobs::c
 
 $app->process('ticker', function (): void {
     $events = (string) getenv('KILN_TEST_EVENTS');
+    fwrite(STDERR, 'ticker ' . getmypid() . " started\n");
     while (true) { // @phpstan-ignore while.alwaysTrue (a user process runs until the supervisor stops it)
         file_put_contents($events, 'ticker ' . getmypid() . "\n", FILE_APPEND | LOCK_EX);
         usleep(200_000);

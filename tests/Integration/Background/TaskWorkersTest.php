@@ -175,6 +175,36 @@ final class TaskWorkersTest extends TestCase
         self::assertFalse(posix_kill($second, 0), 'the user process ended with the server');
     }
 
+    /**
+     * What a task worker or a user process writes to its standard error (PHP's warnings, error_log(), STDERR) is filed
+     * in the error log as a worker's is: an entry of its format, with a level and the process's key and pid.
+     */
+    public function testWhatTaskWorkersAndUserProcessesWriteToStandardErrorIsFiledInTheJsonLog(): void
+    {
+        $server = $this->start(['--workers=1', '--task-workers=1', '--error-log-format=json']);
+        $task = self::number(self::json(HttpClient::get($server->baseUrl() . '/complain?mark=t1', [], 10.0)['body'])['pid']);
+        $ticker = $this->waitForTicker();
+        $server->waitForLog('/a task wrote to STDERR t1/', 5.0);
+        $server->waitForLog("/ticker $ticker started/", 5.0);
+
+        $entries = [];
+        foreach (explode("\n", trim($server->log())) as $line) {
+            $entry = json_decode($line, true);
+            self::assertIsArray($entry, "every line of the log is a JSON object, not: $line");
+            $entries[] = $entry;
+        }
+        foreach ([
+            ['PHP Warning:  a task warning t1 in ', 'task worker 1', $task],
+            ['a task error_log t1', 'task worker 1', $task],
+            ['a task wrote to STDERR t1', 'task worker 1', $task],
+            ["ticker $ticker started", 'process ticker', $ticker],
+        ] as [$needle, $source, $pid]) {
+            $found = array_values(array_filter($entries, static fn(array $e): bool => str_contains((string) ($e['message'] ?? ''), $needle)));
+            self::assertCount(1, $found, "one entry says '$needle'");
+            self::assertSame(['warning', $source, $pid], [$found[0]['level'] ?? null, $found[0]['source'] ?? null, $found[0]['pid'] ?? null], $needle);
+        }
+    }
+
     public function testATaskWorkerIsRecycledByMaxRequestsAndAReloadReplacesTaskWorkersAndUserProcesses(): void
     {
         $server = $this->start(['--workers=1', '--task-workers=1', '--max-requests=2']);
