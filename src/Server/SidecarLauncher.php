@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Kiln\Server;
 
+use Kiln\Server\Internal\StderrPipe;
+
 /** The process side of Sidecars: finding the program, fork + exec with a clean descriptor table, the readiness probe. */
 final class SidecarLauncher
 {
@@ -38,11 +40,12 @@ final class SidecarLauncher
     /**
      * fork + exec. The child keeps only descriptors 0–2: every other stream this process holds (listening
      * sockets, worker channels, log files) is closed first, so a sidecar never keeps the port or a channel open.
+     * With $stderr its fd 2 is that pipe's write end (StderrRelay); the caller closes the pipe's ends it holds.
      *
      * @param list<string> $args
      * @param array<string, string> $env
      */
-    public static function start(string $program, array $args, array $env): int
+    public static function start(string $program, array $args, array $env, ?StderrPipe $stderr = null): int
     {
         $pid = pcntl_fork();
         if ($pid === -1) {
@@ -51,6 +54,7 @@ final class SidecarLauncher
         if ($pid > 0) {
             return $pid;
         }
+        $stderr?->becomeStderr();
         // A process group of its own, so that what it forks (php-cgi's children) ends with it: every stop
         // signals the group (-pid), and a worker whose supervisor was killed does the same.
         posix_setsid();

@@ -49,6 +49,7 @@ final class Sidecars
         private readonly Log $log,
         private readonly \Closure $send,
         private readonly Backoff $backoff = new Backoff(),
+        private readonly ?StderrRelay $stderr = null,
     ) {}
 
     /** A worker asks for a set; asking again re-announces the members that are up. */
@@ -226,6 +227,7 @@ final class Sidecars
             return false;
         }
         unset($this->processes[$pid], $this->draining[$pid]);
+        $this->stderr?->released($pid);
         // What it forked and left behind (php-cgi's children when their parent was killed) ends too.
         @posix_kill(-$pid, SIGKILL);
         $process->become(SidecarState::Exited);
@@ -340,11 +342,18 @@ final class Sidecars
         try {
             $socket = $this->dir() . "/{$set->id}-$index-" . (++$this->sequence) . '.sock';
             $command = $set->spec->commandFor($socket);
-            $pid = SidecarLauncher::start($program, \array_slice($command, 1), $set->spec->env);
+            $stderr = $this->stderr?->open();
+            $pid = SidecarLauncher::start($program, \array_slice($command, 1), $set->spec->env, $stderr);
         } catch (ServerException $e) {
+            if (isset($stderr)) {
+                fclose($stderr->reader);
+                $stderr->closeWriteEnd();
+            }
             $this->fail($set, $index, "sidecar '{$set->spec->name}' cannot start: {$e->getMessage()}");
             return;
         }
+        // What it writes to standard error outside a request (php-cgi's start-up warnings) is filed under its name.
+        $stderr !== null && $this->stderr?->follow(basename($program), $pid, $stderr);
         $process = new SidecarProcess($set, $index, $pid, $socket, microtime(true));
         $this->processes[$pid] = $set->members[$index] = $process;
     }

@@ -7,11 +7,11 @@ namespace Kiln\Server;
 use Kiln\Server\Internal\StderrPipe;
 
 /**
- * Files what workers, task workers and user processes write to their standard error in the error log: each
+ * Files what workers, task workers, user processes and sidecars write to their standard error in the error log: each
  * one's fd 2 is a pipe the supervisor reads, and every message (PHP's warnings and fatal errors, error_log()
  * without an error_log setting, a script's fwrite(STDERR, …)) becomes an entry of the log's format
  * (--error-log-format), with its time, a level taken from PHP's prefix, and the process's label (`worker 1`,
- * `task 2`, `process mailer`) and pid. Without FFI they keep the server's standard error, where PHP's messages
+ * `task worker 2`, `process mailer`, `php-cgi`) and pid. Without FFI they keep the server's standard error, where PHP's messages
  * appear in its own words (the supervisor's debug line says so).
  *
  * The supervisor reads the pipes in its loop, which never runs app code: a worker writing faster than the
@@ -66,7 +66,7 @@ final class StderrRelay
     }
 
     /**
-     * In the supervisor once a task worker or user process is forked: its pipe is read beside the workers' (see
+     * In the supervisor once a task worker, user process or sidecar is forked: its pipe is read beside the workers' (see
      * streams()) until released() says it was reaped.
      */
     public function follow(string $label, int $pid, StderrPipe $pipe): void

@@ -88,7 +88,7 @@ final class Supervisor
         $this->stderr = new StderrRelay($log);
         $this->pool = new WorkerPool($this->workerMain(...), new BusRelay($log), $this->stderr);
         $this->fleet = new Fleet($this->pool, $config->workers, $log);
-        $this->sidecars = new Sidecars($log, $this->pool->send(...));
+        $this->sidecars = new Sidecars($log, $this->pool->send(...), stderr: $this->stderr);
         $this->balance = $config->listenerMode === ListenerMode::Shared ? AcceptBalance::create($config->workers) : null;
         $this->stalls = $config->stallTimeout > 0 ? new Internal\StallGuard($config->stallTimeout, $this->pool, $log) : null;
     }

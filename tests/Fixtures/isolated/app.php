@@ -25,7 +25,9 @@ $client = PhpCgiClient::create(new PhpCgiOptions(
     maxRequests: (int) $env('KILN_TEST_POOL_MAX_REQUESTS', '10000'),
     queue: (int) $env('KILN_TEST_POOL_QUEUE', '64'),
     timeLimit: (float) $env('KILN_TEST_TIME_LIMIT', '30'),
-    phpIni: ['memory_limit' => '77M', 'display_errors' => 'Off', 'log_errors' => 'On', 'output_buffering' => '0'],
+    // KILN_TEST_POOL_INI: one more NAME=VALUE.
+    phpIni: ['memory_limit' => '77M', 'display_errors' => 'Off', 'log_errors' => 'On', 'output_buffering' => '0']
+        + (str_contains($extra = $env('KILN_TEST_POOL_INI', ''), '=') ? [strstr($extra, '=', true) => substr($extra, strpos($extra, '=') + 1)] : []),
     passEnv: ['KILN_TEST_PASSED'],
     jit: true,
 ));

@@ -41,6 +41,26 @@ final class SharedPoolTest extends IsolatedTestCase
         self::assertLessThanOrEqual(5, max($pids), 'none served more than --pool-max-requests');
     }
 
+    /** What php-cgi writes to its standard error outside a request (a start-up warning) is an entry of the error log. */
+    public function testAPhpCgiStartUpWarningIsAnEntryOfTheJsonLogUnderItsName(): void
+    {
+        $server = $this->serve(['KILN_TEST_POOL_INI' => 'extension=kiln_no_such_extension'], ['--error-log-format=json']);
+        self::assertSame(200, $this->get('/legacy/pid.php')['status']);
+        $server->waitForLog("/Unable to load dynamic library 'kiln_no_such_extension'/", 5.0);
+        [$parent] = $this->phpCgiParents();
+        $found = [];
+        foreach (explode("\n", trim($server->log())) as $line) {
+            $entry = json_decode($line, true);
+            self::assertIsArray($entry, "every line of the log is a JSON object, not: $line");
+            if (str_contains((string) ($entry['message'] ?? ''), 'kiln_no_such_extension')) {
+                $found[] = $entry;
+            }
+        }
+        self::assertCount(1, $found);
+        self::assertSame(['warning', 'php-cgi', $parent], [$found[0]['level'] ?? null, $found[0]['source'] ?? null, $found[0]['pid'] ?? null]);
+        self::assertStringStartsWith('PHP Warning:  PHP Startup: Unable to load dynamic library', (string) ($found[0]['message'] ?? ''));
+    }
+
     public function testADrainEndsTheServersPhpCgiParentAndItsChildrenOnceTheWorkersAreGone(): void
     {
         $server = $this->serve(['KILN_TEST_POOL_SIZE' => '2']);
