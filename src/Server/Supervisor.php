@@ -145,7 +145,8 @@ final class Supervisor
             $this->onSignal($signal);
         }
         $ready = [];
-        foreach ($this->pool->read($this->timeout(), $this->admin?->streams() ?? [], $ready) as [$handle, $message]) {
+        $extra = [...$this->admin?->streams() ?? [], ...$this->background?->streams() ?? []];
+        foreach ($this->pool->read($this->timeout(), $extra, $ready) as [$handle, $message]) {
             $this->onMessage($handle, $message);
         }
         // A signal that cut the wait short is acted on before the exits it may have caused are seen: a TERM sent
@@ -154,7 +155,7 @@ final class Supervisor
             $this->onSignal($signal);
         }
         foreach ($ready as $key) {
-            $this->admin?->onReadable($key, $this->answerAdmin(...));
+            $key === 'inspect' ? $this->background?->onReadable($key) : $this->admin?->onReadable($key, $this->answerAdmin(...));
         }
         $others = fn(int $pid, int $status): bool => $this->sidecars->reaped($pid, $status) || ($this->background?->reaped($pid, $status) ?? false);
         foreach ($this->pool->reap($others) as [$handle, $how, $clean]) {
@@ -421,7 +422,9 @@ final class Supervisor
     {
         $this->signals->uninstall();
         $this->pool->forgetInChild();
+        $this->background?->forgetInChild();
         $this->listeners->close();
+        $this->admin?->close(); // a user process that outlives the supervisor must not keep the admin port
         // Only the processes that hold the port hold the pid file's lock: a user process may outlive a killed
         // supervisor (no FFI, or it handles SIGTERM), and would keep every later server from the file.
         $this->pidFile?->forgetInChild();
@@ -472,6 +475,7 @@ final class Supervisor
         $this->signals->uninstall();
         $files = array_values(array_unique([$this->log->file(), ...$this->logFiles], SORT_REGULAR));
         $this->admin?->close(); // the worker has no use for the admin sockets
+        $this->background?->forgetInChild();
         $worker = new Worker($slot, $this->config, $this->log, $channel, $files, $this->balance, $bus, $this->admin !== null);
         return $worker->run($this->listeners->forWorker(...), $this->factory);
     }

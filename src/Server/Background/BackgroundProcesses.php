@@ -18,7 +18,7 @@ use Kiln\Server\Task\TaskWorkerProcess;
  * supervisor: docs/design/023-timers-and-task-workers.md.
  *
  * The supervisor learns the names of the user processes by loading the app once in a short-lived child
- * (inspect()) at start and on each reload: it never loads app code itself.
+ * (AppInspection) at start and on each reload, whose answer it reads in its loop: it never loads app code itself.
  */
 final class BackgroundProcesses
 {
@@ -27,6 +27,15 @@ final class BackgroundProcesses
     private const PROCESS = 'process ';
 
     private ?ChildSet $children = null;
+
+    /** The child asked for the names of the user processes, while its answer is awaited. */
+    private ?AppInspection $inspection = null;
+
+    /** Whether the user processes that run are to be replaced once the inspection answers (a reload asked). */
+    private bool $restartProcesses = false;
+
+    /** @var array<int, true> inspection children given up and killed, until they are reaped */
+    private array $abandoned = [];
 
     /** @var resource|null */
     private mixed $server = null;
@@ -93,12 +102,14 @@ final class BackgroundProcesses
     public function freeze(): void
     {
         $this->children?->freeze();
+        $this->abandonInspection();
     }
 
     /** The server stops (its workers are gone): every process is told to end, none starts again. */
     public function stopping(): void
     {
         $this->children?->stopAll();
+        $this->abandonInspection();
     }
 
     /**
@@ -115,26 +126,71 @@ final class BackgroundProcesses
     public function killAll(): void
     {
         $this->children?->killAll();
+        $this->abandonInspection();
     }
 
     public function isEmpty(): bool
     {
-        return $this->children?->isEmpty() ?? true;
+        return ($this->children?->isEmpty() ?? true) && $this->inspection === null && $this->abandoned === [];
     }
 
     public function reaped(int $pid, int $status): bool
     {
+        if (isset($this->abandoned[$pid])) {
+            unset($this->abandoned[$pid]);
+            return true;
+        }
+        if ($this->inspection?->pid === $pid) {
+            $this->inspection->exited();
+            return true;
+        }
         return $this->children?->reaped($pid, $status) ?? false;
+    }
+
+    /** In a process forked from the supervisor: an inspection under way is the supervisor's (its stream is closed here). */
+    public function forgetInChild(): void
+    {
+        $this->inspection?->forget();
+        $this->inspection = null;
+        $this->abandoned = [];
+    }
+
+    /** @return array<string, resource> for the supervisor's select: the inspection's answer (key `inspect`) */
+    public function streams(): array
+    {
+        $stream = $this->inspection?->stream();
+        return $stream === null ? [] : ['inspect' => $stream];
+    }
+
+    /** A stream of streams() was readable. */
+    public function onReadable(string $key): void
+    {
+        if ($key === 'inspect' && $this->inspection?->read() === true) {
+            $inspection = $this->inspection;
+            $this->inspection = null;
+            $inspection->end();
+            $inspection->hasExited() || $this->abandoned[$inspection->pid] = true;
+            $names = $inspection->names($this->log);
+            $restart = $this->restartProcesses;
+            $this->restartProcesses = false;
+            if ($names !== null) { // null: the app did not load, and what runs keeps running
+                $this->applyProcesses($names, $restart);
+            }
+        }
     }
 
     public function tick(float $now): void
     {
         $this->children?->tick($now);
+        if ($this->inspection !== null && $now >= $this->inspection->deadline) {
+            $this->log->debug(\sprintf('the app\'s user processes are not known (the app did not load within %.0f s)', self::INSPECT_TIMEOUT));
+            $this->abandonInspection();
+        }
     }
 
     public function nextWakeAt(): float
     {
-        return $this->children?->nextWakeAt() ?? INF;
+        return min($this->children?->nextWakeAt() ?? INF, $this->inspection === null ? INF : $this->inspection->deadline);
     }
 
     /** @return array<string, int> what runs now: `task worker 1`, `process mailer`… => pid */
@@ -173,13 +229,24 @@ final class BackgroundProcesses
         return (new TaskWorkerProcess($server, $app, $this->log, $this->maxRequests, $this->maxMemory))->run();
     }
 
+    /** Asks a fresh child for the names of the user processes; applyProcesses() acts on its answer. */
     private function startProcesses(bool $restart): void
     {
-        \assert($this->children !== null);
-        $names = $this->hasApp ? $this->inspect() : [];
-        if ($names === null) {
-            return; // the app did not load: what runs keeps running
+        if (!$this->hasApp) {
+            $this->applyProcesses([], $restart);
+            return;
         }
+        // A reload while an inspection runs: the fresh code is asked again, and a restart asked by either stands.
+        $restart = $restart || $this->restartProcesses;
+        $this->abandonInspection();
+        $this->restartProcesses = $restart;
+        $this->inspection = AppInspection::start($this->inChild, $this->load, $this->log, self::INSPECT_TIMEOUT);
+    }
+
+    /** @param list<string> $names the app's user processes */
+    private function applyProcesses(array $names, bool $restart): void
+    {
+        \assert($this->children !== null);
         foreach ($this->children->keys() as $key) {
             if (str_starts_with($key, self::PROCESS) && !\in_array(substr($key, \strlen(self::PROCESS)), $names, true)) {
                 $this->children->drop($key);
@@ -203,58 +270,14 @@ final class BackgroundProcesses
         }
     }
 
-    /**
-     * The names of the app's user processes, from a child that loads it; null when it could not.
-     *
-     * @return list<string>|null
-     */
-    private function inspect(): ?array
+    private function abandonInspection(): void
     {
-        $pair = stream_socket_pair(STREAM_PF_UNIX, STREAM_SOCK_STREAM, STREAM_IPPROTO_IP);
-        if ($pair === false) {
-            $this->log->error('cannot look for the app\'s user processes: no socket pair');
-            return null;
+        if ($this->inspection !== null) {
+            $this->inspection->end();
+            $this->inspection->hasExited() || $this->abandoned[$this->inspection->pid] = true;
+            $this->inspection = null;
+            $this->restartProcesses = false;
         }
-        [$ours, $theirs] = $pair;
-        $pid = pcntl_fork();
-        if ($pid === -1) {
-            fclose($ours);
-            fclose($theirs);
-            $this->log->error('cannot look for the app\'s user processes: ' . pcntl_strerror(pcntl_get_last_error()));
-            return null;
-        }
-        if ($pid === 0) {
-            fclose($ours);
-            ($this->inChild)();
-            try {
-                $answer = ['ok', array_map('strval', array_keys(($this->load)()->processes()))];
-            } catch (\Throwable $e) {
-                $answer = ['error', $e::class . ': ' . $e->getMessage()];
-            }
-            fwrite($theirs, json_encode($answer, JSON_THROW_ON_ERROR));
-            fclose($theirs);
-            exit(0);
-        }
-        fclose($theirs);
-        $data = '';
-        $deadline = microtime(true) + self::INSPECT_TIMEOUT;
-        while (!feof($ours) && ($left = $deadline - microtime(true)) > 0) {
-            $read = [$ours];
-            $write = $except = null;
-            if (@stream_select($read, $write, $except, (int) $left, (int) (fmod($left, 1.0) * 1e6)) > 0) {
-                $data .= (string) fread($ours, 65536);
-            }
-        }
-        fclose($ours);
-        @posix_kill($pid, SIGKILL);
-        pcntl_waitpid($pid, $status);
-        $answer = json_decode($data, true);
-        if (!\is_array($answer) || ($answer[0] ?? null) !== 'ok' || !\is_array($answer[1] ?? null)) {
-            $why = \is_array($answer) && \is_string($answer[1] ?? null) ? $answer[1] : 'no answer';
-            $this->log->debug("the app's user processes are not known (the app did not load: $why)");
-            return null;
-        }
-        return array_values(array_filter($answer[1], 'is_string'));
     }
 
     private function openSocket(): string

@@ -52,6 +52,11 @@ final class TaskJobs
     }
 }
 
+// KILN_TEST_SLOW_LOAD names a file: while it exists, loading the app takes 3 s (an app that reaches a slow database at load).
+if (($slow = getenv('KILN_TEST_SLOW_LOAD')) !== false && $slow !== '' && is_file($slow)) {
+    usleep(3_000_000);
+}
+
 $app = new App();
 
 $app->get('/hello', fn() => 'Hello, World!');

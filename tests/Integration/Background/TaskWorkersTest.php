@@ -222,6 +222,54 @@ final class TaskWorkersTest extends TestCase
         self::assertNotSame($ticker, $this->waitForTicker($ticker), 'and starts the user process again');
     }
 
+    /**
+     * The supervisor asks a child for the names of the user processes on a reload: while that child loads an app
+     * that takes 3 s to load, the supervisor still answers its admin listener (and relays the workers' bus).
+     */
+    public function testAReloadOfAnAppThatLoadsSlowlyDoesNotHoldTheSupervisor(): void
+    {
+        $slow = $this->events . '.slow';
+        $server = $this->start(['--workers=1', '--admin-listen=127.0.0.1:0'], ['KILN_TEST_SLOW_LOAD' => $slow]);
+        $line = $server->waitForLog('~admin listener on http://127\.0\.0\.1:\d+~');
+        $admin = preg_match('~(http://127\.0\.0\.1:\d+)~', $line, $m) === 1 ? $m[1] : self::fail("no admin address in: $line");
+        $ticker = $this->waitForTicker();
+        touch($slow);
+        try {
+            $server->signal(SIGHUP);
+            usleep(300_000); // the inspecting child is loading the app now
+            $start = microtime(true);
+            $health = HttpClient::get("$admin/health", [], 10.0);
+            $took = microtime(true) - $start;
+            self::assertSame(200, $health['status']);
+            self::assertLessThan(1.5, $took, 'the supervisor answered while the app was still loading');
+        } finally {
+            @unlink($slow);
+        }
+        self::assertNotSame($ticker, $this->waitForTicker($ticker), 'the user process started again with the new code');
+    }
+
+    /** Task workers and user processes hold neither the HTTP port nor the admin port: only the supervisor and workers do. */
+    public function testTaskWorkersAndUserProcessesHoldNoListeningSocket(): void
+    {
+        $server = $this->start(['--workers=1', '--task-workers=1', '--admin-listen=127.0.0.1:0']);
+        $line = $server->waitForLog('~admin listener on http://127\.0\.0\.1:\d+~');
+        $adminPort = preg_match('~http://127\.0\.0\.1:(\d+)~', $line, $m) === 1 ? (int) $m[1] : self::fail("no admin address in: $line");
+        $task = self::number(self::json(HttpClient::get($server->baseUrl() . '/sleep?s=0.01', [], 10.0)['body'])['pid']);
+        $ticker = $this->waitForTicker();
+        $listening = self::listeningInodes([$server->port(), $adminPort]);
+        self::assertCount(2, $listening);
+        foreach (['task worker' => $task, 'user process' => $ticker] as $what => $pid) {
+            $held = [];
+            foreach (glob("/proc/$pid/fd/*") ?: [] as $fd) {
+                $target = (string) @readlink($fd);
+                if (preg_match('/^socket:\[(\d+)\]$/', $target, $s) === 1 && \in_array($s[1], $listening, true)) {
+                    $held[] = $target;
+                }
+            }
+            self::assertSame([], $held, "the $what (pid $pid) holds no listening socket of the server");
+        }
+    }
+
     /** `--watch` reloads as `kiln reload` does: the task workers and user processes too, not only the HTTP workers. */
     public function testAWatchedEditReplacesTaskWorkersAndUserProcessesToo(): void
     {
@@ -317,6 +365,23 @@ final class TaskWorkersTest extends TestCase
     }
 
     /** @return array<string, mixed> */
+    /**
+         * @param list<int> $ports
+         * @return list<string> the inodes of the sockets listening on these ports of 127.0.0.1 (/proc/net/tcp)
+         */
+    private static function listeningInodes(array $ports): array
+    {
+        $inodes = [];
+        foreach (file('/proc/net/tcp') ?: [] as $row) {
+            $f = preg_split('/\s+/', trim($row)) ?: [];
+            // local_address is HEX-IP:HEX-PORT; state 0A is LISTEN; the inode is the tenth field.
+            if (\count($f) > 9 && ($f[3] ?? '') === '0A' && \in_array(hexdec(substr($f[1], -4)), $ports, true)) {
+                $inodes[] = $f[9];
+            }
+        }
+        return $inodes;
+    }
+
     private static function json(string $body): array
     {
         $data = json_decode($body, true);
