@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Server;
 
+use Kiln\Loop\StreamPoll;
 use Kiln\Server\Background\BackgroundProcesses;
 use Kiln\Server\Internal\AdoptedProcesses;
 use Kiln\Server\Internal\ProcessControl;
@@ -107,6 +108,9 @@ final class Supervisor
             $this->log->debug('child subreaper: orphans of the server\'s processes are reaped here');
         } else {
             $this->log->debug('no FFI: orphans of the server\'s processes go to PID 1, which must reap them');
+        }
+        if (!StreamPoll::isUnbounded() && $this->config->workers * 3 > 900) {
+            $this->log->warning("no FFI: the supervisor watches its workers with stream_select(), which fails for descriptors numbered 1024 or more, and --workers={$this->config->workers} may reach them (three a worker)");
         }
         if (!StderrRelay::supported()) {
             $this->log->debug('no FFI: what workers, task workers and user processes write to standard error (PHP\'s own messages) goes there as PHP wrote it, not through the error log');

@@ -4,11 +4,15 @@ declare(strict_types=1);
 
 namespace Kiln\Server;
 
+use Kiln\Loop\StreamPoll;
+
 /** Forks workers and keeps their records: channels read, bus sockets handed to the relay, exits reaped. Policy lives in Supervisor. */
 final class WorkerPool
 {
     /** @var array<int, WorkerHandle> by pid */
     private array $handles = [];
+
+    private ?StreamPoll $poll = null;
 
     /**
      * @param \Closure(int, resource, resource|null): int $childMain runs in the child (slot, channel, bus socket),
@@ -127,31 +131,33 @@ final class WorkerPool
         foreach ($this->relay?->writable() ?? [] as $pid => $stream) {
             $write["b$pid"] = $stream;
         }
-        $except = null;
-        $seconds = (int) $timeout;
-        if (@stream_select($read, $write, $except, $seconds, (int) (($timeout - $seconds) * 1e6)) < 1) {
+        // poll(2) with FFI: a supervisor of a few hundred workers has descriptors past stream_select()'s 1024.
+        $found = ($this->poll ??= new StreamPoll())->wait($read, $write, $timeout);
+        if ($found === null) {
             $this->stderr?->flushQuiet(microtime(true));
             return [];
         }
+        [$readable, $writable] = $found;
         $messages = [];
-        foreach ($read as $key => $_) {
+        foreach ($readable as $key) {
+            $key = (string) $key;
             if (isset($extra[$key])) {
-                $ready[] = (string) $key;
+                $ready[] = $key;
                 continue;
             }
-            $pid = (int) substr((string) $key, 1);
+            $pid = (int) substr($key, 1);
             if ($key[0] === 'b') {
                 $this->relay?->read($pid);
             } elseif ($key[0] === 'e') {
                 $source = $this->handles[$pid]->stderr ?? null;
                 $source !== null && $this->stderr?->read($source);
             } elseif ($key[0] === 'l' || $key[0] === 'f') {
-                $this->stderr?->readStream((string) $key);
+                $this->stderr?->readStream($key);
             } elseif (isset($this->handles[$pid])) {
                 array_push($messages, ...$this->flush($this->handles[$pid]));
             }
         }
-        if ($write !== []) {
+        if ($writable !== []) {
             $this->relay?->flush();
         }
         $this->stderr?->flushQuiet(microtime(true));

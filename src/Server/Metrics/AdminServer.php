@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Server\Metrics;
 
+use Kiln\Loop\StreamPoll;
 use Kiln\Server\ListenAddress;
 use Kiln\Server\ServerException;
 
@@ -23,6 +24,8 @@ final class AdminServer
 
     /** @var array<int, array{resource, string, float}> open clients: stream, bytes read, when accepted */
     private array $clients = [];
+
+    private ?StreamPoll $poll = null;
 
     private int $next = 0;
 
@@ -143,9 +146,7 @@ final class AdminServer
             }
             $bytes = substr($bytes, $written);
             if ($bytes !== '') {
-                $read = $except = null;
-                $write = [$stream];
-                @stream_select($read, $write, $except, 0, 50_000);
+                ($this->poll ??= new StreamPoll())->wait([], [$stream], 0.05); // past stream_select()'s 1024 too
             }
         }
         $this->close($id);
