@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Server\Background;
 
 use Kiln\Server\Log;
+use Kiln\Server\StderrRelay;
 
 /**
  * @internal
@@ -39,7 +40,7 @@ final class AppInspection
      * @param \Closure(): void $inChild runs first in the child: lets go of what belongs to the supervisor
      * @param \Closure(): AppBackground $load
      */
-    public static function start(\Closure $inChild, \Closure $load, Log $log, float $timeout): ?self
+    public static function start(\Closure $inChild, \Closure $load, Log $log, float $timeout, ?StderrRelay $stderr = null): ?self
     {
         $pair = stream_socket_pair(STREAM_PF_UNIX, STREAM_SOCK_STREAM, STREAM_IPPROTO_IP);
         if ($pair === false) {
@@ -47,16 +48,25 @@ final class AppInspection
             return null;
         }
         [$ours, $theirs] = $pair;
+        $pipe = $stderr?->open();
         $pid = pcntl_fork();
         if ($pid === -1) {
             fclose($ours);
             fclose($theirs);
+            if ($pipe !== null) {
+                fclose($pipe->reader);
+                $pipe->closeWriteEnd();
+            }
             $log->error('cannot look for the app\'s user processes: ' . pcntl_strerror(pcntl_get_last_error()));
             return null;
         }
         if ($pid === 0) {
             fclose($ours);
             $inChild();
+            @cli_set_process_title('kiln: app inspection');
+            if ($pipe !== null) {
+                $stderr?->adopt($pipe); // what loading the app writes (a deprecation) is filed like a worker's
+            }
             try {
                 $answer = ['ok', array_map('strval', array_keys($load()->processes()))];
             } catch (\Throwable $e) {
@@ -67,6 +77,9 @@ final class AppInspection
             exit(0);
         }
         fclose($theirs);
+        if ($pipe !== null) {
+            $stderr?->follow('app inspection', $pid, $pipe);
+        }
         stream_set_blocking($ours, false);
         return new self($pid, $ours, microtime(true) + $timeout);
     }

@@ -28,6 +28,8 @@ final class BackgroundProcesses
 
     private ?ChildSet $children = null;
 
+    private ?StderrRelay $stderr = null;
+
     /** The child asked for the names of the user processes, while its answer is awaited. */
     private ?AppInspection $inspection = null;
 
@@ -71,6 +73,7 @@ final class BackgroundProcesses
     public function start(\Closure $inChild, ?StderrRelay $stderr = null): void
     {
         $this->inChild = $inChild;
+        $this->stderr = $stderr;
         $this->children = new ChildSet($this->log, $inChild, stderr: $stderr);
         if ($this->tasks->workers > 0) {
             $path = $this->openSocket();
@@ -138,10 +141,15 @@ final class BackgroundProcesses
     {
         if (isset($this->abandoned[$pid])) {
             unset($this->abandoned[$pid]);
+            $this->stderr?->released($pid);
             return true;
         }
         if ($this->inspection?->pid === $pid) {
             $this->inspection->exited();
+            $this->stderr?->released($pid);
+            // It wrote its whole answer before exiting: finish now, even if a program it started holds the socket.
+            $this->inspection->read();
+            $this->onReadable('inspect', whole: true);
             return true;
         }
         return $this->children?->reaped($pid, $status) ?? false;
@@ -163,9 +171,9 @@ final class BackgroundProcesses
     }
 
     /** A stream of streams() was readable. */
-    public function onReadable(string $key): void
+    public function onReadable(string $key, bool $whole = false): void
     {
-        if ($key === 'inspect' && $this->inspection?->read() === true) {
+        if ($key === 'inspect' && $this->inspection !== null && ($whole || $this->inspection->read())) {
             $inspection = $this->inspection;
             $this->inspection = null;
             $inspection->end();
@@ -183,7 +191,7 @@ final class BackgroundProcesses
     {
         $this->children?->tick($now);
         if ($this->inspection !== null && $now >= $this->inspection->deadline) {
-            $this->log->debug(\sprintf('the app\'s user processes are not known (the app did not load within %.0f s)', self::INSPECT_TIMEOUT));
+            $this->log->warning(\sprintf('the app\'s user processes are not known (the app did not load within %.0f s)', self::INSPECT_TIMEOUT));
             $this->abandonInspection();
         }
     }
@@ -240,7 +248,7 @@ final class BackgroundProcesses
         $restart = $restart || $this->restartProcesses;
         $this->abandonInspection();
         $this->restartProcesses = $restart;
-        $this->inspection = AppInspection::start($this->inChild, $this->load, $this->log, self::INSPECT_TIMEOUT);
+        $this->inspection = AppInspection::start($this->inChild, $this->load, $this->log, self::INSPECT_TIMEOUT, $this->stderr);
     }
 
     /** @param list<string> $names the app's user processes */

@@ -72,6 +72,7 @@ final class ChildSet
     {
         $this->wanted[$key] = [$main, $recycles];
         if (!isset($this->pids[$key])) {
+            unset($this->spawnAt[$key]); // started now: a pending start after a crash's backoff would be a second one
             $this->spawn($key);
         }
     }
@@ -207,7 +208,7 @@ final class ChildSet
     private function spawn(string $key): void
     {
         $wanted = $this->wanted[$key] ?? null;
-        if ($this->stopping || $this->frozen || $wanted === null) {
+        if ($this->stopping || $this->frozen || $wanted === null || isset($this->pids[$key])) {
             return;
         }
         $stderr = $this->stderr?->open();

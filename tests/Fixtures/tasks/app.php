@@ -57,6 +57,12 @@ if (($slow = getenv('KILN_TEST_SLOW_LOAD')) !== false && $slow !== '' && is_file
     usleep(3_000_000);
 }
 
+// KILN_TEST_INSPECTION_LEAVES=1: the child that tells the supervisor the user processes leaves a program running that
+// holds its answer's socket (an app starting a helper at load).
+if (getenv('KILN_TEST_INSPECTION_LEAVES') === '1' && cli_get_process_title() === 'kiln: app inspection') {
+    exec('sleep 25 >/dev/null 2>&1 &');
+}
+
 $app = new App();
 
 $app->get('/hello', fn() => 'Hello, World!');

@@ -248,6 +248,16 @@ final class TaskWorkersTest extends TestCase
         self::assertNotSame($ticker, $this->waitForTicker($ticker), 'the user process started again with the new code');
     }
 
+    /**
+     * The child that loads the app to name its user processes may leave a program running that holds its answer's
+     * socket: the answer is taken once the child is gone, and the user processes start (they waited 30 s, then never).
+     */
+    public function testTheUserProcessesStartWhenTheInspectingChildLeftAProgramRunning(): void
+    {
+        $this->start(['--workers=1'], ['KILN_TEST_INSPECTION_LEAVES' => '1']);
+        self::assertGreaterThan(0, $this->waitForTicker());
+    }
+
     /** Task workers and user processes hold neither the HTTP port nor the admin port: only the supervisor and workers do. */
     public function testTaskWorkersAndUserProcessesHoldNoListeningSocket(): void
     {
@@ -364,11 +374,10 @@ final class TaskWorkersTest extends TestCase
         }
     }
 
-    /** @return array<string, mixed> */
     /**
-         * @param list<int> $ports
-         * @return list<string> the inodes of the sockets listening on these ports of 127.0.0.1 (/proc/net/tcp)
-         */
+     * @param list<int> $ports
+     * @return list<string> the inodes of the sockets listening on these ports of 127.0.0.1 (/proc/net/tcp)
+     */
     private static function listeningInodes(array $ports): array
     {
         $inodes = [];
@@ -382,6 +391,7 @@ final class TaskWorkersTest extends TestCase
         return $inodes;
     }
 
+    /** @return array<string, mixed> */
     private static function json(string $body): array
     {
         $data = json_decode($body, true);
