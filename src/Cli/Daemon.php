@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Cli;
 
+use Kiln\Loop\StreamPoll;
 use Kiln\Server\StandardError;
 
 /**
@@ -90,13 +91,11 @@ final class Daemon
     private function waitForDaemon(mixed $channel, int $pid, mixed $stderr, float $timeout, mixed $stdout): int
     {
         pcntl_waitpid($pid, $status);
-        $read = [$channel];
-        $write = $except = null;
         $line = '';
         $deadline = microtime(true) + $timeout;
+        $poll = new StreamPoll(); // a shell may hand kiln descriptors numbered past stream_select()'s 1024
         while (!str_contains($line, "\n") && ($left = $deadline - microtime(true)) > 0) {
-            $read = [$channel];
-            if (@stream_select($read, $write, $except, (int) $left, 0) === 1) {
+            if ($poll->wait([$channel], [], $left) !== null) {
                 $chunk = fread($channel, 4096);
                 if ($chunk === false || $chunk === '') {
                     break;

@@ -47,10 +47,11 @@ final class StreamPoll
     /**
      * Waits up to $timeout seconds (a signal cuts it short) for one of the streams to be ready.
      *
-     * @param array<array-key, resource> $read
-     * @param array<array-key, resource> $write
-     * @return array{list<array-key>, list<array-key>}|null the keys of $read that are readable (or at EOF, or in
-     *     error) and of $write that are writable; null when nothing is (the timeout, a signal)
+     * @template K of array-key
+     * @param array<K, resource> $read
+     * @param array<K, resource> $write
+     * @return array{list<K>, list<K>}|null the keys of $read that are readable (or at EOF, or in error) and of
+     *     $write that are writable; null when nothing is (the timeout, a signal)
      */
     public function wait(array $read, array $write, float $timeout): ?array
     {
@@ -64,13 +65,14 @@ final class StreamPoll
     }
 
     /**
-     * @param array<array-key, resource> $read
-     * @param array<array-key, resource> $write
-     * @return array{list<array-key>, list<array-key>}|null
+     * @template K of array-key
+     * @param array<K, resource> $read
+     * @param array<K, resource> $write
+     * @return array{list<K>, list<K>}|null
      */
     private function poll(array $read, array $write, float $timeout): ?array
     {
-        /** @var array<int, array{resource, int, list<array-key>, list<array-key>}> $streams id => stream, events, its read keys, its write keys */
+        /** @var array<int, array{resource, int, list<K>, list<K>}> $streams id => stream, events, its read keys, its write keys */
         $streams = [];
         foreach ($read as $key => $stream) {
             $streams[(int) $stream] ??= [$stream, 0, [], []];
@@ -122,13 +124,16 @@ final class StreamPoll
                 array_push($writable, ...$streams[$id][3]);
             }
         }
-        return [$readable, $writable];
+        /** @var array{list<K>, list<K>} $ready every key is one of $read's or $write's */
+        $ready = [$readable, $writable];
+        return $ready;
     }
 
     /**
-     * @param array<array-key, resource> $read
-     * @param array<array-key, resource> $write
-     * @return array{list<array-key>, list<array-key>}|null
+     * @template K of array-key
+     * @param array<K, resource> $read
+     * @param array<K, resource> $write
+     * @return array{list<K>, list<K>}|null
      */
     private function select(array $read, array $write, float $timeout): ?array
     {

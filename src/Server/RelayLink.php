@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Server;
 
 use Kiln\Loop\Loop;
+use Kiln\Loop\StreamPoll;
 
 /**
  * A worker's end of the node bus socket (the supervisor's end is BusRelay): sends frames without blocking
@@ -183,10 +184,9 @@ final class RelayLink
             return;
         }
         $deadline = microtime(true) + self::EXIT_FLUSH;
+        $poll = new StreamPoll(); // the link's descriptor may be past stream_select()'s 1024 (inherited ones below it)
         while (($left = $deadline - microtime(true)) > 0) {
-            $read = $except = null;
-            $write = [$this->stream];
-            if (@stream_select($read, $write, $except, 0, (int) (min($left, 0.1) * 1e6)) < 1) {
+            if ($poll->wait([], [$this->stream], min($left, 0.1)) === null) {
                 continue;
             }
             if (!$this->queue->writeTo($this->stream) || $this->queue->isEmpty()) {

@@ -8,6 +8,7 @@ use Kiln\Http\ErrorResponse;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 use Kiln\Loop\Loop;
+use Kiln\Loop\StreamPoll;
 
 /**
  * The last word of a worker that dies with requests in flight: a fatal error in one handler (undefined
@@ -423,16 +424,17 @@ final class FatalGuard
             }
         }
         $until = microtime(true) + $wait;
+        // poll(2): a worker of many connections has descriptors past stream_select()'s 1024, and one such makes
+        // stream_select() fail for all of them.
+        $poll = new StreamPoll();
         while ($sockets !== []) {
-            $read = $sockets;
-            $write = $except = null;
-            $left = max(0.0, $until - microtime(true));
-            if (@stream_select($read, $write, $except, 0, (int) ($left * 1e6)) < 1) {
+            $ready = $poll->wait($sockets, [], max(0.0, $until - microtime(true)));
+            if ($ready === null) {
                 break;
             }
-            foreach ($read as $i => $socket) {
+            foreach ($ready[0] as $i) {
+                $peek = @stream_socket_recvfrom($sockets[$i], 1, STREAM_PEEK);
                 unset($sockets[$i]);
-                $peek = @stream_socket_recvfrom($socket, 1, STREAM_PEEK);
                 if (\is_string($peek) && $peek !== '') {
                     $waiting[$i] = true;
                 }

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Loop\Driver;
 
 use Kiln\Loop\Internal\AbstractDriver;
+use Kiln\Loop\LoopException;
 
 /**
  * stream_select() driver: portable, the fastest for a few hundred streams, and unusable for file
@@ -65,6 +66,11 @@ final class SelectDriver extends AbstractDriver
             $this->reapClosedStreams(); // a watched stream was closed without cancelling its watchers
 
             return;
+        }
+        if ($ready === false && str_contains(\error_get_last()['message'] ?? '', 'FD_SETSIZE')) {
+            // Not a signal (that returns false too): a descriptor past 1023, which no later wait gets past either.
+            throw new LoopException('stream_select() cannot watch descriptors numbered 1024 or more, and this process has '
+                . 'such a stream; the epoll driver (php-ffi) can');
         }
         if (!$ready) {
             return;

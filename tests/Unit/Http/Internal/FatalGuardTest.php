@@ -9,7 +9,9 @@ use Kiln\Http\Internal\FatalGuard;
 use Kiln\Http\Internal\HttpCore;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
+use Kiln\Loop\Driver\EpollDriver;
 use Kiln\Loop\Loop;
+use Kiln\Loop\StreamPoll;
 
 /**
  * The exit path: the worker process ends (exit(), a fatal error) while its core serves. end() is called as
@@ -27,6 +29,9 @@ final class FatalGuardTest extends CoreTestCase
     private HttpCore $core;
 
     private FatalGuard $guard;
+
+    /** @var list<resource> descriptors held to push the connections' own past 1023 */
+    private array $filler = [];
 
     protected function setUp(): void
     {
@@ -59,6 +64,13 @@ final class FatalGuardTest extends CoreTestCase
         }, function (\Closure $function): void {
             $this->atExit[] = $function;
         });
+    }
+
+    protected function tearDown(): void
+    {
+        parent::tearDown();
+        array_map(fclose(...), $this->filler);
+        $this->filler = [];
     }
 
     public function testAResponseUnderWayIsFinishedLastAndCounted(): void
@@ -187,6 +199,35 @@ final class FatalGuardTest extends CoreTestCase
         self::assertStringStartsWith("HTTP/1.1 503 Service Unavailable\r\n", $answer);
         self::assertStringContainsString("Retry-After: 1\r\n", $answer);
         self::assertSame(['info: worker exited; answered 1 request(s) not yet started with 503'], $this->context->logs);
+    }
+
+    /**
+     * A worker of many connections has descriptors past 1023, which stream_select() cannot watch: one such made it
+     * fail for every connection, and a request already in a socket was closed unanswered instead of told to retry.
+     */
+    public function testARequestInTheSocketIsAnswered503ThoughTheDescriptorsArePastStreamSelectsLimit(): void
+    {
+        if (!StreamPoll::isUnbounded()) {
+            self::markTestSkipped('needs FFI');
+        }
+        Loop::set(new EpollDriver());
+        for ($i = 0; $i < 1100; $i++) {
+            $this->filler[] = fopen('/dev/null', 'r') ?: self::fail('cannot open /dev/null');
+        }
+        $idle = $this->connect($this->core);
+        $served = $this->connect($this->core);
+        fwrite($served, self::request('/first'));
+        $this->servedAll(1);
+        self::pending($served);
+
+        // Both requests are in their sockets, neither read by the loop yet, when the process ends.
+        fwrite($idle, self::request('/late'));
+        fwrite($served, self::request('/second'));
+        $this->guard->end(null);
+
+        self::assertStringStartsWith("HTTP/1.1 503 Service Unavailable\r\n", self::readToEnd($idle));
+        self::assertStringStartsWith("HTTP/1.1 503 Service Unavailable\r\n", self::readToEnd($served));
+        self::assertSame(['info: worker exited; answered 2 request(s) not yet started with 503'], $this->context->logs);
     }
 
     public function testARequestQueuedBehindTheOneThatEndedTheProcessIsAnswered503(): void
