@@ -290,7 +290,9 @@ final class BackgroundProcesses
 
     private function openSocket(): string
     {
-        $dir = rtrim(sys_get_temp_dir(), '/') . '/kiln-tasks-' . getmypid() . '-' . bin2hex(random_bytes(4));
+        $temp = rtrim(sys_get_temp_dir(), '/');
+        self::removeStaleSockets($temp);
+        $dir = "$temp/kiln-tasks-" . getmypid() . '-' . bin2hex(random_bytes(4));
         if (!@mkdir($dir, 0700)) {
             throw new ServerException("Cannot create the task socket directory $dir: " . (error_get_last()['message'] ?? 'mkdir failed'));
         }
@@ -303,5 +305,19 @@ final class BackgroundProcesses
         }
         $this->server = $server;
         return "$dir/tasks.sock";
+    }
+
+    /**
+     * The task socket directories of supervisors that are gone: a supervisor killed with SIGKILL cannot remove its own,
+     * and each would stay in the temp directory. One whose supervisor's pid runs (or was reused) is left alone.
+     */
+    private static function removeStaleSockets(string $temp): void
+    {
+        foreach (glob("$temp/kiln-tasks-*-*", GLOB_ONLYDIR) ?: [] as $dir) {
+            if (preg_match('~/kiln-tasks-(\d+)-[0-9a-f]{8}$~', $dir, $m) === 1 && !posix_kill((int) $m[1], 0) && posix_get_last_error() === \PCNTL_ESRCH) {
+                @unlink("$dir/tasks.sock");
+                @rmdir($dir);
+            }
+        }
     }
 }

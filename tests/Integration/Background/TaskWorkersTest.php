@@ -258,6 +258,34 @@ final class TaskWorkersTest extends TestCase
         self::assertGreaterThan(0, $this->waitForTicker());
     }
 
+    /** A supervisor killed with SIGKILL cannot remove its task socket's directory: the next server to start does. */
+    public function testTheTaskSocketDirectoryOfAKilledSupervisorIsRemovedByTheNextServer(): void
+    {
+        $temp = PeerProcess::tempDir('kiln-tasks-tmp');
+        try {
+            $killed = $this->start(['--workers=1', '--task-workers=1'], ['TMPDIR' => $temp]);
+            $left = glob("$temp/kiln-tasks-{$killed->pid()}-*") ?: [];
+            self::assertCount(1, $left, 'the task socket is in TMPDIR');
+            posix_kill($killed->pid(), SIGKILL);
+            self::assertNotNull($killed->waitForExit(10.0));
+            $this->server = null;
+            $running = "$temp/kiln-tasks-" . getmypid() . '-0123abcd'; // a supervisor that runs: this test's process
+            mkdir($running);
+
+            $next = $this->start(['--workers=1', '--task-workers=1'], ['TMPDIR' => $temp]);
+            self::assertDirectoryDoesNotExist($left[0], 'the killed supervisor\'s directory was removed');
+            self::assertDirectoryExists($running, 'the directory of a supervisor that runs is left alone');
+            self::assertCount(1, glob("$temp/kiln-tasks-{$next->pid()}-*") ?: []);
+            self::assertSame(0, $next->stop(10.0));
+            $this->server = null;
+            self::assertSame([basename($running)], array_map('basename', glob("$temp/kiln-tasks-*") ?: []), 'a server that stops removes its own');
+        } finally {
+            $this->server?->stop();
+            $this->server = null;
+            PeerProcess::removeDir($temp);
+        }
+    }
+
     /** Task workers and user processes hold neither the HTTP port nor the admin port: only the supervisor and workers do. */
     public function testTaskWorkersAndUserProcessesHoldNoListeningSocket(): void
     {

@@ -17,15 +17,21 @@ final class FailingRulesLogTest extends TestCase
 {
     private ?KilnProcess $kiln = null;
 
+    private ?string $root = null;
+
     protected function tearDown(): void
     {
         $this->kiln?->stop();
         $this->kiln = null;
+        if ($this->root !== null) {
+            PeerProcess::removeDir($this->root);
+            $this->root = null;
+        }
     }
 
     public function testARewriteLoopAndARewriteAboveTheRootAreLoggedWithTheirReason(): void
     {
-        $root = PeerProcess::tempDir('kiln-failing-rules');
+        $root = $this->root = PeerProcess::tempDir('kiln-failing-rules');
         mkdir("$root/loop");
         file_put_contents("$root/loop/.htaccess", "RewriteEngine On\nRewriteRule ^(.*)$ x$1 [L]\n");
         mkdir("$root/up");

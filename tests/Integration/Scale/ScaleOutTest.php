@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Tests\Integration\Scale;
 
 use Kiln\Tests\Support\KilnProcess;
+use Kiln\Tests\Support\PeerProcess;
 use Kiln\Tests\Support\RedisServer;
 use PHPUnit\Framework\TestCase;
 
@@ -19,6 +20,9 @@ final class ScaleOutTest extends TestCase
 
     /** @var resource|null nginx or HAProxy */
     private mixed $nginx = null;
+
+    /** The front proxy's config and logs. */
+    private ?string $proxyDir = null;
 
     protected function setUp(): void
     {
@@ -39,6 +43,10 @@ final class ScaleOutTest extends TestCase
                 posix_kill($pid, SIGKILL);
             }
             proc_close($this->nginx);
+        }
+        if ($this->proxyDir !== null) {
+            PeerProcess::removeDir($this->proxyDir);
+            $this->proxyDir = null;
         }
     }
 
@@ -154,7 +162,7 @@ final class ScaleOutTest extends TestCase
     private function startHaproxy(array $ports): string
     {
         self::assertFileExists('/usr/sbin/haproxy', 'haproxy is missing: scripts/install-deps.sh dev installs it');
-        $dir = self::frontDir('haproxy');
+        $dir = $this->frontDir('haproxy');
         $port = self::freePort();
         $servers = implode("\n", array_map(static fn(int $i, int $p): string => "    server n$i 127.0.0.1:$p check", array_keys($ports), $ports));
         file_put_contents("$dir/haproxy.cfg", <<<CFG
@@ -186,7 +194,7 @@ final class ScaleOutTest extends TestCase
     private function startNginx(array $ports): string
     {
         self::assertFileExists('/usr/sbin/nginx', 'nginx is missing: scripts/install-deps.sh dev installs it');
-        $dir = self::frontDir('nginx');
+        $dir = $this->frontDir('nginx');
         $port = self::freePort();
         $servers = implode("\n", array_map(static fn(int $p): string => "        server 127.0.0.1:$p max_fails=1 fail_timeout=10s;", $ports));
         file_put_contents("$dir/nginx.conf", <<<CONF
@@ -229,12 +237,10 @@ final class ScaleOutTest extends TestCase
         return $this->startFront(['/usr/sbin/nginx', '-p', $dir, '-c', "$dir/nginx.conf"], $dir, $port);
     }
 
-    /** A fresh temp dir for the front proxy's config and logs. */
-    private static function frontDir(string $name): string
+    /** A fresh temp dir for the front proxy's config and logs, removed by tearDown(). */
+    private function frontDir(string $name): string
     {
-        $dir = sys_get_temp_dir() . "/kiln-scale-$name-" . bin2hex(random_bytes(4));
-        mkdir($dir);
-        return $dir;
+        return $this->proxyDir = PeerProcess::tempDir("kiln-scale-$name");
     }
 
     /**
