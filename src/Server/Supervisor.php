@@ -392,6 +392,12 @@ final class Supervisor
             $this->log->warning("reload ignored: the server is {$this->state->value}");
             return;
         }
+        if ($this->fleet->reloading()) {
+            // The generation starting may have read the files before the edit this reload is for: another follows it.
+            $this->reloadAsked || $this->log->info('reload asked while one is under way: another follows once the new generation serves');
+            $this->reloadAsked = true;
+            return;
+        }
         $this->freshCode?->__invoke(microtime(true), true);
         $this->fleet->reload();
         $this->sidecars->renewShared();

@@ -118,6 +118,41 @@ final class ReloadTest extends TestCase
     }
 
     /**
+     * A reload asked while another is under way (an edit, SIGHUP, another edit, SIGHUP) follows it: it was ignored, and
+     * the generation that was starting served the code as it was before the second edit, until the next reload.
+     */
+    public function testAReloadAskedDuringAReloadFollowsItAndServesTheLastEdit(): void
+    {
+        $dir = PeerProcess::tempDir('kiln-reload-twice');
+        $kiln = null;
+        try {
+            // The app takes 0.7 s to load, which leaves time to ask again while a generation starts.
+            file_put_contents("$dir/app.php", '<?php usleep(700_000); $app = new Kiln\App\App(); $app->get("/", fn() => require __DIR__ . "/answer.php"); return $app;');
+            file_put_contents("$dir/answer.php", '<?php return "one";');
+            touch("$dir/app.php", time() - 60);
+            touch("$dir/answer.php", time() - 60);
+            $kiln = KilnProcess::start("$dir/app.php", ['--workers=1'], [], 20.0);
+            self::assertSame('one', HttpClient::get($kiln->baseUrl() . '/')['body']);
+
+            file_put_contents("$dir/answer.php", '<?php return "two";');
+            touch("$dir/answer.php", time() - 40);
+            $kiln->signal(SIGHUP);
+            $kiln->waitForLog('~reloading: starting generation 2~', 10);
+            file_put_contents("$dir/answer.php", '<?php return "three";');
+            touch("$dir/answer.php", time() - 20);
+            $kiln->signal(SIGHUP);
+
+            $kiln->waitForLog('~reloaded: generation 3 serving~', 20);
+            self::assertSame('three', HttpClient::get($kiln->baseUrl() . '/')['body'], $kiln->log());
+            self::assertStringContainsString('reload asked while one is under way', $kiln->log());
+            self::assertSame(0, $kiln->stop());
+        } finally {
+            $kiln?->isRunning() && $kiln->stop();
+            PeerProcess::removeDir($dir);
+        }
+    }
+
+    /**
      * One request on a persistent connection, reconnecting when the server closed it while idle (a drained
      * worker closes idle keep-alive connections; like any HTTP client, retry an idempotent request then).
      *
