@@ -486,6 +486,7 @@ final class Supervisor
         $files = array_values(array_unique([$this->log->file(), ...$this->logFiles], SORT_REGULAR));
         $this->admin?->close(); // the worker has no use for the admin sockets
         $this->background?->forgetInChild();
+        $this->background?->releaseTaskSocket(); // a worker calls task workers through the socket's path
         $worker = new Worker($slot, $this->config, $this->log, $channel, $files, $this->balance, $bus, $this->admin !== null);
         return $worker->run($this->listeners->forWorker(...), $this->factory);
     }

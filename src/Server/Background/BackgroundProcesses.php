@@ -214,6 +214,20 @@ final class BackgroundProcesses
         return $pids;
     }
 
+    /**
+     * In a child that is no task worker (an HTTP worker, a user process, the app's inspection): it lets go of the task
+     * socket's listening end, which it would otherwise hold for as long as it runs, and pass on to any program it
+     * starts. The socket's file stays: it is the supervisor's to remove.
+     */
+    public function releaseTaskSocket(): void
+    {
+        if (\is_resource($this->server)) {
+            fclose($this->server);
+        }
+        $this->server = null;
+        $this->dir = null;
+    }
+
     /** Removes the task socket (once every process was reaped). */
     public function close(): void
     {
@@ -248,25 +262,31 @@ final class BackgroundProcesses
         $restart = $restart || $this->restartProcesses;
         $this->abandonInspection();
         $this->restartProcesses = $restart;
-        $this->inspection = AppInspection::start($this->inChild, $this->load, $this->log, self::INSPECT_TIMEOUT, $this->stderr);
+        $inChild = function (): void {
+            ($this->inChild)();
+            $this->releaseTaskSocket();
+        };
+        $this->inspection = AppInspection::start($inChild, $this->load, $this->log, self::INSPECT_TIMEOUT, $this->stderr);
     }
 
     /** @param list<string> $names the app's user processes */
     private function applyProcesses(array $names, bool $restart): void
     {
-        \assert($this->children !== null);
-        foreach ($this->children->keys() as $key) {
+        $children = $this->children;
+        \assert($children !== null);
+        foreach ($children->keys() as $key) {
             if (str_starts_with($key, self::PROCESS) && !\in_array(substr($key, \strlen(self::PROCESS)), $names, true)) {
-                $this->children->drop($key);
+                $children->drop($key);
             }
         }
         foreach ($names as $name) {
             $key = self::PROCESS . $name;
-            if ($restart && $this->children->pid($key) !== null) {
-                $this->children->restart($key, SIGTERM);
+            if ($restart && $children->pid($key) !== null) {
+                $children->restart($key, SIGTERM);
                 continue;
             }
-            $this->children->keep($key, function () use ($name): int {
+            $children->keep($key, function () use ($name): int {
+                $this->releaseTaskSocket();
                 $fn = ($this->load)()->processes()[$name] ?? null;
                 if ($fn === null) {
                     $this->log->warning("the app no longer has a process named '$name'");

@@ -286,8 +286,12 @@ final class TaskWorkersTest extends TestCase
         }
     }
 
-    /** Task workers and user processes hold neither the HTTP port nor the admin port: only the supervisor and workers do. */
-    public function testTaskWorkersAndUserProcessesHoldNoListeningSocket(): void
+    /**
+     * Task workers and user processes hold neither the HTTP port nor the admin port: only the supervisor and workers do.
+     * The task socket's listening end is the task workers' (and the supervisor's): neither the workers nor a user
+     * process holds it (nor passes it to a program it starts).
+     */
+    public function testTaskWorkersAndUserProcessesHoldNoListeningSocketButTheirOwn(): void
     {
         $server = $this->start(['--workers=1', '--task-workers=1', '--admin-listen=127.0.0.1:0']);
         $line = $server->waitForLog('~admin listener on http://127\.0\.0\.1:\d+~');
@@ -296,15 +300,20 @@ final class TaskWorkersTest extends TestCase
         $ticker = $this->waitForTicker();
         $listening = self::listeningInodes([$server->port(), $adminPort]);
         self::assertCount(2, $listening);
+        $taskSocket = self::taskSocketInode($server->pid());
+        self::assertContains($taskSocket, self::socketInodes($task), 'the task worker holds the task socket');
         foreach (['task worker' => $task, 'user process' => $ticker] as $what => $pid) {
-            $held = [];
-            foreach (glob("/proc/$pid/fd/*") ?: [] as $fd) {
-                $target = (string) @readlink($fd);
-                if (preg_match('/^socket:\[(\d+)\]$/', $target, $s) === 1 && \in_array($s[1], $listening, true)) {
-                    $held[] = $target;
-                }
+            self::assertSame([], array_values(array_intersect(self::socketInodes($pid), $listening)), "the $what (pid $pid) holds no listening socket of the server");
+        }
+        $others = ['user process' => $ticker];
+        foreach ($server->workerPids() as $pid) { // every child of the supervisor: the HTTP workers are titled so
+            if (str_starts_with((string) @file_get_contents("/proc/$pid/cmdline"), 'kiln: worker')) {
+                $others["worker $pid"] = $pid;
             }
-            self::assertSame([], $held, "the $what (pid $pid) holds no listening socket of the server");
+        }
+        self::assertCount(2, $others, 'the user process and the one HTTP worker');
+        foreach ($others as $what => $pid) {
+            self::assertNotContains($taskSocket, self::socketInodes($pid), "the $what (pid $pid) holds no task socket");
         }
     }
 
@@ -400,6 +409,31 @@ final class TaskWorkersTest extends TestCase
             }
             usleep(50_000);
         }
+    }
+
+    /** @return list<string> the inodes of the sockets process $pid holds */
+    private static function socketInodes(int $pid): array
+    {
+        $inodes = [];
+        foreach (glob("/proc/$pid/fd/*") ?: [] as $fd) {
+            if (preg_match('/^socket:\[(\d+)\]$/', (string) @readlink($fd), $s) === 1) {
+                $inodes[] = $s[1];
+            }
+        }
+        return $inodes;
+    }
+
+    /** The inode of the listening task socket of the server whose supervisor is $supervisor (/proc/net/unix). */
+    private static function taskSocketInode(int $supervisor): string
+    {
+        foreach (file('/proc/net/unix') ?: [] as $row) {
+            $f = preg_split('/\s+/', trim($row)) ?: [];
+            // Num RefCount Protocol Flags Type St Inode Path; St 01 is listening.
+            if (\count($f) > 7 && $f[5] === '01' && preg_match("~/kiln-tasks-$supervisor-[0-9a-f]+/tasks\\.sock$~", $f[7]) === 1) {
+                return $f[6];
+            }
+        }
+        self::fail("no listening task socket of supervisor $supervisor in /proc/net/unix");
     }
 
     /**
