@@ -105,14 +105,14 @@ final class BackgroundProcesses
     public function freeze(): void
     {
         $this->children?->freeze();
-        $this->abandonInspection();
+        $this->endInspection();
     }
 
     /** The server stops (its workers are gone): every process is told to end, none starts again. */
     public function stopping(): void
     {
         $this->children?->stopAll();
-        $this->abandonInspection();
+        $this->endInspection();
     }
 
     /**
@@ -129,7 +129,7 @@ final class BackgroundProcesses
     public function killAll(): void
     {
         $this->children?->killAll();
-        $this->abandonInspection();
+        $this->endInspection();
     }
 
     public function isEmpty(): bool
@@ -149,7 +149,7 @@ final class BackgroundProcesses
             $this->stderr?->released($pid);
             // It wrote its whole answer before exiting: finish now, even if a program it started holds the socket.
             $this->inspection->read();
-            $this->onReadable('inspect', whole: true);
+            $this->finishInspection();
             return true;
         }
         return $this->children?->reaped($pid, $status) ?? false;
@@ -171,19 +171,10 @@ final class BackgroundProcesses
     }
 
     /** A stream of streams() was readable. */
-    public function onReadable(string $key, bool $whole = false): void
+    public function onReadable(string $key): void
     {
-        if ($key === 'inspect' && $this->inspection !== null && ($whole || $this->inspection->read())) {
-            $inspection = $this->inspection;
-            $this->inspection = null;
-            $inspection->end();
-            $inspection->hasExited() || $this->abandoned[$inspection->pid] = true;
-            $names = $inspection->names($this->log);
-            $restart = $this->restartProcesses;
-            $this->restartProcesses = false;
-            if ($names !== null) { // null: the app did not load, and what runs keeps running
-                $this->applyProcesses($names, $restart);
-            }
+        if ($key === 'inspect' && $this->inspection?->read()) {
+            $this->finishInspection();
         }
     }
 
@@ -192,7 +183,7 @@ final class BackgroundProcesses
         $this->children?->tick($now);
         if ($this->inspection !== null && $now >= $this->inspection->deadline) {
             $this->log->warning(\sprintf('the app\'s user processes are not known (the app did not load within %.0f s)', self::INSPECT_TIMEOUT));
-            $this->abandonInspection();
+            $this->endInspection();
         }
     }
 
@@ -260,7 +251,7 @@ final class BackgroundProcesses
         }
         // A reload while an inspection runs: the fresh code is asked again, and a restart asked by either stands.
         $restart = $restart || $this->restartProcesses;
-        $this->abandonInspection();
+        $this->endInspection();
         $this->restartProcesses = $restart;
         $inChild = function (): void {
             ($this->inChild)();
@@ -298,14 +289,28 @@ final class BackgroundProcesses
         }
     }
 
-    private function abandonInspection(): void
+    /** The inspection's answer is all there: the user processes it names start, or are replaced. */
+    private function finishInspection(): void
     {
-        if ($this->inspection !== null) {
-            $this->inspection->end();
-            $this->inspection->hasExited() || $this->abandoned[$this->inspection->pid] = true;
+        $restart = $this->restartProcesses;
+        $inspection = $this->endInspection();
+        $names = $inspection?->names($this->log);
+        if ($names !== null) { // null: the app did not load, and what runs keeps running
+            $this->applyProcesses($names, $restart);
+        }
+    }
+
+    /** Takes the inspection off; a child of it that has not exited yet is reaped later (abandoned). */
+    private function endInspection(): ?AppInspection
+    {
+        $inspection = $this->inspection;
+        if ($inspection !== null) {
+            $inspection->end();
+            $inspection->hasExited() || $this->abandoned[$inspection->pid] = true;
             $this->inspection = null;
             $this->restartProcesses = false;
         }
+        return $inspection;
     }
 
     private function openSocket(): string
