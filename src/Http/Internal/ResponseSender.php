@@ -62,7 +62,7 @@ final class ResponseSender
      * @return int body bytes sent
      * @throws \ValueError a response we refuse to emit (nothing was written)
      */
-    public function writeWhole(Connection $connection, RequestHead $head, Response $response, int $status, string $body, bool $keepAlive): int
+    private function writeWhole(Connection $connection, RequestHead $head, Response $response, int $status, string $body, bool $keepAlive): int
     {
         if ($head->method === 'HEAD' || $status === 204 || $status === 304) {
             $connection->write($this->encoder->responseHead($response, \strlen($body), $head->version, $keepAlive, true));

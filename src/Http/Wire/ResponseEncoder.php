@@ -105,10 +105,15 @@ final class ResponseEncoder
     }
 
     /**
+     * What head(), responseHead() and undated() do. Public for the server's path of nearly every response (a
+     * string body, HttpCore): it has the status in hand and passes Response::headers() with $validate false,
+     * two calls less than responseHead().
+     *
+     * @internal $validate false only for the headers of a Response (checked on their way in)
      * @param array<string, string|list<string>> $headers checked field by field when $validate
      * @param bool $dated whether a Date is added when the headers have none
      */
-    private function encode(int $status, array $headers, bool $validate, ?int $contentLength, string $version, bool $keepAlive, bool $headRequest, string $reason = '', bool $dated = true): string
+    public function encode(int $status, array $headers, bool $validate, ?int $contentLength, string $version, bool $keepAlive, bool $headRequest, string $reason = '', bool $dated = true): string
     {
         if ($reason === '') {
             // The status line of a known status, made once: this also proves the status is in range.
