@@ -66,12 +66,12 @@ final class WriteBatch
     {
         if ($this->queued === []) {
             $this->queued[] = $output;
-            $this->since = hrtime(true);
+            $this->since = \hrtime(true);
             Loop::queue($this->flusher);
             return;
         }
         $this->queued[] = $output;
-        if (hrtime(true) - $this->since > $this->holdNs) {
+        if (\hrtime(true) - $this->since > $this->holdNs) {
             $this->flush();
         }
     }
@@ -79,7 +79,7 @@ final class WriteBatch
     /** Whether the batch has been open longer than the hold (a growing response then goes out at once). */
     public function overdue(): bool
     {
-        return $this->queued !== [] && hrtime(true) - $this->since > $this->holdNs;
+        return $this->queued !== [] && \hrtime(true) - $this->since > $this->holdNs;
     }
 
     /** Writes every queued response now (what the kernel does not take waits for the socket to be writable). */

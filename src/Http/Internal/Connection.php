@@ -127,7 +127,7 @@ final class Connection
 
     private function onReadable(): void
     {
-        $data = @fread($this->socket, 65536);
+        $data = @\fread($this->socket, 65536);
         if ($data === false || $data === '') {
             if ($data === false || feof($this->socket)) {
                 $this->peerGone();

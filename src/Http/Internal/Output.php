@@ -102,7 +102,7 @@ final class Output
         if ($this->writeId === null && !$this->ending) {
             // The usual case: the kernel takes the whole queue at once, and the connection goes on (with
             // nothing pending, no write timeout runs: lastWriteAt is not needed).
-            $written = @fwrite($this->socket, $this->out);
+            $written = @\fwrite($this->socket, $this->out);
             if ($written === \strlen($this->out)) {
                 $this->out = '';
                 $waiter = $this->drainWaiter;
@@ -130,7 +130,7 @@ final class Output
      */
     public function flush(): bool
     {
-        $written = @fwrite($this->socket, $this->out);
+        $written = @\fwrite($this->socket, $this->out);
         if ($written === false) {
             return false;
         }

@@ -159,7 +159,7 @@ final class ResponseEncoder
         // The rest is put together in one string (one allocation), not appended piece by piece.
         $date = '';
         if (!$hasDate) {
-            $now = $this->clock === null ? time() : ($this->clock)();
+            $now = $this->clock === null ? \time() : ($this->clock)();
             $date = $now === $this->dateSecond ? $this->dateLine : $this->dateLine();
         }
         $server = $hasServer ? '' : "Server: kiln\r\n";
@@ -244,7 +244,7 @@ final class ResponseEncoder
     /** The Date field line of the current second, formatted at most once per second. */
     private function dateLine(): string
     {
-        $now = $this->clock === null ? time() : ($this->clock)();
+        $now = $this->clock === null ? \time() : ($this->clock)();
         if ($now !== $this->dateSecond) {
             $this->dateSecond = $now;
             $this->dateLine = 'Date: ' . gmdate('D, d M Y H:i:s', $now) . " GMT\r\n";
