@@ -135,11 +135,11 @@ final class ResponseEncoder
         }
         $hasDate = !$dated;
         $hasServer = false;
+        $fields = ''; // apart from the status line: the first field line is taken as it is, not copied onto it
         foreach ($headers as $name => $values) {
-            $name = (string) $name;
             // Common names, as usually spelled, are neither owned nor Date/Server: no strtolower() for them.
             if (!isset(self::PLAIN[$name])) {
-                $lower = strtolower($name);
+                $lower = strtolower((string) $name);
                 if (isset(self::OWNED[$lower]) && ($status !== 101 || $lower !== 'connection')) {
                     continue;
                 }
@@ -151,9 +151,9 @@ final class ResponseEncoder
             }
             foreach ($values as $value) {
                 if ($validate) {
-                    FieldSyntax::assertResponseField($name, $value);
+                    FieldSyntax::assertResponseField((string) $name, $value);
                 }
-                $out .= "$name: $value\r\n";
+                $fields .= "$name: $value\r\n";
             }
         }
         // The rest is put together in one string (one allocation), not appended piece by piece.
@@ -164,22 +164,22 @@ final class ResponseEncoder
         }
         $server = $hasServer ? '' : "Server: kiln\r\n";
         if ($status < 200) {
-            return "$out$date$server\r\n"; // interim or upgrade: no framing, no keep-alive management
-        }
-        $framing = '';
-        if ($status !== 204 && $status !== 304) {
-            if ($contentLength !== null) {
-                $framing = "Content-Length: $contentLength\r\n";
-            } elseif ($headRequest) {
-                // nothing follows a HEAD response: no framing needed, the connection can stay open
-            } elseif ($version === '1.1') {
-                $framing = "Transfer-Encoding: chunked\r\n";
-            } else {
-                $keepAlive = false; // HTTP/1.0 streaming: the body ends when the connection closes
-            }
+            return "$out$fields$date$server\r\n"; // interim or upgrade: no framing, no keep-alive management
         }
         $connection = !$keepAlive ? "Connection: close\r\n" : ($version === '1.0' ? "Connection: keep-alive\r\n" : '');
-        return "$out$date$server$framing$connection\r\n";
+        if ($contentLength !== null && $status !== 204 && $status !== 304) {
+            return "$out$fields$date{$server}Content-Length: $contentLength\r\n$connection\r\n"; // nearly every response
+        }
+        $framing = '';
+        if ($status !== 204 && $status !== 304 && !$headRequest) {
+            // (nothing follows a HEAD response: no framing needed, the connection can stay open)
+            if ($version === '1.1') {
+                $framing = "Transfer-Encoding: chunked\r\n";
+            } elseif ($keepAlive) {
+                $connection = "Connection: close\r\n"; // HTTP/1.0 streaming: the body ends when the connection closes
+            }
+        }
+        return "$out$fields$date$server$framing$connection\r\n";
     }
 
     /** "HTTP/1.1 STATUS REASON" and CRLF, remembered per status. @throws \ValueError outside 100-599 */
