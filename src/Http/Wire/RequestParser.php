@@ -96,8 +96,19 @@ final class RequestParser
         if ($this->error !== null) {
             throw $this->error;
         }
-        if ($this->buf === '' && $this->state === ParserState::Head) {
-            return null; // between requests with nothing buffered: the usual case after a response
+        if ($this->state === ParserState::Head && $this->pos === 0) {
+            if ($this->buf === '') {
+                return null; // between requests with nothing buffered: the usual case after a response
+            }
+            // The usual request: what was read is exactly one head seen before. A key is a whole head, so nothing
+            // else is buffered, and nextHead() would find the same; this spares its scan for the head's end.
+            $known = \strlen($this->buf) <= HeadCache::MAX_KEY ? $this->cache->get($this->buf) : null;
+            if ($known !== null) {
+                $this->buf = '';
+                $this->emptyLines = 0;
+                $this->head->reset();
+                return $known;
+            }
         }
         try {
             $item = match ($this->state) {
