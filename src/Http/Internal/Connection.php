@@ -170,56 +170,47 @@ final class Connection
             }
             if ($item instanceof RequestHead) {
                 $this->headStartedAt = 0.0;
-                if ($item->bodyKind === RequestHead::BODY_NONE) {
-                    $this->dispatch(new Request($item, '', null, $this->remoteAddress, $this->remotePort, $this->localAddress, $this->localPort, $this->batch));
-                    if ($this->state === ConnectionState::Reading && !$this->peerClosed && $this->parser->buffered() === 0) {
-                        return; // answered at once, nothing more arrived: the usual keep-alive turn ends here
+                if ($item->bodyKind !== RequestHead::BODY_NONE) {
+                    $this->head = $item;
+                    $this->body = new BodyBuffer($this->limits->bodyMemory);
+                    $this->lastBodyAt = Loop::now();
+                    if ($item->expectContinue) {
+                        $this->write($this->core->encoder->continue());
                     }
                     continue;
                 }
-                $this->head = $item;
-                $this->body = new BodyBuffer($this->limits->bodyMemory);
-                $this->lastBodyAt = Loop::now();
-                if ($item->expectContinue) {
-                    $this->write($this->core->encoder->continue());
+                $request = new Request($item, '', null, $this->remoteAddress, $this->remotePort, $this->localAddress, $this->localPort, $this->batch);
+            } else {
+                \assert($this->head !== null && $this->body !== null);
+                if ($item instanceof BodyChunk) {
+                    $this->lastBodyAt = Loop::now();
+                    try {
+                        $this->body->append($item->data);
+                    } catch (\RuntimeException $e) {
+                        $this->core->reject($this, 507, $e->getMessage());
+                        return;
+                    }
+                    continue;
                 }
-                continue;
+                $request = new Request($this->head, $this->body->bytes(), $this->body->file(), $this->remoteAddress, $this->remotePort, $this->localAddress, $this->localPort, $this->batch);
+                $this->head = null;
+                $this->body = null;
             }
-            \assert($this->head !== null && $this->body !== null);
-            if ($item instanceof BodyChunk) {
-                $this->lastBodyAt = Loop::now();
-                try {
-                    $this->body->append($item->data);
-                } catch (\RuntimeException $e) {
-                    $this->core->reject($this, 507, $e->getMessage());
-                    return;
+            // Dispatched: the handler runs at the end of the loop turn, with the other requests read in it, in one
+            // Fiber (see Loop::queueAsync()); until then the request is queued (isQueued()). The connection is
+            // responding now, which ends this loop. (Written here, not in a method: a call less per request.)
+            $this->state = ConnectionState::Responding;
+            $this->responseStarted = false;
+            $this->pending = $request;
+            Loop::queueAsync($this->runner ??= function (): void {
+                $request = $this->pending;
+                if ($request === null) {
+                    return; // the connection closed before its turn
                 }
-                continue;
-            }
-            $request = new Request($this->head, $this->body->bytes(), $this->body->file(), $this->remoteAddress, $this->remotePort, $this->localAddress, $this->localPort, $this->batch);
-            $this->head = null;
-            $this->body = null;
-            $this->dispatch($request);
+                $this->pending = null;
+                $this->core->respond($this, $request);
+            });
         }
-    }
-
-    /**
-     * The handler runs at the end of the loop turn, with the other requests read in it, in one Fiber (see
-     * Loop::queueAsync()); until then the request is queued (isQueued()).
-     */
-    private function dispatch(Request $request): void
-    {
-        $this->state = ConnectionState::Responding;
-        $this->responseStarted = false;
-        $this->pending = $request;
-        Loop::queueAsync($this->runner ??= function (): void {
-            $request = $this->pending;
-            if ($request === null) {
-                return; // the connection closed before its turn
-            }
-            $this->pending = null;
-            $this->core->respond($this, $request);
-        });
     }
 
     /** A request was dispatched and its handler has not started yet (it waits for the end of the loop turn). */
