@@ -343,16 +343,7 @@ final class HttpCore
         $sent = 0;
         $head = $request->head;
         try {
-            // ResponseSender::writeWhole(), written out here: nearly every response comes this way, and each
-            // call less (this one, responseHead()'s) is a few hundred instructions.
-            $bodiless = $head->method === 'HEAD' || $status === 204 || $status === 304;
-            $bytes = $this->encoder->encode($status, $response->headers(), false, \strlen($body), $head->version, $keepAlive, $bodiless);
-            if ($bodiless) {
-                $connection->write($bytes);
-            } else {
-                $connection->write($bytes . $body);
-                $sent = \strlen($body);
-            }
+            $sent = $this->sender->writeWhole($connection, $head, $response, $status, $body, $keepAlive);
         } catch (\ValueError $e) { // a response we refuse to emit (an invalid status): a 500 goes instead
             $sent = $this->sender->refuse($connection, $request, $e, null);
             $keepAlive = false;
