@@ -106,8 +106,8 @@ final class ResponseEncoder
 
     /**
      * What head(), responseHead() and undated() do. Public for the server's path of nearly every response (a
-     * string body, HttpCore): it has the status in hand and passes Response::headers() with $validate false,
-     * two calls less than responseHead().
+     * string body, ResponseSender::writeWhole()): it has the status in hand and passes Response::headers() with
+     * $validate false, two calls less than responseHead().
      *
      * @internal $validate false only for the headers of a Response (checked on their way in)
      * @param array<string, string|list<string>> $headers checked field by field when $validate
