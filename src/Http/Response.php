@@ -93,7 +93,7 @@ final class Response
     /** @param int $flags added to JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE */
     public static function json(mixed $data, int $status = 200, int $flags = 0): self
     {
-        $json = json_encode($data, JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | $flags);
+        $json = \json_encode($data, JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | $flags);
         return new self($status, ['Content-Type' => 'application/json'], $json);
     }
 

@@ -228,7 +228,7 @@ final class Worker implements WorkerContext
     {
         // A finished request is progress: with the stall timeout on, it beats when a beat is due, so a
         // turn that runs many short handlers one after another is not mistaken for one that stands still.
-        if ($this->beatEvery > 0 && ($now = hrtime(true)) - $this->lastBeat >= $this->beatEvery) {
+        if ($this->beatEvery > 0 && ($now = \hrtime(true)) - $this->lastBeat >= $this->beatEvery) {
             $this->beat($now);
         }
         $this->served++;
@@ -241,7 +241,7 @@ final class Worker implements WorkerContext
         $max = $this->config->maxRequests;
         if ($max > 0 && $this->served >= $max) {
             $this->recycle("served $this->served requests (--max-requests=$max)");
-        } elseif ($this->config->maxMemory > 0 && ($memory = memory_get_usage(true)) > $this->config->maxMemory) {
+        } elseif ($this->config->maxMemory > 0 && ($memory = \memory_get_usage(true)) > $this->config->maxMemory) {
             $this->recycle("memory $memory bytes is above --max-memory={$this->config->maxMemory}");
         } elseif ($this->served === $max - 1) {
             $this->service?->windDown(); // the next response is the last one: it closes its connection

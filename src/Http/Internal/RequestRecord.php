@@ -46,14 +46,14 @@ final class RequestRecord
     /** The handler of the connection's request is called now (only when $timed). */
     public function dispatched(int $connectionId): void
     {
-        $this->startedAt[$connectionId] = (int) hrtime(true);
+        $this->startedAt[$connectionId] = (int) \hrtime(true);
     }
 
     public function answered(Connection $connection, Request $request, int $status, int $sent): void
     {
         $duration = 0;
         if ($this->timed) {
-            $now = (int) hrtime(true);
+            $now = (int) \hrtime(true);
             $duration = $now - ($this->startedAt[$connection->id] ?? $now);
             unset($this->startedAt[$connection->id]);
             $this->metrics?->served($request, $status, $duration);

@@ -44,7 +44,7 @@ final class Prototypes
      */
     public static function json(array|\JsonSerializable $data): Response
     {
-        $body = json_encode($data, self::JSON_FLAGS);
+        $body = \json_encode($data, self::JSON_FLAGS);
         $response = clone (self::$json ??= new Response(200, ['Content-Type' => 'application/json']));
         $response->setBody($body);
         return $response;
