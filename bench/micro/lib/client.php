@@ -17,6 +17,9 @@ function hotpathClient(string $address, int $n, string $target, int $connections
     if ($pid !== 0) {
         return $pid;
     }
+    if (\function_exists('xdebug_stop_trace') && \function_exists('xdebug_get_tracefile_name') && xdebug_get_tracefile_name() !== false) {
+        xdebug_stop_trace(); // bench/micro/calls.php counts the server's calls only
+    }
     $request = "GET $target HTTP/1.1\r\nHost: localhost\r\nUser-Agent: hotpath\r\nAccept: */*\r\n\r\n";
     $sockets = [];
     for ($i = 0; $i < $connections; $i++) {
