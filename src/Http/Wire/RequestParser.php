@@ -50,6 +50,9 @@ final class RequestParser
 
     private readonly BlockScanner $head;
 
+    /** The head scanner stopped inside a head that has not all arrived: reset it before a head is taken otherwise. */
+    private bool $scanning = false;
+
     private readonly ChunkedDecoder $chunked;
 
     private readonly HeadCache $cache;
@@ -106,7 +109,10 @@ final class RequestParser
             if ($known !== null) {
                 $this->buf = '';
                 $this->emptyLines = 0;
-                $this->head->reset();
+                if ($this->scanning) { // else the scanner is fresh: a reset would change nothing
+                    $this->head->reset();
+                    $this->scanning = false;
+                }
                 return $known;
             }
         }
@@ -185,19 +191,24 @@ final class RequestParser
                 if ($known !== null) {
                     $this->pos = $end + 4;
                     $this->emptyLines = 0;
-                    $this->head->reset();
+                    if ($this->scanning) {
+                        $this->head->reset();
+                        $this->scanning = false;
+                    }
                     return $known;
                 }
             }
         }
         $block = $this->head->scan($buf, $pos);
         if ($block === null) {
+            $this->scanning = true;
             return null;
         }
         $head = HeadParser::parse($block, $this->limits, $this->head->wellFormed);
         $this->pos += \strlen($block) + 4;
         $this->emptyLines = 0;
         $this->head->reset();
+        $this->scanning = false;
         if ($head->bodyKind === RequestHead::BODY_NONE) {
             $this->cache->put($block . "\r\n\r\n", $head);
         } elseif ($head->bodyKind === RequestHead::BODY_LENGTH) {

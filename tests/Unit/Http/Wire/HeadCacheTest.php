@@ -41,6 +41,28 @@ final class HeadCacheTest extends TestCase
         self::assertSame([$known, $known, $known], self::heads(new RequestParser($limits, $cache), [str_repeat(self::GET, 3)]));
     }
 
+    /**
+     * A cached head that arrives in pieces is taken from the cache once whole, after the scanner had begun on it: the
+     * next head on the connection is scanned from its own start, so a bad byte in it is still refused, wherever it is.
+     */
+    public function testAHeadAfterACachedHeadThatArrivedInPiecesIsScannedWhole(): void
+    {
+        $limits = new Limits();
+        $cache = new HeadCache($limits);
+        self::heads(new RequestParser($limits, $cache), [self::GET]);
+        $bad = "GET /c HTTP/1.1\r\nHost: a\x01b\r\nAccept: */*\r\n\r\n";
+        foreach ([3, 30, 45] as $split) {
+            $parser = new RequestParser($limits, $cache);
+            self::assertCount(2, self::heads($parser, [substr(self::GET, 0, $split), substr(self::GET, $split), self::GET]));
+            try {
+                self::heads($parser, [$bad]);
+                self::fail("split at $split: a control byte in a header value was taken");
+            } catch (ParseException $error) {
+                self::assertSame(400, $error->status, "split at $split");
+            }
+        }
+    }
+
     public function testEmptyLinesBeforeACachedHeadAreStillCounted(): void
     {
         $limits = new Limits();
