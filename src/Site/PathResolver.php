@@ -58,8 +58,15 @@ final class PathResolver
      */
     private readonly int $scriptTtl;
 
-    /** @var (\Closure(string): bool)|null whether opcache holds a script; null without opcache */
-    private readonly ?\Closure $isCached;
+    /**
+     * @var (\Closure(string): bool)|null whether opcache holds a script, when the caller said how; null: opcache's own
+     *      opcache_is_script_cached(), called by name (with $opcache): through a closure of an internal function, the
+     *      tracing JIT compiles no trace of resolve() or walk(), which then ran in the interpreter on every request
+     */
+    private readonly ?\Closure $cacheProbe;
+
+    /** Whether a script can be held by opcache at all: a closure given, or opcache loaded in this process. */
+    private readonly bool $opcache;
 
     /**
      * @param ?string $frontController URL path of the script that gets every path no file matches
@@ -85,8 +92,9 @@ final class PathResolver
         $this->root = self::realDirectory($root, 'Document root');
         $this->cgiBin = $cgiBin === null ? null : self::realDirectory($cgiBin, 'cgi-bin directory');
         $this->filesTtl = max(0, (int) ini_get('realpath_cache_ttl'));
-        $this->isCached = $isCached ?? (\function_exists('opcache_is_script_cached') ? opcache_is_script_cached(...) : null);
-        $this->scriptTtl = $this->isCached === null ? 0 : min($this->filesTtl, max(0, $scriptTtl ?? OpcacheRevalidation::seconds()));
+        $this->cacheProbe = $isCached;
+        $this->opcache = $isCached !== null || \function_exists('opcache_is_script_cached');
+        $this->scriptTtl = $this->opcache ? min($this->filesTtl, max(0, $scriptTtl ?? OpcacheRevalidation::seconds())) : 0;
         if ($frontController !== null && (!str_starts_with($frontController, '/') || str_ends_with($frontController, '/')
             || \in_array('..', explode('/', $frontController), true))) {
             throw new \ValueError("Front controller must be a URL path to a file such as /index.php, got '$frontController'");
@@ -118,7 +126,7 @@ final class PathResolver
     public function resolve(string $path, string $query = '', ?array $indexFiles = null): Script|StaticFile|Redirect|Refusal
     {
         $known = $this->files[$path] ?? null;
-        if ($known !== null && $known[2] > time() && $known[0] instanceof Script && $this->isCached !== null && ($this->isCached)($known[0]->realPath())) {
+        if ($known !== null && $known[2] > time() && $known[0] instanceof Script && $this->isCached($known[0]->realPath())) {
             return $known[0]; // a script found on disk less than scriptTtl seconds ago (walk()), still in opcache
         }
         $parsed = $this->parsed[$path] ?? $this->parse($path);
@@ -255,8 +263,16 @@ final class PathResolver
      */
     private function trustedUntil(Script|StaticFile|Refusal $outcome, int $now): int
     {
-        return $this->scriptTtl > 0 && $outcome instanceof Script && $this->isCached !== null && ($this->isCached)($outcome->realPath())
+        return $this->scriptTtl > 0 && $outcome instanceof Script && $this->isCached($outcome->realPath())
             ? $now + $this->scriptTtl : -1;
+    }
+
+    private function isCached(string $realPath): bool
+    {
+        if ($this->cacheProbe !== null) {
+            return ($this->cacheProbe)($realPath);
+        }
+        return $this->opcache && \opcache_is_script_cached($realPath);
     }
 
     /**
