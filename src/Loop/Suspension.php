@@ -85,7 +85,8 @@ final class Suspension
         } elseif (\Fiber::getCurrent() === null) {
             $fiber->resume();
         } else {
-            Loop::get()->defer(static function () use ($fiber): void {
+            // queue(), not defer(): no watcher to make, file and cancel for a resume nothing ever cancels.
+            Loop::get()->queue(static function () use ($fiber): void {
                 $fiber->resume();
             });
         }
