@@ -57,6 +57,14 @@ final class PhpCgiRunner implements ScriptRunner
     /** The header blocks the scripts sent lately, parsed (most responses repeat one). */
     private readonly CgiHeadCache $heads;
 
+    /**
+     * NodeBus::scriptParams() of this worker, asked for at its first request: the same for the runner's life
+     * (a runner is made in the worker that uses it), and asking costs a getpid() per request.
+     *
+     * @var array<string, string>|null
+     */
+    private ?array $busParams = null;
+
     /** @param (\Closure(string $level, string $message): void)|null $log the worker's error log; null: WorkerLog (the worker's) */
     public function __construct(
         private readonly PhpCgiClient $client,
@@ -95,7 +103,7 @@ final class PhpCgiRunner implements ScriptRunner
         $params = CgiParams::build($request, $script);
         unset($params['HTTP_PROXY']); // httpoxy: never, whatever built the params
         // The script's way to the node bus (Kiln\Store\Publish::to()): set here, never from the request.
-        foreach (NodeBus::scriptParams() as $name => $value) {
+        foreach ($this->busParams ??= NodeBus::scriptParams() as $name => $value) {
             $params[$name] = $value;
         }
         $tag = new LogTag($request, $script);
