@@ -9,6 +9,11 @@ use Kiln\App\Handler\Internal\PreparedHandler;
 use Kiln\App\Internal\Dispatcher;
 use Kiln\Http\Internal\HttpCore;
 use Kiln\Http\Internal\ResponseSender;
+use Kiln\Isolation\FastCgi\FastCgiClient;
+use Kiln\Isolation\FastCgi\Internal\Connection;
+use Kiln\Isolation\PhpCgi\PhpCgiClient;
+use Kiln\Isolation\PhpCgi\PhpCgiPool;
+use Kiln\Site\Isolated\PhpCgiRunner;
 use Kiln\Site\Sequential\ScriptOutput;
 use Kiln\Site\Sequential\SequentialRunner;
 use PHPUnit\Framework\Attributes\DataProvider;
@@ -36,6 +41,12 @@ final class NoFinallyOnTheHotPathTest extends TestCase
             [SequentialRunner::class, 'finish'],
             [ScriptOutput::class, 'begin'],
             [ScriptOutput::class, 'end'],
+            [PhpCgiRunner::class, 'run'],
+            [PhpCgiClient::class, 'request'],
+            [PhpCgiPool::class, 'acquire'],
+            [FastCgiClient::class, 'request'],
+            [Connection::class, 'fill'],
+            [Connection::class, 'await'],
         ];
         foreach ($methods as [$class, $method]) {
             yield "$class::$method" => [$class, $method];

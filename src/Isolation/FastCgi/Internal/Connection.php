@@ -201,17 +201,26 @@ final class Connection
         } else {
             $driver->enable($this->watcher); // nothing to do when the last wait left it on
         }
+        if ($this->suspend($this->timeouts, $deadline->next()) !== true) {
+            throw $deadline->timeout('no response');
+        }
+    }
+
+    /**
+     * Suspends until readable() or the timeout wakes the Fiber: true when readable. The finally (it also runs
+     * when the Fiber is destroyed) is in this small method, so that the JIT traces await() and its callers
+     * (docs/design/010-no-finally-on-the-hot-path.md).
+     */
+    private function suspend(Timeouts $timeouts, float $seconds): mixed
+    {
         $suspension = Loop::getSuspension();
         $this->reader = $suspension;
-        $timeout = $this->timeouts->add($this, $deadline->next());
+        $timeout = $timeouts->add($this, $seconds);
         try {
-            $readable = $suspension->suspend();
+            return $suspension->suspend();
         } finally {
             $this->reader = null;
-            $this->timeouts->remove($timeout);
-        }
-        if ($readable !== true) {
-            throw $deadline->timeout('no response');
+            $timeouts->remove($timeout);
         }
     }
 
