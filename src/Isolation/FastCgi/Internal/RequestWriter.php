@@ -36,6 +36,9 @@ final class RequestWriter
     public const PARAMS_END = "\x01\x04\x00\x01\x00\x00\x00\x00";
     public const STDIN_END = "\x01\x05\x00\x01\x00\x00\x00\x00";
 
+    /** The zero bytes that pad a record's content to a multiple of 8, by their count. */
+    private const PADDING = ['', "\0", "\0\0", "\0\0\0", "\0\0\0\0", "\0\0\0\0\0", "\0\0\0\0\0\0", "\0\0\0\0\0\0\0"];
+
     private function __construct() {}
 
     /**
@@ -47,7 +50,19 @@ final class RequestWriter
     public static function send(Connection $connection, array $params, mixed $body, bool $keep, Deadline $deadline, ?Cancellation $cancellation): void
     {
         $pairs = NameValuePairs::encode($params);
-        $head = ($keep ? self::BEGIN_KEEP : self::BEGIN) . (\strlen($pairs) <= Record::MAX_CONTENT
+        $begin = $keep ? self::BEGIN_KEEP : self::BEGIN;
+        $length = \strlen($pairs);
+        if ($length <= Record::MAX_CONTENT && $body === '') {
+            // Nearly every request (a GET): BEGIN_REQUEST, one PARAMS record, the two empty records that end
+            // PARAMS and STDIN, put together in one string (one allocation, the params copied once).
+            $padding = -$length & 7;
+            $header = \pack('nC', $length, $padding);
+            $pad = self::PADDING[$padding];
+            $connection->write("{$begin}\x01\x04\x00\x01{$header}\x00{$pairs}{$pad}\x01\x04\x00\x01\x00\x00\x00\x00\x01\x05\x00\x01\x00\x00\x00\x00", $deadline, $cancellation);
+
+            return;
+        }
+        $head = $begin . ($length <= Record::MAX_CONTENT
             ? RecordEncoder::record(RecordType::Params->value, self::REQUEST_ID, $pairs) . self::PARAMS_END
             : RecordEncoder::stream(RecordType::Params, self::REQUEST_ID, $pairs, true));
         $end = self::STDIN_END;

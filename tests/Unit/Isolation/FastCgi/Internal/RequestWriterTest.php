@@ -27,6 +27,29 @@ final class RequestWriterTest extends TestCase
         self::assertSame(RecordEncoder::record(RecordType::Stdin->value, RequestWriter::REQUEST_ID), RequestWriter::STDIN_END);
     }
 
+    /** A request without a body is put together in one piece: byte for byte what the encoder makes, whatever its padding. */
+    public function testARequestWithoutABodyIsTheEncodersRecordsForEveryPadding(): void
+    {
+        Loop::set(new SelectDriver());
+        foreach ([true, false] as $keep) {
+            for ($extra = 0; $extra < 8; $extra++) {
+                $params = ['SCRIPT_FILENAME' => '/srv/www/index.php', 'QUERY_STRING' => \str_repeat('q', $extra)];
+                $pairs = NameValuePairs::encode($params);
+                $expected = RecordEncoder::beginRequest(RequestWriter::REQUEST_ID, Role::Responder, $keep)
+                    . RecordEncoder::record(RecordType::Params->value, RequestWriter::REQUEST_ID, $pairs)
+                    . RequestWriter::PARAMS_END . RequestWriter::STDIN_END;
+                $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
+                self::assertNotFalse($pair);
+                \stream_set_blocking($pair[0], false);
+                $connection = new Connection($pair[0], 'test');
+                RequestWriter::send($connection, $params, '', $keep, new Deadline('test', 5.0, null), null);
+                self::assertSame($expected, \fread($pair[1], \strlen($expected) + 1), "keep: $keep, padding of " . \strlen($pairs) . ' bytes');
+                $connection->close();
+                \fclose($pair[1]);
+            }
+        }
+    }
+
     /** @return iterable<string, array{array<string, string>, string}> */
     public static function requests(): iterable
     {
