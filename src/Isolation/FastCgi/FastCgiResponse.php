@@ -68,7 +68,9 @@ final class FastCgiResponse implements \IteratorAggregate
 
     public function __destruct()
     {
-        $this->abort();
+        if (!$this->done) { // nearly every response is over by now: no call for it
+            $this->abort();
+        }
     }
 
     /**

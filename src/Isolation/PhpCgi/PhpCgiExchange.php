@@ -35,7 +35,9 @@ final class PhpCgiExchange
 
     public function __destruct()
     {
-        $this->abandon();
+        if (!$this->finished) { // nearly every exchange is over by now: no call for it
+            $this->abandon();
+        }
     }
 
     /**

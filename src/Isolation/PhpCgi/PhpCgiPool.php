@@ -162,7 +162,9 @@ final class PhpCgiPool implements SidecarListener
     /** @throws PoolBusyException|PoolUnavailableException */
     public function acquire(): PhpCgiLease
     {
-        $this->open();
+        if (!$this->opened) {
+            $this->open();
+        }
         if ($this->waiters === [] && $this->free()) {
             return $this->lease();
         }
