@@ -207,9 +207,9 @@ final class Connection
     }
 
     /**
-     * Suspends until readable() or the timeout wakes the Fiber: true when readable. The finally (it also runs
-     * when the Fiber is destroyed) is in this small method, so that the JIT traces await() and its callers
-     * (docs/design/010-no-finally-on-the-hot-path.md).
+     * Suspends until readable() or the timeout wakes the Fiber: true when readable. The finally, which ends the
+     * wait's registrations however the wait ends, is in this small method, so that the JIT traces await() and its
+     * callers (docs/design/010-no-finally-on-the-hot-path.md).
      */
     private function suspend(Timeouts $timeouts, float $seconds): mixed
     {
