@@ -232,6 +232,7 @@ final class Sidecars
         @posix_kill(-$pid, SIGKILL);
         $process->become(SidecarState::Exited);
         @unlink($process->socket);
+        @unlink($process->socket . '.lock'); // the workers' locks on a shared member (SidecarClient)
         $set = $process->set;
         $how = WorkerPool::describe($status);
         if (($this->sets["{$set->owner}/{$set->spec->name}"] ?? null) !== $set || ($set->members[$process->index] ?? null) !== $process) {
@@ -310,7 +311,7 @@ final class Sidecars
                 continue;
             }
             $files = glob($dir . '/*') ?: [];
-            if (array_filter($files, static fn(string $file): bool => !str_ends_with($file, '.sock')) === []) {
+            if (array_filter($files, static fn(string $file): bool => !str_ends_with($file, '.sock') && !str_ends_with($file, '.sock.lock')) === []) {
                 array_map('unlink', $files);
                 @rmdir($dir);
             }
