@@ -36,6 +36,9 @@ final class RequestWriter
     public const PARAMS_END = "\x01\x04\x00\x01\x00\x00\x00\x00";
     public const STDIN_END = "\x01\x05\x00\x01\x00\x00\x00\x00";
 
+    /** What ends a request without a body: the empty PARAMS and STDIN records, one after the other. */
+    private const ENDS = self::PARAMS_END . self::STDIN_END;
+
     /** The zero bytes that pad a record's content to a multiple of 8, by their count. */
     private const PADDING = ['', "\0", "\0\0", "\0\0\0", "\0\0\0\0", "\0\0\0\0\0", "\0\0\0\0\0\0", "\0\0\0\0\0\0\0"];
 
@@ -58,7 +61,8 @@ final class RequestWriter
             $padding = -$length & 7;
             $header = \pack('nC', $length, $padding);
             $pad = self::PADDING[$padding];
-            $connection->write("{$begin}\x01\x04\x00\x01{$header}\x00{$pairs}{$pad}\x01\x04\x00\x01\x00\x00\x00\x00\x01\x05\x00\x01\x00\x00\x00\x00", $deadline, $cancellation);
+            $ends = self::ENDS;
+            $connection->write("{$begin}\x01\x04\x00\x01{$header}\x00{$pairs}{$pad}{$ends}", $deadline, $cancellation);
 
             return;
         }
