@@ -149,7 +149,9 @@ final class PgConnection implements Connection
         $error = null;
         $answer = null;
         while (true) {
-            if (pg_connection_busy($this->link)) {
+            // @: on a connection the server ended, pg_connection_busy() raises a notice as it switches the socket's
+            // blocking mode; the loss itself is found below (pg_get_result(), then the status) and thrown.
+            if (@pg_connection_busy($this->link)) {
                 $this->waitForInput($cancellation);
                 continue;
             }
