@@ -312,7 +312,8 @@ final class Request
      * - A Response is sent as it is, first thing at shutdown (a 504 for a script past its time limit).
      * - A Closure is called last, after the shutdown functions registered meanwhile ran, because PHP runs them
      *   before it sends the response of an exit(): what they print or set belongs to that response.
-     * - A fatal error ignores both: the request gets a 500, like every other request in flight.
+     * - A fatal error ignores both: the request gets a 500, like every other request in flight. Except an error
+     *   Response the server made ($error): the sequential tier sets its 504, then ends the script with a fatal error.
      *
      * Only a string body can be sent at shutdown; any other body is answered with a 500.
      *
@@ -360,6 +361,12 @@ final class Request
             ($this->lastResponseEdits[$i])($response, $error || $this->lastResponseIsError);
         }
         return $response;
+    }
+
+    /** @internal read by the server as the worker process ends: the last response is an error it made itself */
+    public function lastResponseIsError(): bool
+    {
+        return $this->lastResponseIsError;
     }
 
     /** @internal read by the server as the worker process ends: see setLastResponse() */

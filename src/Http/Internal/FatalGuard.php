@@ -16,8 +16,9 @@ use Kiln\Loop\StreamPoll;
  * the process, and with it every request its other Fibers were serving. On shutdown:
  *
  * - a request whose handler set a last response (Request::setLastResponse()) gets it (not after a fatal
- *   error): a Response at once; a Closure last, after the shutdown functions registered meanwhile ran (PHP's
- *   order for exit());
+ *   error, unless it is an error Response the server made: the sequential tier sets a 504, then ends a script
+ *   past its time limit with a fatal error): a Response at once; a Closure last, after the shutdown functions
+ *   registered meanwhile ran (PHP's order for exit());
  * - every other request whose response has not started gets a short `500 Internal Server Error`;
  * - a response already under way (a static file being sent, a handler's stream) is finished: once every
  *   shutdown function ran, the worker stops accepting, asks for its replacement at once, and runs its loop
@@ -163,7 +164,10 @@ final class FatalGuard
                 $underway++; // its handler returned, only its response is left to send: finishUnderway()
                 continue;
             }
-            $answer = $fatal || $request === null ? null : $request->lastResponse();
+            $answer = $request?->lastResponse();
+            if ($fatal && !($answer instanceof Response && $request?->lastResponseIsError() === true)) {
+                $answer = null; // only an error the server made stands (a 504 whose script was ended with a fatal error)
+            }
             if ($answer !== null && $request->exitReason() !== '') {
                 $why = $request->exitReason();
             }
@@ -226,7 +230,7 @@ final class FatalGuard
         if (!$fatal && $answered + $underway + $cut + $last + $refused + \count($deferred) === 0) {
             return;
         }
-        if (!$fatal && $this->core->state()->serves()) {
+        if ((!$fatal || $last > 0) && $this->core->state()->serves()) {
             // A script's exit() ends a worker that was serving (or winding down, one request before its
             // --max-requests): said first, so the supervisor starts the replacement now and does not take the exit
             // for a crash. (A worker already draining was being replaced anyway.)

@@ -15,6 +15,7 @@ use Kiln\Server\WorkerLog;
 use Kiln\Site\CgiParams;
 use Kiln\Site\Script;
 use Kiln\Site\ScriptRunner;
+use Kiln\Site\Sequential\Engine\Native;
 use Kiln\Site\SiteConfig;
 
 /**
@@ -463,6 +464,15 @@ final class SequentialRunner implements ScriptRunner
             true,
         );
         TimeLimit::killAfter(5);
+        // Not exit(): it unwinds the script from the instruction the signal stopped it at, and PHP 8.2 can crash
+        // doing so (stopped between a call and the string interpolation that follows it, the unwinding frees the
+        // interpolation's buffer it never made: SIGSEGV, and the client gets no answer). A fatal error ends the
+        // request as PHP's max_execution_time does, by a jump to its end; the 504 set above is still sent.
+        try {
+            Native::get()?->fatalError("Maximum execution time of {$this->timeLimit->seconds} seconds exceeded by $script->scriptName (--time-limit)");
+        } catch (\FFI\Exception) {
+            // a build without the symbol: exit() below
+        }
         exit(1);
     }
 }

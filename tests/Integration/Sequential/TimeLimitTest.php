@@ -27,6 +27,18 @@ final class TimeLimitTest extends SequentialTestCase
         $this->server()->waitForLog("~worker 1 \\(pid $pid\\) will be replaced: /sleep\\.php ran past the time limit of 1 s \\(--time-limit\\)~", 5.0);
     }
 
+    public function testAScriptStoppedBeforeAnInterpolationIsAnsweredWith504WithoutACrash(): void
+    {
+        $pid = $this->workerPid();
+        $response = $this->request('GET', '/sleep-then-interpolate.php', [], '', 8.0);
+        self::assertSame(504, $response['status']);
+        $this->waitForReplacement($pid);
+        $this->server()->waitForLog("~worker 1 \\(pid $pid\\) will be replaced: /sleep-then-interpolate\\.php ran past the time limit~", 5.0);
+        self::assertStringNotContainsString('SIGSEGV', $this->server()->log());
+        self::assertStringNotContainsString('restarting it in', $this->server()->log(), 'taken for a crash');
+        self::assertSame(200, $this->get('/pid.php')['status']);
+    }
+
     public function testABusyLoopIsStoppedToo(): void
     {
         $pid = $this->workerPid();

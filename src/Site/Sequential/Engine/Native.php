@@ -93,6 +93,19 @@ final class Native
         return $this->addressOf(\FFI::addr($array[0])); // @phpstan-ignore argument.type
     }
 
+    /**
+     * Ends the request with a fatal error (E_ERROR), as PHP's own max_execution_time does: a bailout straight to
+     * the end of the request, where the shutdown functions run, with no unwinding of the frames in between.
+     *
+     * @throws \FFI\Exception when the binary does not export zend_error_noreturn() (then nothing happened)
+     */
+    public function fatalError(string $message): never
+    {
+        $error = $this->globals['zend_error_noreturn'] ??= \FFI::cdef('void zend_error_noreturn(int type, const char *format, ...);');
+        $error->zend_error_noreturn(\E_ERROR, '%s', $message); // @phpstan-ignore method.notFound (FFI function)
+        throw new \Error('zend_error_noreturn() returned'); // not reached: it does not return
+    }
+
     /** A CData of $type (`uint64_t*`, `char*`…) pointing at $address, or $address as a uintptr_t. */
     public function cast(string $type, int|\FFI\CData $address): \FFI\CData
     {

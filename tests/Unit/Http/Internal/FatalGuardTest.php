@@ -51,6 +51,10 @@ final class FatalGuardTest extends CoreTestCase
                     $request->setLastResponse(Response::text('said before exit()', 202));
                     Loop::getSuspension()->suspend();
                     return Response::text('never');
+                case '/times-out': // the sequential tier past --time-limit: its 504, then a fatal error ends the script
+                    $request->setLastResponse(Response::text('past the time limit', 504), 'ran past the time limit', true);
+                    Loop::getSuspension()->suspend();
+                    return Response::text('never');
                 case '/exits-with-builder':
                     $request->setLastResponse(static fn(): Response => Response::text('built after the shutdown functions'));
                     Loop::getSuspension()->suspend();
@@ -168,6 +172,20 @@ final class FatalGuardTest extends CoreTestCase
         self::assertStringStartsWith("HTTP/1.1 500 Internal Server Error\r\n", self::readToEnd($said));
         self::assertSame(['error: fatal error: Allowed memory size exhausted in /app/a.php:7; answered 1 in-flight request(s) with 500'], $this->context->logs);
         self::assertSame([], $this->context->retiring, 'a fatal error is not announced: the supervisor reports the exit');
+    }
+
+    public function testAFatalErrorStillSendsAnErrorTheServerMadeForItsRequest(): void
+    {
+        $said = $this->connect($this->core);
+        fwrite($said, self::request('/times-out'));
+        $this->runFor(5.0, fn(): bool => \count($this->core->running()) === 1);
+
+        $this->guard->end(['type' => E_ERROR, 'message' => 'Maximum execution time of 1 seconds exceeded', 'file' => '/k/Native.php', 'line' => 9]);
+
+        $answer = self::readToEnd($said);
+        self::assertStringStartsWith("HTTP/1.1 504 Gateway Timeout\r\n", $answer);
+        self::assertSame(['past the time limit'], self::bodies($answer));
+        self::assertSame(['ran past the time limit'], $this->context->retiring, 'announced: the supervisor replaces the worker, no crash backoff');
     }
 
     public function testALastResponseBuilderRunsAfterTheShutdownFunctions(): void
