@@ -401,6 +401,18 @@ final class Request
         $this->uploads = [];
     }
 
+    /**
+     * Files a tier's own reading of the body made (ScriptForm, as PHP reads it for a script): removed with the
+     * others when the exchange ends, unless moved.
+     *
+     * @param list<UploadedFile> $files
+     * @internal
+     */
+    public function keepUploads(array $files): void
+    {
+        array_push($this->uploads, ...$files);
+    }
+
     /** @return array{array<array-key, mixed>, array<array-key, mixed>} */
     private function form(): array
     {

@@ -43,12 +43,22 @@ final class FormNames
         $tree = [];
         foreach ($files as [$name, $file]) {
             self::checkDepth($name, $limits);
-            $keys = self::keys($name);
-            if ($keys !== null) {
-                self::insert($tree, $keys, $file);
-            }
+            self::insert($tree, $name, $file);
         }
         return $tree;
+    }
+
+    /**
+     * Adds one value under a field name, as PHP adds the next variable of a form (a name PHP drops adds nothing).
+     *
+     * @param array<array-key, mixed> $tree
+     */
+    public static function insert(array &$tree, string $name, mixed $value): void
+    {
+        $keys = self::keys($name);
+        if ($keys !== null) {
+            self::place($tree, $keys, $value);
+        }
     }
 
     /** @throws BadRequestBodyException */
@@ -97,7 +107,7 @@ final class FormNames
      * @param array<array-key, mixed> $tree
      * @param non-empty-list<string|null> $keys
      */
-    private static function insert(array &$tree, array $keys, UploadedFile $file): void
+    private static function place(array &$tree, array $keys, mixed $value): void
     {
         $node = &$tree;
         $last = \count($keys) - 1;
@@ -106,10 +116,10 @@ final class FormNames
                 $node = [];
             }
             if ($key === null) {
-                $node[] = $i === $last ? $file : [];
+                $node[] = $i === $last ? $value : [];
                 $key = array_key_last($node);
             } elseif ($i === $last) {
-                $node[$key] = $file;
+                $node[$key] = $value;
             } else {
                 $node[$key] ??= [];
             }

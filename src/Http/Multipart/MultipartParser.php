@@ -18,6 +18,10 @@ use Kiln\Http\UploadedFile;
  * UPLOAD_ERR_INI_SIZE (UPLOAD_ERR_FORM_SIZE) and no data; a body that ends inside a file part gives
  * that file UPLOAD_ERR_PARTIAL (both as PHP does). On an error, or abort(), temporary files are removed;
  * after finish() they belong to the UploadedFile objects.
+ *
+ * With BodyLimits::$asPhp the counts are PHP's (main/rfc1867.c): fields past $fields and file parts past $files
+ * are dropped unread, a part past $parts ends the parsing with what came before it, and warnings() holds PHP's
+ * warning for each; a file part without a filename only counts against $files once it is reached.
  */
 final class MultipartParser
 {
@@ -54,6 +58,15 @@ final class MultipartParser
 
     /** @var list<array{string, UploadedFile}> */
     private array $files = [];
+
+    /** A part dropped under BodyLimits::$asPhp: its bytes are skipped, never held. */
+    private bool $skipping = false;
+
+    /** Files with a filename so far (BodyLimits::$asPhp counts these). */
+    private int $uploads = 0;
+
+    /** @var array<string, string> PHP's warnings, keyed by the limit, under BodyLimits::$asPhp */
+    private array $warnings = [];
 
     public function __construct(
         string $boundary,
@@ -120,6 +133,17 @@ final class MultipartParser
         }
         $this->state = self::DONE;
         return [$this->fields, $this->files];
+    }
+
+    /**
+     * The warnings PHP gives for this body's parts past max_input_vars, max_file_uploads and
+     * max_multipart_body_parts (BodyLimits::$asPhp), in its words.
+     *
+     * @return list<string>
+     */
+    public function warnings(): array
+    {
+        return array_values($this->warnings);
     }
 
     /** Removes every temporary file made so far. */
@@ -192,6 +216,13 @@ final class MultipartParser
             return false;
         }
         if (++$this->parts > $this->limits->parts) {
+            if ($this->limits->asPhp) {
+                $this->warnings['parts'] = "PHP Request Startup: Multipart body parts limit exceeded {$this->limits->parts}. "
+                    . 'To increase the limit change max_multipart_body_parts in php.ini.';
+                $this->buffer = '';
+                $this->state = self::DONE;
+                return false;
+            }
             throw new BadRequestBodyException("More than {$this->limits->parts} multipart parts", 413);
         }
         $this->buffer = substr($this->buffer, $eol + 2);
@@ -220,13 +251,28 @@ final class MultipartParser
     {
         $this->part = $part;
         $this->value = '';
+        $this->skipping = false;
         if ($part->filename === null) {
             if (\count($this->fields) >= $this->limits->fields) {
-                throw new BadRequestBodyException("More than {$this->limits->fields} form fields", 413);
+                if (!$this->limits->asPhp) {
+                    throw new BadRequestBodyException("More than {$this->limits->fields} form fields", 413);
+                }
+                $this->warnings['fields'] ??= "PHP Request Startup: Input variables exceeded {$this->limits->fields}. "
+                    . 'To increase the limit change max_input_vars in php.ini.';
+                $this->skipping = true;
             }
             return;
         }
-        if (\count($this->files) >= $this->limits->files) {
+        if ($this->limits->asPhp) {
+            if ($this->uploads >= $this->limits->files) {
+                $this->warnings['files'] ??= 'Maximum number of allowable file uploads has been exceeded';
+                $this->skipping = true; // no temporary file: the bytes are dropped as they come
+                return;
+            }
+            if ($part->filename !== '') {
+                $this->uploads++;
+            }
+        } elseif (\count($this->files) >= $this->limits->files) {
             throw new BadRequestBodyException("More than {$this->limits->files} uploaded files", 413);
         }
         $this->file = new FileSpool($part, $this->tempDir);
@@ -234,7 +280,7 @@ final class MultipartParser
 
     private function data(string $bytes): void
     {
-        if ($bytes === '') {
+        if ($bytes === '' || $this->skipping) {
             return;
         }
         if ($this->file === null) {
@@ -255,6 +301,10 @@ final class MultipartParser
             return;
         }
         $this->part = null;
+        if ($this->skipping) {
+            $this->skipping = false;
+            return;
+        }
         if ($part->filename === null) {
             $this->fields[] = [$part->name, $this->value];
             if ($part->name === 'MAX_FILE_SIZE' && ctype_digit($this->value)) {

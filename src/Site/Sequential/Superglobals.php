@@ -5,7 +5,8 @@ declare(strict_types=1);
 namespace Kiln\Site\Sequential;
 
 use Kiln\Http\BadRequestBodyException;
-use Kiln\Http\Body\BodyParser;
+use Kiln\Http\Body\BodyLimits;
+use Kiln\Http\Body\ScriptForm;
 use Kiln\Http\Request;
 
 /**
@@ -14,7 +15,8 @@ use Kiln\Http\Request;
  * - `$_SERVER`: the CGI meta-variables given (CgiParams::build()), then PHP_SELF, REQUEST_TIME_FLOAT and
  *   REQUEST_TIME, as php-fpm adds them; no argv/argc (register_argc_argv is a CLI affair);
  * - `$_GET` from the QUERY_STRING given (an .htaccess rewrite may have changed it), `$_COOKIE` from the Cookie header as PHP parses it (see cookies());
- * - `$_POST` and `$_FILES` for a POST with an urlencoded or multipart/form-data body only, as PHP;
+ * - `$_POST` and `$_FILES` for a POST with an urlencoded or multipart/form-data body only, under PHP's own limits
+ *   (ScriptForm);
  * - `$_REQUEST` merged from them by `request_order` (else `variables_order`), `$_ENV` only when
  *   `variables_order` holds E (the worker's environment).
  *
@@ -39,13 +41,15 @@ final class Superglobals
         $server['REQUEST_TIME'] = (int) $time;
         $post = $files = $paths = [];
         if ($request->method() === 'POST') {
-            $type = BodyParser::mediaType($request);
-            if ($type === 'application/x-www-form-urlencoded' || $type === 'multipart/form-data') {
-                $post = $request->parsedBody();
-                if ($type === 'multipart/form-data') {
-                    $files = UploadedFiles::toGlobal($request->files(), $paths);
-                }
+            // As PHP reads it, under this PHP's upload_max_filesize, max_file_uploads, post_max_size and max_input_vars.
+            $body = $request->isBodySpooled() ? $request->bodyStream() : $request->body();
+            $form = ScriptForm::read($request->header('content-type') ?? '', $request->bodySize(), $body, BodyLimits::forScripts());
+            $request->keepUploads($form->uploads);
+            foreach ($form->warnings as $warning) {
+                error_log("PHP Warning:  $warning in Unknown on line 0");
             }
+            $post = $form->post;
+            $files = UploadedFiles::toGlobal($form->files, $paths);
         }
         $get = self::query($server['QUERY_STRING'] ?? $request->queryString(), $request);
         $cookie = self::cookies($request);

@@ -6,8 +6,7 @@ namespace Kiln\Site\Fork\Internal;
 
 use Kiln\Http\BadRequestBodyException;
 use Kiln\Http\Body\BodyLimits;
-use Kiln\Http\Body\FormNames;
-use Kiln\Http\Multipart\MultipartParser;
+use Kiln\Http\Body\ScriptForm;
 use Kiln\Site\Sequential\Engine\InputBody;
 use Kiln\Site\Sequential\Engine\SapiGlobals;
 use Kiln\Site\Sequential\Engine\UploadTable;
@@ -52,7 +51,7 @@ final class ChildGlobals
         $_COOKIE = isset($params['HTTP_COOKIE']) ? Superglobals::cookieHeader($params['HTTP_COOKIE']) : [];
         $post = ($params['REQUEST_METHOD'] ?? '') === 'POST';
         $type = \strtolower(\trim(\explode(';', $params['CONTENT_TYPE'] ?? '')[0]));
-        [$_POST, $_FILES] = $post ? $this->form($type, $params['CONTENT_TYPE'] ?? '', $body) : [[], []];
+        [$_POST, $_FILES] = $post ? $this->form($params['CONTENT_TYPE'] ?? '', (int) ($params['CONTENT_LENGTH'] ?? 0), $body) : [[], []];
         $_REQUEST = \array_merge($_GET, $_POST);
         if ($this->uploads !== []) {
             // is_uploaded_file() and move_uploaded_file() accept the request's own uploads, as under a web SAPI.
@@ -79,39 +78,31 @@ final class ChildGlobals
     }
 
     /**
-     * @param string $type the media type of $contentType, lower-cased
+     * $_POST and $_FILES as PHP reads them, under the fork server's upload_max_filesize, max_file_uploads,
+     * post_max_size and max_input_vars (its -d settings, from --php-ini); PHP's warnings go to the log.
+     *
      * @param resource $body
      *
      * @return array{array<array-key, mixed>, array<array-key, mixed>}
      */
-    private function form(string $type, string $contentType, mixed $body): array
+    private function form(string $contentType, int $length, mixed $body): array
     {
-        if ($type === 'application/x-www-form-urlencoded') {
-            \parse_str((string) \stream_get_contents($body), $post);
-
-            return [$post, []];
-        }
-        if ($type !== 'multipart/form-data') {
-            return [[], []];
-        }
         try {
-            $limits = new BodyLimits();
-            $parser = new MultipartParser(MultipartParser::boundary($contentType), $limits);
-            while (!\feof($body) && ($piece = \fread($body, 65536)) !== false && $piece !== '') {
-                $parser->feed($piece);
-            }
-            [$fields, $files] = $parser->finish();
-            foreach ($files as [, $file]) {
-                if ($file->isOk()) {
-                    $this->uploads[] = $file->path();
-                }
-            }
-
-            return [FormNames::fields($fields, $limits), UploadedFiles::toGlobal(FormNames::files($files, $limits))];
+            $form = ScriptForm::read($contentType, $length, $body, BodyLimits::forScripts());
         } catch (BadRequestBodyException $e) {
             \fwrite(\STDERR, 'Kiln fork: request body not parsed: ' . $e->getMessage() . "\n");
 
             return [[], []];
         }
+        foreach ($form->uploads as $file) {
+            if ($file->isOk()) {
+                $this->uploads[] = $file->path();
+            }
+        }
+        foreach ($form->warnings as $warning) {
+            \fwrite(\STDERR, "PHP Warning:  $warning in Unknown on line 0\n");
+        }
+
+        return [$form->post, UploadedFiles::toGlobal($form->files)];
     }
 }

@@ -65,6 +65,30 @@ final class MultipartParserTest extends TestCase
     }
 
     #[DataProvider('feeding')]
+    public function testUnderPhpsRulesWhatIsPastALimitIsDroppedWithPhpsWarning(bool $byteByByte): void
+    {
+        $limits = new BodyLimits(fields: 1, parts: 5, files: 1, fileSize: 3, asPhp: true);
+        $parser = new MultipartParser(self::B, $limits);
+        $body = self::body([['a', '1', null], ['b', '2', null], ['e', '', ''], ['f', 'abcd', 'f.txt'], ['g', 'x', 'g.txt'], ['h', '3', null]]);
+        foreach ($byteByByte ? str_split($body) : [$body] as $piece) {
+            $parser->feed($piece);
+        }
+        [$fields, $files] = $parser->finish();
+        foreach ($files as [, $file]) {
+            $this->uploads[] = $file;
+        }
+        self::assertSame([['a', '1']], $fields, 'fields past max_input_vars are dropped');
+        self::assertSame(['e', 'f'], array_column($files, 0), 'an empty file input does not count; files past max_file_uploads are dropped');
+        self::assertSame(\UPLOAD_ERR_NO_FILE, $files[0][1]->error());
+        self::assertSame(\UPLOAD_ERR_INI_SIZE, $files[1][1]->error());
+        self::assertSame([
+            'PHP Request Startup: Input variables exceeded 1. To increase the limit change max_input_vars in php.ini.',
+            'Maximum number of allowable file uploads has been exceeded',
+            'PHP Request Startup: Multipart body parts limit exceeded 5. To increase the limit change max_multipart_body_parts in php.ini.',
+        ], $parser->warnings());
+    }
+
+    #[DataProvider('feeding')]
     public function testFieldsAndFilesAreParsedInOrder(bool $byteByByte): void
     {
         $data = "line1\r\nline2\r\n--XyZ-boundar not a delimiter\r\n\r\n";
