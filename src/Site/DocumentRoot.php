@@ -154,7 +154,10 @@ final class DocumentRoot implements RequestHandler
             return $this->error($request, $outcome->status, $outcome);
         }
         [$query, $type] = [$outcome->query, $outcome->type];
-        $resolved = $this->resolver->resolve($outcome->path, $query, $outcome->settings->directoryIndex);
+        // A site that declares its 404 page wants real 404s where it applies, as Apache gives them: the implicit
+        // front controller (nginx's try_files) stays out of it; a rule that rewrites to index.php still runs it.
+        $frontController = !$outcome->settings->declaresErrorDocument(404);
+        $resolved = $this->resolver->resolve($outcome->path, $query, $outcome->settings->directoryIndex, $frontController);
         $target = $resolved instanceof Script || $resolved instanceof StaticFile ? self::target($resolved, $outcome->path) : null;
         if ($target !== null) {
             // Another file than the path names (a directory index, page → page.php, the front controller):

@@ -13,10 +13,10 @@ namespace Kiln\Site;
  * with a dot (but a leading `/.well-known/`) → 404. Then the file system is walked: a file that has a
  * script extension is run with the rest of the path as PATH_INFO (`/index.php/a/b`); `/page` reaches
  * `page.php` when no `page` exists; a directory without its slash → 301, with it → its index file (in
- * order), else 403; anything else → the front controller (`/index.php`) when it exists, else 404. Whatever
- * is served must resolve (symlinks followed) under the root, or through links out of it that the SymlinkPolicy
- * allows, else 404 (a refused link says why, for the log); PHP sources and their backups are
- * never served as files (403).
+ * order), else 403; anything else → the front controller (`/index.php`) when it exists and the caller did
+ * not turn it off for the request, else 404. Whatever is served must resolve (symlinks followed) under the
+ * root, or through links out of it that the SymlinkPolicy allows, else 404 (a refused link says why, for the
+ * log); PHP sources and their backups are never served as files (403).
  *
  * Each call clears PHP's stat cache (a long-running worker must see files come and go) but keeps its
  * realpath cache (`realpath_cache_ttl`): a symlink re-pointed may be seen late by that many seconds. What a
@@ -122,8 +122,10 @@ final class PathResolver
      * @param ?list<string> $indexFiles this request's index files instead of the constructor's (`DirectoryIndex`
      *                                  of an .htaccess file); [] for none. Names only: one with a `/` or a
      *                                  leading dot is skipped
+     * @param bool $frontController whether a path no file matches goes to the front controller; false: 404
+     *                              (the site declares its own 404s with `ErrorDocument 404` in .htaccess)
      */
-    public function resolve(string $path, string $query = '', ?array $indexFiles = null): Script|StaticFile|Redirect|Refusal
+    public function resolve(string $path, string $query = '', ?array $indexFiles = null, bool $frontController = true): Script|StaticFile|Redirect|Refusal
     {
         $known = $this->files[$path] ?? null;
         if ($known !== null && $known[2] > time() && $known[0] instanceof Script && $this->isCached($known[0]->realPath())) {
@@ -138,7 +140,7 @@ final class PathResolver
             clearstatcache();
             return $this->cgi($this->cgiBin, $segments, $slash);
         }
-        return $this->walk($path, $segments, $slash, $query, $indexFiles ?? $this->indexFiles);
+        return $this->walk($path, $segments, $slash, $query, $indexFiles ?? $this->indexFiles, $frontController);
     }
 
     /**
@@ -197,7 +199,7 @@ final class PathResolver
      * @param list<string> $segments
      * @param list<string> $indexFiles
      */
-    private function walk(string $path, array $segments, bool $slash, string $query, array $indexFiles): Script|StaticFile|Redirect|Refusal
+    private function walk(string $path, array $segments, bool $slash, string $query, array $indexFiles, bool $frontController): Script|StaticFile|Redirect|Refusal
     {
         $count = \count($segments);
         if ($count > 0 && !$slash) {
@@ -227,14 +229,14 @@ final class PathResolver
             }
             $rest = \array_slice($segments, $i + 1);
             if (is_file($candidate)) {
-                return $this->file($candidate, \array_slice($segments, 0, $i + 1), $rest, $slash);
+                return $this->file($candidate, \array_slice($segments, 0, $i + 1), $rest, $slash, $frontController);
             }
             if (!str_ends_with($candidate, '.php') && \in_array('.php', $this->scriptExtensions, true) && is_file($candidate . '.php')) {
                 $names = \array_slice($segments, 0, $i);
                 $names[] = $segments[$i] . '.php';
-                return $this->file($candidate . '.php', $names, $rest, $slash);
+                return $this->file($candidate . '.php', $names, $rest, $slash, $frontController);
             }
-            return $this->fallback();
+            return $this->fallback($frontController);
         }
         return $this->directory($dir, $segments, $slash, $query, $indexFiles);
     }
@@ -279,7 +281,7 @@ final class PathResolver
      * @param list<string> $names URL path segments of the file
      * @param list<string> $rest segments after it (PATH_INFO for a script)
      */
-    private function file(string $file, array $names, array $rest, bool $slash): Script|StaticFile|Refusal
+    private function file(string $file, array $names, array $rest, bool $slash, bool $frontController = true): Script|StaticFile|Refusal
     {
         $real = realpath($file);
         if ($real === false) {
@@ -295,7 +297,7 @@ final class PathResolver
             return new Script($file, '/' . implode('/', $names), self::pathInfo($rest, $slash), $this->root, realPath: $file === $real ? null : $real);
         }
         if ($rest !== [] || $slash) {
-            return $this->fallback(); // A file is not a directory.
+            return $this->fallback($frontController); // A file is not a directory.
         }
         if (preg_match(self::SOURCE, $name) === 1 || preg_match(self::SOURCE, $real) === 1) {
             return new Refusal(403, 'source file');
@@ -328,9 +330,9 @@ final class PathResolver
         return new Refusal(403, 'directory without an index file');
     }
 
-    private function fallback(): Script|Refusal
+    private function fallback(bool $frontController): Script|Refusal
     {
-        if ($this->frontController === null) {
+        if ($this->frontController === null || !$frontController) {
             return new Refusal(404, 'no such file');
         }
         $file = $this->root . $this->frontController;

@@ -117,6 +117,15 @@ final class Settings
     }
 
     /** The `ErrorDocument` for a status: a local URL path, an absolute URL (redirect) or text; null: Kiln's own. */
+    /**
+     * Whether an `ErrorDocument` line for the status applies, `default` included: the site expects that
+     * status to happen (a `404` one turns off the implicit front controller, DocumentRoot).
+     */
+    public function declaresErrorDocument(int $status): bool
+    {
+        return isset($this->errorDocuments[$status]);
+    }
+
     public function errorDocument(int $status): ?string
     {
         $document = $this->errorDocuments[$status] ?? '';

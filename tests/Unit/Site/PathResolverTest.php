@@ -181,6 +181,15 @@ final class PathResolverTest extends TestCase
         self::assertSame('script index.php /index.php', $this->describe($resolver->resolve('/')));
     }
 
+    public function testARequestCanLeaveTheFrontControllerOut(): void
+    {
+        $resolver = new PathResolver(self::$base . '/root');
+        self::assertSame('refuse 404', $this->describe($resolver->resolve('/missing', frontController: false)));
+        self::assertSame('refuse 404', $this->describe($resolver->resolve('/style.css/x', frontController: false)));
+        self::assertSame('script page.php /page.php /extra', $this->describe($resolver->resolve('/page/extra', frontController: false)));
+        self::assertSame('script index.php /index.php', $this->describe($resolver->resolve('/missing')), 'the next request has it again');
+    }
+
     public function testTheFrontControllerCanBeAnotherScript(): void
     {
         $resolver = new PathResolver(self::$base . '/root', '/blog/index.php');

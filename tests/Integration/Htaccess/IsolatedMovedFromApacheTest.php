@@ -1,0 +1,14 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Integration\Htaccess;
+
+/** What a site moved from Apache relies on, with scripts run by the isolated tier. */
+final class IsolatedMovedFromApacheTest extends MovedFromApacheTestCase
+{
+    protected static function tier(): string
+    {
+        return 'isolated';
+    }
+}

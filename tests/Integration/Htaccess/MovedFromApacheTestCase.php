@@ -1,0 +1,121 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Tests\Integration\Htaccess;
+
+use Kiln\Tests\Support\KilnProcess;
+use Kiln\Tests\Support\PeerProcess;
+use Kiln\Tests\Support\RawClient;
+use PHPUnit\Framework\TestCase;
+
+/**
+ * `kiln serve DOCROOT` with the implicit front controller on (the default), for what a site moved from
+ * Apache relies on: an `ErrorDocument 404` gives real 404s where it applies. One server per class, for the
+ * tier a subclass names.
+ */
+abstract class MovedFromApacheTestCase extends TestCase
+{
+    private static string $root = '';
+
+    private static ?KilnProcess $server = null;
+
+    /** `sequential`, `isolated` or `fork` */
+    abstract protected static function tier(): string;
+
+    public static function setUpBeforeClass(): void
+    {
+        self::$root = PeerProcess::tempDir('kiln-moved-from-apache');
+        foreach (self::site() as $path => $contents) {
+            @mkdir(\dirname(self::$root . "/$path"), 0o755, true);
+            file_put_contents(self::$root . "/$path", $contents);
+        }
+        self::$server = KilnProcess::start(self::$root, ['--tier=' . static::tier(), '--workers=1', '--pool-size=1']);
+    }
+
+    public static function tearDownAfterClass(): void
+    {
+        self::$server?->stop();
+        self::$server = null;
+        PeerProcess::removeDir(self::$root);
+    }
+
+    public function testAMissingPathWhereErrorDocument404AppliesIsA404WithThatDocument(): void
+    {
+        foreach (['/strict/no-such-page.html', '/strict/images/missing.png', '/strict/deeper/no/where', '/strict/page.html/more'] as $target) {
+            $response = $this->request('GET', $target);
+            self::assertSame(404, $response['status'], $target);
+            self::assertSame("custom 404 for $target", $response['body'], $target);
+        }
+        self::assertSame([200, "a page\n"], $this->statusAndBody('GET', '/strict/page.html'), 'what exists is served');
+    }
+
+    public function testErrorDocument404DefaultGivesKilnsOwn404(): void
+    {
+        $response = $this->request('GET', '/plain/missing.html');
+        self::assertSame(404, $response['status']);
+        self::assertStringNotContainsString('front controller', $response['body']);
+    }
+
+    public function testARuleThatRewritesToIndexPhpStillRunsItBesideAnErrorDocument(): void
+    {
+        self::assertSame([200, 'front controller for /routed/2024/hello'], $this->statusAndBody('GET', '/routed/2024/hello'));
+    }
+
+    public function testWithoutAnErrorDocument404TheFrontControllerTakesEveryMissingPath(): void
+    {
+        foreach (['/2024/hello', '/images/missing.png', '/robots.txt'] as $target) {
+            self::assertSame([200, "front controller for $target"], $this->statusAndBody('GET', $target), $target);
+        }
+    }
+
+    /** @return array{status: int, reason: string, headers: array<string, list<string>>, body: string, raw: string} */
+    protected function request(string $method, string $target, string $body = '', array $headers = []): array
+    {
+        $server = self::$server;
+        self::assertNotNull($server);
+        $client = RawClient::to($server);
+        try {
+            $head = "$method $target HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n";
+            if ($body !== '' || $method === 'POST') {
+                $head .= 'Content-Length: ' . \strlen($body) . "\r\n";
+            }
+            foreach ($headers as $name => $value) {
+                $head .= "$name: $value\r\n";
+            }
+            $client->send("$head\r\n$body");
+            $response = $client->readResponse(10.0, $method === 'HEAD');
+        } finally {
+            $client->close();
+        }
+        self::assertNotNull($response, "no response to $method $target; log:\n" . $server->log());
+        return $response;
+    }
+
+    /** @return array{int, string} */
+    protected function statusAndBody(string $method, string $target, string $body = ''): array
+    {
+        $response = $this->request($method, $target, $body);
+        return [$response['status'], $response['body']];
+    }
+
+    protected static function server(): KilnProcess
+    {
+        self::assertNotNull(self::$server);
+        return self::$server;
+    }
+
+    /** @return array<string, string> path under the root => contents */
+    private static function site(): array
+    {
+        return [
+            'index.php' => '<?php echo "front controller for ", $_SERVER["REQUEST_URI"];',
+            '404.php' => '<?php echo "custom {$_SERVER["REDIRECT_STATUS"]} for {$_SERVER["REDIRECT_URL"]}";',
+            'strict/.htaccess' => "ErrorDocument 404 /404.php\n",
+            'strict/page.html' => "a page\n",
+            'plain/.htaccess' => "ErrorDocument 404 default\n",
+            'routed/.htaccess' => "ErrorDocument 404 /404.php\nRewriteEngine On\nRewriteCond %{REQUEST_FILENAME} !-f\n"
+                . "RewriteCond %{REQUEST_FILENAME} !-d\nRewriteRule . /index.php [L]\n",
+        ];
+    }
+}
