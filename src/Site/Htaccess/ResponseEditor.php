@@ -9,8 +9,8 @@ use Kiln\Http\Static\HttpDate;
 
 /**
  * Applies the response side of .htaccess Settings to a Kiln Response, in Apache's order: the type
- * (`AddType`, a rule's `[T=]`) and charset (`AddDefaultCharset`), then expiry (mod_expires), then the
- * `Header` actions last, so they can override both.
+ * (`AddType`, a rule's `[T=]`) and charset (`AddDefaultCharset`, which on a static file replaces the `utf-8`
+ * Kiln gives text types), then expiry (mod_expires), then the `Header` actions last, so they can override both.
  */
 final class ResponseEditor
 {
@@ -38,6 +38,8 @@ final class ResponseEditor
             $forced = $type ?? $settings->contentTypeFor(basename($fileName));
             if ($forced !== null) {
                 $response->setHeader('Content-Type', $forced);
+            } elseif (!$kilnError && ($bare = $settings->staticTypeFor($response->header('Content-Type') ?? '')) !== null) {
+                $response->setHeader('Content-Type', $bare);
             }
         }
         $contentType = $response->header('Content-Type') ?? '';

@@ -154,8 +154,32 @@ final class Settings
         if ($this->defaultCharset === null || $this->defaultCharset === '' || stripos($contentType, 'charset=') !== false) {
             return null;
         }
-        $type = strtolower(trim(explode(';', $contentType)[0]));
-        return $type === 'text/plain' || $type === 'text/html' ? $this->defaultCharset : null;
+        return self::takesDefaultCharset(self::mediaType($contentType)) ? $this->defaultCharset : null;
+    }
+
+    /**
+     * A static file's type without the charset Kiln gives text types (`utf-8`, MimeTypes) when `AddDefaultCharset`
+     * (`Off` included) covers it, else null. Apache adds no charset of its own to a static file, so for text/plain
+     * and text/html the directive alone decides: charsetFor() then adds its charset, and `Off` leaves none.
+     */
+    public function staticTypeFor(string $contentType): ?string
+    {
+        if ($this->defaultCharset === null) {
+            return null;
+        }
+        $type = self::mediaType($contentType);
+        return self::takesDefaultCharset($type) ? $type : null;
+    }
+
+    private static function mediaType(string $contentType): string
+    {
+        return strtolower(trim(explode(';', $contentType)[0]));
+    }
+
+    /** Apache's AddDefaultCharset reaches these two types only. */
+    private static function takesDefaultCharset(string $mediaType): bool
+    {
+        return $mediaType === 'text/plain' || $mediaType === 'text/html';
     }
 
     /** mod_expires: when a response of this type expires (unix time), null when no rule applies. */

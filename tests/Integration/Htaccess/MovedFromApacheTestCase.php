@@ -11,8 +11,9 @@ use PHPUnit\Framework\TestCase;
 
 /**
  * `kiln serve DOCROOT` with the implicit front controller on (the default), for what a site moved from
- * Apache relies on: an `ErrorDocument 404` gives real 404s where it applies. One server per class, for the
- * tier a subclass names.
+ * Apache relies on: an `ErrorDocument 404` gives real 404s where it applies; `AddDefaultCharset` decides the
+ * charset of static text files and of a script's text type without one. One server per class, for the tier a
+ * subclass names.
  */
 abstract class MovedFromApacheTestCase extends TestCase
 {
@@ -69,6 +70,31 @@ abstract class MovedFromApacheTestCase extends TestCase
         }
     }
 
+    public function testAddDefaultCharsetGivesStaticTextFilesItsCharsetOrNone(): void
+    {
+        $types = [
+            '/latin/page.html' => 'text/html; charset=ISO-8859-1',
+            '/latin/note.txt' => 'text/plain; charset=ISO-8859-1',
+            '/latin/style.css' => 'text/css; charset=utf-8', // not a type the directive covers
+            '/on/note.txt' => 'text/plain; charset=iso-8859-1',
+            '/off/page.html' => 'text/html',
+            '/off/note.txt' => 'text/plain',
+            '/strict/page.html' => 'text/html; charset=utf-8', // Kiln's own, without the directive
+        ];
+        foreach ($types as $target => $type) {
+            $response = $this->request('GET', $target);
+            self::assertSame(200, $response['status'], $target);
+            self::assertSame([$type], $response['headers']['content-type'] ?? [], $target);
+        }
+    }
+
+    public function testAddDefaultCharsetReachesAScriptsTextTypeOnlyWhenItHasNoCharset(): void
+    {
+        self::assertSame(['text/plain; charset=ISO-8859-1'], $this->request('GET', '/latin/plain.php')['headers']['content-type'] ?? []);
+        self::assertSame(['text/html; charset=UTF-8'], $this->request('GET', '/latin/default.php')['headers']['content-type'] ?? [], 'PHP\'s default_charset');
+        self::assertSame(['text/html; charset=UTF-8'], $this->request('GET', '/off/default.php')['headers']['content-type'] ?? [], 'Off takes nothing away');
+    }
+
     /** @return array{status: int, reason: string, headers: array<string, list<string>>, body: string, raw: string} */
     protected function request(string $method, string $target, string $body = '', array $headers = []): array
     {
@@ -114,6 +140,18 @@ abstract class MovedFromApacheTestCase extends TestCase
             'strict/.htaccess' => "ErrorDocument 404 /404.php\n",
             'strict/page.html' => "a page\n",
             'plain/.htaccess' => "ErrorDocument 404 default\n",
+            'latin/.htaccess' => "AddDefaultCharset ISO-8859-1\n",
+            'latin/page.html' => "<p>caf\xE9</p>\n",
+            'latin/note.txt' => "caf\xE9\n",
+            'latin/style.css' => "p { color: red }\n",
+            'latin/plain.php' => '<?php ini_set("default_charset", ""); header("Content-Type: text/plain"); echo "x";',
+            'latin/default.php' => '<?php echo "x";',
+            'on/.htaccess' => "AddDefaultCharset On\n",
+            'on/note.txt' => "note\n",
+            'off/.htaccess' => "AddDefaultCharset Off\n",
+            'off/page.html' => "<p>page</p>\n",
+            'off/note.txt' => "note\n",
+            'off/default.php' => '<?php echo "x";',
             'routed/.htaccess' => "ErrorDocument 404 /404.php\nRewriteEngine On\nRewriteCond %{REQUEST_FILENAME} !-f\n"
                 . "RewriteCond %{REQUEST_FILENAME} !-d\nRewriteRule . /index.php [L]\n",
         ];

@@ -53,6 +53,28 @@ final class ResponseEditorTest extends TestCase
         self::assertSame('application/json', $typed->header('Content-Type'));
     }
 
+    public function testAddDefaultCharsetReplacesKilnsUtf8OnStaticTextFilesAsApacheHasNone(): void
+    {
+        $cases = [
+            ['AddDefaultCharset ISO-8859-1', 'a.html', 'text/html; charset=utf-8', 'text/html; charset=ISO-8859-1'],
+            ['AddDefaultCharset On', 'a.txt', 'text/plain; charset=utf-8', 'text/plain; charset=iso-8859-1'],
+            ['AddDefaultCharset Off', 'a.html', 'text/html; charset=utf-8', 'text/html'],
+            ['AddDefaultCharset ISO-8859-1', 'a.css', 'text/css; charset=utf-8', 'text/css; charset=utf-8'],
+            ['Header set X 1', 'a.html', 'text/html; charset=utf-8', 'text/html; charset=utf-8'],
+        ];
+        foreach ($cases as [$htaccess, $file, $given, $expected]) {
+            $response = new Response(200, ['Content-Type' => $given], 'x');
+            ResponseEditor::apply(self::settings($htaccess), $response, fileName: "/srv/www/$file");
+            self::assertSame($expected, $response->header('Content-Type'), "$htaccess, $file");
+        }
+        $script = new Response(200, ['Content-Type' => 'text/html; charset=UTF-8'], 'x');
+        ResponseEditor::apply(self::settings('AddDefaultCharset Off'), $script);
+        self::assertSame('text/html; charset=UTF-8', $script->header('Content-Type'), 'a script\'s own charset stays');
+        $error = new Response(404, ['Content-Type' => 'text/html; charset=utf-8'], 'x');
+        ResponseEditor::apply(self::settings('AddDefaultCharset Off'), $error, kilnError: true, fileName: '/srv/www/a.html');
+        self::assertSame('text/html; charset=utf-8', $error->header('Content-Type'), 'an error Kiln made keeps its own');
+    }
+
     public function testExpiresAddsExpiresAndMaxAgeUnlessTheScriptSetExpires(): void
     {
         $settings = self::settings("ExpiresActive On\nExpiresByType image/png \"access plus 1 hour\"");
