@@ -19,7 +19,8 @@ use Kiln\Http\Static\StaticOptions;
  * with index.html serves it, one without 403 (no listings, as nginx). GET and HEAD only (405 + Allow).
  *
  * serveFile() serves one file a document-root layer already resolved (index.php and PATH_INFO are its
- * business), with every header rule, after checking that the file is still inside the root.
+ * business), with every header rule, after checking that the file is still inside the root; POST too
+ * when the layer asks (Apache's default handler serves it, nginx answers 405).
  */
 final class StaticFiles implements RequestHandler
 {
@@ -91,14 +92,17 @@ final class StaticFiles implements RequestHandler
     /**
      * Serves one regular file already resolved to its real path (by a document-root layer), with every
      * rule of handle() but path resolution. A path outside the root, or through a dotfile, is a 404.
+     *
+     * @param bool $post serve POST as GET (without ranges), as Apache's default handler does for a document
+     *                   root: a form or a payment gateway that posts back to a `.html` page; else 405
      */
-    public function serveFile(Request $request, string $realPath): Response
+    public function serveFile(Request $request, string $realPath, bool $post = false): Response
     {
         if (!$this->contains($realPath)) {
             return FileServer::status(404);
         }
         $path = PathGuard::decode($request->path()) ?? '/' . substr($realPath, \strlen($this->prefix));
-        return $this->files->serve($request, $realPath, $path);
+        return $this->files->serve($request, $realPath, $path, $post);
     }
 
     /** Inside the root, and no dotfile or dot-directory on the way (but .well-known). */

@@ -25,7 +25,8 @@ use Kiln\Site\Isolated\PhpCgiRunner;
 /**
  * Serves a document root as Apache or nginx+php-fpm would: PathResolver decides what a path is; static
  * files go to StaticFiles, scripts to the runner the TierMap picks for them, and directory redirects and
- * refusals are answered here as short plain-text responses.
+ * refusals are answered here as short plain-text responses. A static file answers POST as GET, as Apache's
+ * default handler does (nginx answers 405): forms and payment gateways post back to `.html` pages.
  *
  * With HtaccessRules, Apache's `.htaccess` files of the root decide first (docs/htaccess.md): access, then
  * rewriting, and the settings they give apply to what is served: the directory index, the script's query
@@ -126,7 +127,7 @@ final class DocumentRoot implements RequestHandler
         }
         if ($outcome instanceof StaticFile) {
             $request->setAttribute(Request::TIER, 'static');
-            return $this->files->serveFile($request, $outcome->realPath);
+            return $this->files->serveFile($request, $outcome->realPath, post: true);
         }
         if ($outcome instanceof Redirect) {
             return self::redirect($outcome->status, $outcome->location);
@@ -187,7 +188,7 @@ final class DocumentRoot implements RequestHandler
             return $response;
         }
         if ($resolved instanceof StaticFile) {
-            $response = $this->files->serveFile($request, $resolved->realPath);
+            $response = $this->files->serveFile($request, $resolved->realPath, post: true);
             $modified = $settings->expiresActive === true ? (@filemtime($resolved->realPath) ?: null) : null;
             ResponseEditor::apply($settings, $response, $response->status() >= 400, $outcome->env, $resolved->realPath, $type, $modified);
             return $response;

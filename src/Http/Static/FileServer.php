@@ -23,7 +23,10 @@ use Kiln\Http\Response;
  *   do; a 406 would break more clients than it helps.
  * - Vary: Accept-Encoding goes on every reply for a compressible type when compression is enabled,
  *   whether or not this request got a compressed variant (a shared cache must not reuse one for all).
- * - HEAD ignores Range (RFC 9110 §14.2 defines ranges for GET only).
+ * - HEAD ignores Range (RFC 9110 §14.2 defines ranges for GET only), and so does POST where it is served.
+ * - POST is refused (405) unless the caller serves it (a document root, as Apache does): then it gets the
+ *   file as GET would, its body already read within the limits and dropped; If-None-Match that matches is a
+ *   412 for it, If-Modified-Since is not looked at (RFC 9110 §13.1).
  *
  * @internal
  */
@@ -39,11 +42,14 @@ final class FileServer
         $this->prefix = rtrim($root, '/') . '/';
     }
 
-    public function serve(Request $request, string $file, string $urlPath): Response
+    /**
+     * @param bool $post POST is served as GET is (without ranges), as Apache's default handler serves it; else 405
+     */
+    public function serve(Request $request, string $file, string $urlPath, bool $post = false): Response
     {
         $method = $request->method();
-        if ($method !== 'GET' && $method !== 'HEAD') {
-            return self::methodNotAllowed();
+        if ($method !== 'GET' && $method !== 'HEAD' && ($method !== 'POST' || !$post)) {
+            return self::methodNotAllowed($post);
         }
         if (PathGuard::isSource($file)) {
             return self::status(403);
@@ -167,10 +173,10 @@ final class FileServer
         return new Representation($real, $stat['size'], $stat['mtime'], $coding);
     }
 
-    public static function methodNotAllowed(): Response
+    public static function methodNotAllowed(bool $post = false): Response
     {
         $response = self::status(405);
-        $response->setHeader('Allow', 'GET, HEAD');
+        $response->setHeader('Allow', $post ? 'GET, HEAD, POST' : 'GET, HEAD');
         return $response;
     }
 

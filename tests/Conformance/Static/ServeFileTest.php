@@ -7,7 +7,8 @@ namespace Kiln\Tests\Conformance\Static;
 /**
  * StaticFiles::serveFile(), the entry a document-root layer uses once it resolved a path itself: the
  * handler here maps /any/thing to a file named by ?file= (as a resolver would), and serveFile() applies
- * every header rule, and still refuses what is outside the root or hidden.
+ * every header rule, and still refuses what is outside the root or hidden. With ?post=1 it serves POST as a
+ * document root asks it to.
  */
 final class ServeFileTest extends StaticTestCase
 {
@@ -26,7 +27,7 @@ final class ServeFileTest extends StaticTestCase
                 {
                     $file = (string) ($request->query()['file'] ?? '');
                     $real = str_starts_with($file, '/') ? $file : realpath("{$this->root}/$file");
-                    return $this->files->serveFile($request, (string) $real);
+                    return $this->files->serveFile($request, (string) $real, post: isset($request->query()['post']));
                 }
             };
             PHP;
@@ -44,6 +45,19 @@ final class ServeFileTest extends StaticTestCase
         $etag = (string) self::header(self::get('/x?file=hello.txt'), 'ETag');
         self::assertSame(304, self::get('/x?file=hello.txt', ['If-None-Match' => $etag])['status']);
         self::assertSame(405, self::request('POST', '/x?file=hello.txt', ['Content-Length' => '0'])['status']);
+    }
+
+    public function testPostWhenAskedForIsServedAsGetWithoutRangesAndWithItsPreconditions(): void
+    {
+        $posted = self::request('POST', '/x?file=hello.txt&post=1', ['Content-Length' => '0']);
+        self::assertSame(200, $posted['status']);
+        self::assertSame(self::get('/x?file=hello.txt')['body'], $posted['body']);
+        $ranged = self::request('POST', '/x?file=data.bin&post=1', ['Content-Length' => '0', 'Range' => 'bytes=0-9']);
+        self::assertSame([200, 100_000], [$ranged['status'], \strlen($ranged['body'])], 'ranges are defined for GET only');
+        $etag = (string) self::header(self::get('/x?file=hello.txt'), 'ETag');
+        self::assertSame(412, self::request('POST', '/x?file=hello.txt&post=1', ['Content-Length' => '0', 'If-None-Match' => $etag])['status']);
+        $put = self::request('PUT', '/x?file=hello.txt&post=1', ['Content-Length' => '0']);
+        self::assertSame([405, 'GET, HEAD, POST'], [$put['status'], self::header($put, 'Allow')]);
     }
 
     public function testFilesOutsideTheRootHiddenOrSourcesAreStillRefused(): void

@@ -12,7 +12,8 @@ use PHPUnit\Framework\TestCase;
 /**
  * `kiln serve DOCROOT` with the implicit front controller on (the default), for what a site moved from
  * Apache relies on: an `ErrorDocument 404` gives real 404s where it applies; `AddDefaultCharset` decides the
- * charset of static text files and of a script's text type without one. One server per class, for the tier a
+ * charset of static text files and of a script's text type without one; a POST to a static file gets the
+ * file. One server per class, for the tier a
  * subclass names.
  */
 abstract class MovedFromApacheTestCase extends TestCase
@@ -95,7 +96,44 @@ abstract class MovedFromApacheTestCase extends TestCase
         self::assertSame(['text/html; charset=UTF-8'], $this->request('GET', '/off/default.php')['headers']['content-type'] ?? [], 'Off takes nothing away');
     }
 
-    /** @return array{status: int, reason: string, headers: array<string, list<string>>, body: string, raw: string} */
+    public function testAPostToAStaticFileGetsTheFileAndItsBodyIsDropped(): void
+    {
+        $client = RawClient::to(self::server());
+        try {
+            $form = 'status=paid&order=' . str_repeat('7', 100_000);
+            $client->send("POST /thanks.html HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                . 'Content-Length: ' . \strlen($form) . "\r\n\r\n$form");
+            $posted = $client->readResponse(10.0);
+            self::assertNotNull($posted);
+            self::assertSame([200, "<p>thanks</p>\n"], [$posted['status'], $posted['body']]);
+            self::assertSame(['text/html; charset=utf-8'], $posted['headers']['content-type'] ?? []);
+            $client->send("GET /strict/page.html HTTP/1.1\r\nHost: localhost\r\n\r\n");
+            $next = $client->readResponse(10.0);
+            self::assertNotNull($next, 'the connection goes on after the body');
+            self::assertSame([200, "a page\n"], [$next['status'], $next['body']]);
+        } finally {
+            $client->close();
+        }
+        self::assertSame([200, "a page\n"], $this->statusAndBody('POST', '/strict/page.html', 'a=1'), 'with .htaccess rules on the path');
+        self::assertSame([200, "<p>page</p>\n"], $this->statusAndBody('POST', '/off/', 'a=1'), 'a directory\'s index.html');
+        $ranged = $this->request('POST', '/thanks.html', 'a=1', ['Range' => 'bytes=0-1']);
+        self::assertSame([200, "<p>thanks</p>\n"], [$ranged['status'], $ranged['body']], 'no ranges for POST');
+        self::assertSame([404, 'custom 404 for /strict/missing.html'], $this->statusAndBody('POST', '/strict/missing.html', 'a=1'));
+    }
+
+    public function testOtherMethodsThanGetHeadAndPostOnAStaticFileAre405(): void
+    {
+        foreach (['PUT', 'DELETE', 'PATCH'] as $method) {
+            $response = $this->request($method, '/thanks.html', 'x');
+            self::assertSame(405, $response['status'], $method);
+            self::assertSame(['GET, HEAD, POST'], $response['headers']['allow'] ?? [], $method);
+        }
+    }
+
+    /**
+     * @param array<string, string> $headers
+     * @return array{status: int, reason: string, headers: array<string, list<string>>, body: string, raw: string}
+     */
     protected function request(string $method, string $target, string $body = '', array $headers = []): array
     {
         $server = self::$server;
@@ -137,6 +175,8 @@ abstract class MovedFromApacheTestCase extends TestCase
         return [
             'index.php' => '<?php echo "front controller for ", $_SERVER["REQUEST_URI"];',
             '404.php' => '<?php echo "custom {$_SERVER["REDIRECT_STATUS"]} for {$_SERVER["REDIRECT_URL"]}";',
+            'thanks.html' => "<p>thanks</p>\n",
+            'off/index.html' => "<p>page</p>\n",
             'strict/.htaccess' => "ErrorDocument 404 /404.php\n",
             'strict/page.html' => "a page\n",
             'plain/.htaccess' => "ErrorDocument 404 default\n",
