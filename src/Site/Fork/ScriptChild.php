@@ -12,12 +12,14 @@ use Kiln\Site\Sequential\Engine\CommandLine;
 use Kiln\Site\Sequential\Engine\InputBody;
 use Kiln\Site\Sequential\Engine\SapiGlobals;
 use Kiln\Site\Sequential\HeaderHook;
+use Kiln\Site\Sequential\Runtime;
 
 /**
  * What a fork server's child does for the fork tier: builds the superglobals from the CGI meta-variables
- * and the body, keeps header()/setcookie() working under the CLI (HeaderHook, installed once in the fork
- * server so every child inherits it), gives php://input the body (InputBody, probed once in the fork
- * server), changes to the script's directory, and has the server include the script at the global scope.
+ * and the body, keeps header()/setcookie()
+ * working under the CLI (HeaderHook, installed once in the fork server so every child inherits it, as are
+ * getallheaders() and apache_request_headers()), gives php://input the body (InputBody, probed once in the
+ * fork server), changes to the script's directory, and has the server include the script at the global scope.
  * Its output becomes a CGI response on the connection (ChildOutput); exit(), fatal errors (500) and
  * shutdown functions behave as under php-fpm.
  */
@@ -63,6 +65,7 @@ final class ScriptChild implements ForkChild
             \fwrite(\STDERR, "Kiln fork: getopt() returns the server's (empty) options where a web server's PHP returns false, "
                 . "so a script that refuses web requests by that test runs\n");
         }
+        Runtime::defineHeaderFunctions();
         \ini_set('display_errors', '0');
         \ini_set('log_errors', '1');
         \ini_set('html_errors', '0');

@@ -90,13 +90,19 @@ final class Runtime
             IncludedFiles::find($executor),
             CommandLine::hide(),
         );
-        if (!\function_exists('getallheaders')) {
-            require __DIR__ . '/getallheaders.php'; // php-fpm has it, the CLI does not
-        }
+        self::defineHeaderFunctions();
         foreach ($runtime->missing() as $feature => $consequence) {
             $log('warning', "$feature is not available here: $consequence");
         }
         return $runtime;
+    }
+
+    /** getallheaders() and apache_request_headers(): a web SAPI's PHP has them, the CLI does not. */
+    public static function defineHeaderFunctions(): void
+    {
+        if (!\function_exists('getallheaders') || !\function_exists('apache_request_headers')) {
+            require_once __DIR__ . '/getallheaders.php';
+        }
     }
 
     /** @return array<string, string> feature => what scripts see without it */

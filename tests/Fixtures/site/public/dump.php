@@ -42,6 +42,11 @@ foreach ($_FILES as $field => $info) {
 }
 
 $input = (string) file_get_contents('php://input');
+// The request headers by name: their order is each SAPI's own (php-fpm lists them backwards, mod_php as sent).
+$getallheaders = getallheaders();
+ksort($getallheaders);
+$apacheRequestHeaders = apache_request_headers();
+ksort($apacheRequestHeaders);
 $getenv = [];
 foreach (['REQUEST_METHOD', 'QUERY_STRING', 'REMOTE_ADDR', 'SCRIPT_NAME', 'HTTP_HOST'] as $name) {
     $getenv[$name] = getenv($name);
@@ -56,6 +61,8 @@ echo json_encode([
     'request' => $_REQUEST,
     'input' => strlen($input) <= 4096 ? $input : ['length' => strlen($input), 'md5' => md5($input)],
     'getenv' => $getenv,
+    'getallheaders' => $getallheaders,
+    'apache_request_headers' => $apacheRequestHeaders,
     'headers_list' => headers_list(),
     'headers_sent' => headers_sent(),
     'http_response_code' => http_response_code(),
