@@ -7,6 +7,7 @@ namespace Kiln\Site\Fork;
 use Kiln\Isolation\Fork\ForkChild;
 use Kiln\Site\Fork\Internal\ChildGlobals;
 use Kiln\Site\Fork\Internal\ChildOutput;
+use Kiln\Site\Sequential\AuthVariables;
 use Kiln\Site\Sequential\CodeRevalidation;
 use Kiln\Site\Sequential\Engine\CommandLine;
 use Kiln\Site\Sequential\Engine\InputBody;
@@ -16,7 +17,7 @@ use Kiln\Site\Sequential\Runtime;
 
 /**
  * What a fork server's child does for the fork tier: builds the superglobals from the CGI meta-variables
- * and the body, keeps header()/setcookie()
+ * and the body (with the PHP_AUTH_* of an Authorization header: AuthVariables), keeps header()/setcookie()
  * working under the CLI (HeaderHook, installed once in the fork server so every child inherits it, as are
  * getallheaders() and apache_request_headers()), gives php://input the body (InputBody, probed once in the
  * fork server), changes to the script's directory, and has the server include the script at the global scope.
@@ -95,6 +96,10 @@ final class ScriptChild implements ForkChild
         \http_response_code(200); // as under a web SAPI (the CLI has none until one is set)
         $globals = new ChildGlobals($this->input);
         $globals->install($params, $body);
+        // PHP's own additions to $_SERVER (not getenv()'s, so after install() gave getenv() the params).
+        foreach (AuthVariables::of($params['HTTP_AUTHORIZATION'] ?? null) as $name => $value) {
+            $_SERVER[$name] = $value;
+        }
         $input = $this->quickExit === null ? null : $this->input;
         $cleanUp = static function () use ($globals, $input): void {
             $globals->cleanUp();

@@ -21,7 +21,8 @@ final class ScriptEnvironment
     private const GETENV = 9;
 
     /** $_SERVER entries PHP adds itself, which php-fpm's getenv() does not answer. */
-    private const NOT_VARIABLES = ['PHP_SELF' => true, 'REQUEST_TIME' => true, 'REQUEST_TIME_FLOAT' => true];
+    private const NOT_VARIABLES = ['PHP_SELF' => true, 'REQUEST_TIME' => true, 'REQUEST_TIME_FLOAT' => true,
+        'PHP_AUTH_USER' => true, 'PHP_AUTH_PW' => true, 'PHP_AUTH_DIGEST' => true];
 
     /** @var array<array-key, mixed>|null the running script's variables ($_SERVER as it started), read by the hook */
     private static ?array $current = null;
@@ -38,7 +39,7 @@ final class ScriptEnvironment
 
     /**
      * @param array<array-key, mixed> $variables the request's CGI meta-variables (or the `$_SERVER` made of them:
-     *                                           PHP_SELF and REQUEST_TIME(_FLOAT) are left out)
+     *                                           PHP_SELF, REQUEST_TIME(_FLOAT) and PHP_AUTH_* are left out)
      */
     public function apply(array $variables): void
     {

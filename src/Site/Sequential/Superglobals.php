@@ -12,8 +12,9 @@ use Kiln\Http\Request;
 /**
  * Fills PHP's superglobals for one request, as a web SAPI does before the script starts:
  *
- * - `$_SERVER`: the CGI meta-variables given (CgiParams::build()), then PHP_SELF, REQUEST_TIME_FLOAT and
- *   REQUEST_TIME, as php-fpm adds them; no argv/argc (register_argc_argv is a CLI affair);
+ * - `$_SERVER`: the CGI meta-variables given (CgiParams::build()), then PHP_SELF, REQUEST_TIME_FLOAT,
+ *   REQUEST_TIME and the PHP_AUTH_* of an Authorization header (AuthVariables), as php-fpm adds them; no
+ *   argv/argc (register_argc_argv is a CLI affair);
  * - `$_GET` from the QUERY_STRING given (an .htaccess rewrite may have changed it), `$_COOKIE` from the Cookie header as PHP parses it (see cookies());
  * - `$_POST` and `$_FILES` for a POST with an urlencoded or multipart/form-data body only, under PHP's own limits
  *   (ScriptForm);
@@ -39,6 +40,11 @@ final class Superglobals
         $server['PHP_SELF'] = ($server['SCRIPT_NAME'] ?? '') . ($server['PATH_INFO'] ?? '');
         $server['REQUEST_TIME_FLOAT'] = $time;
         $server['REQUEST_TIME'] = (int) $time;
+        if (isset($server['HTTP_AUTHORIZATION'])) {
+            foreach (AuthVariables::of((string) $server['HTTP_AUTHORIZATION']) as $name => $value) {
+                $server[$name] = $value;
+            }
+        }
         $post = $files = $paths = [];
         if ($request->method() === 'POST') {
             // As PHP reads it, under this PHP's upload_max_filesize, max_file_uploads, post_max_size and max_input_vars.
