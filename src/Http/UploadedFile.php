@@ -7,7 +7,9 @@ namespace Kiln\Http;
 /**
  * A file from a multipart/form-data body, spooled to a temporary file. Unless moved, that file is
  * removed when the exchange ends. clientFilename() is what the client said, without any directory part:
- * display it, never use it as a path. error() is an UPLOAD_ERR_* code; only UPLOAD_ERR_OK has a file.
+ * display it, never use it as a path; clientFullPath() keeps the folders a browser sends for a folder upload
+ * (`photos/2024/x.jpg`, PHP's `full_path`), to rebuild the tree under a directory of your own after checking each
+ * segment. error() is an UPLOAD_ERR_* code; only UPLOAD_ERR_OK has a file.
  */
 final class UploadedFile
 {
@@ -19,11 +21,18 @@ final class UploadedFile
         private readonly string $clientMediaType,
         private readonly int $size,
         private readonly int $error = \UPLOAD_ERR_OK,
+        private readonly ?string $clientFullPath = null,
     ) {}
 
     public function clientFilename(): string
     {
         return $this->clientFilename;
+    }
+
+    /** The file name as the client sent it, folders included (control characters dropped): never trust it as a path. */
+    public function clientFullPath(): string
+    {
+        return $this->clientFullPath ?? $this->clientFilename;
     }
 
     /** The part's Content-Type as sent ("" when absent); not checked against the content. */

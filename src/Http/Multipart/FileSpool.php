@@ -68,7 +68,7 @@ final class FileSpool
             $this->handle = null;
         }
         $ok = $this->error === \UPLOAD_ERR_OK;
-        return new UploadedFile($this->path, $this->part->filename ?? '', $this->part->contentType, $ok ? $this->size : 0, $this->error);
+        return new UploadedFile($this->path, $this->part->filename ?? '', $this->part->contentType, $ok ? $this->size : 0, $this->error, $this->part->fullPath);
     }
 
     public function discard(): void

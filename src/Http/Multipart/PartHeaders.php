@@ -7,8 +7,9 @@ namespace Kiln\Http\Multipart;
 use Kiln\Http\BadRequestBodyException;
 
 /**
- * The header block of one multipart/form-data part: its field name, filename (null for a plain field)
- * and Content-Type (RFC 7578 §4.2, filename* per RFC 5987/8187).
+ * The header block of one multipart/form-data part: its field name, filename (null for a plain field;
+ * without a directory part) and the filename's full path as sent (a browser sends a file's folders within the
+ * chosen one for a folder upload), and Content-Type (RFC 7578 §4.2, filename* per RFC 5987/8187).
  *
  * @internal
  */
@@ -20,6 +21,7 @@ final class PartHeaders
         public readonly string $name,
         public readonly ?string $filename,
         public readonly string $contentType,
+        public readonly ?string $fullPath = null,
     ) {}
 
     /** @throws BadRequestBodyException */
@@ -39,10 +41,8 @@ final class PartHeaders
         }
         $filename = isset($params['filename*']) ? self::extValue($params['filename*']) : null;
         $filename ??= $params['filename'] ?? null;
-        if ($filename !== null) {
-            $filename = self::baseName($filename);
-        }
-        return new self($params['name'], $filename, $headers['content-type'] ?? '');
+        $fullPath = $filename === null ? null : preg_replace('/[\x00-\x1F\x7F]/', '', $filename) ?? '';
+        return new self($params['name'], $fullPath === null ? null : self::baseName($fullPath), $headers['content-type'] ?? '', $fullPath);
     }
 
     /**
@@ -84,10 +84,9 @@ final class PartHeaders
         return preg_replace_callback('/[\x80-\xFF]/', static fn(array $c): string => \chr(0xC0 | \ord($c[0]) >> 6) . \chr(0x80 | (\ord($c[0]) & 0x3F)), $decoded);
     }
 
-    /** Drops any directory part (either slash) and control characters, as PHP does for $_FILES names. */
+    /** Drops any directory part (either slash), as PHP does for $_FILES names (control characters are gone already). */
     private static function baseName(string $filename): string
     {
-        $filename = preg_replace('/[\x00-\x1F\x7F]/', '', $filename) ?? '';
         $cut = max((int) strrpos($filename, '/'), (int) strrpos($filename, '\\'));
         if ($cut > 0 || ($filename !== '' && ($filename[0] === '/' || $filename[0] === '\\'))) {
             $filename = substr($filename, $cut + 1);

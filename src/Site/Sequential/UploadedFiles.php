@@ -9,10 +9,8 @@ use Kiln\Http\UploadedFile;
 /**
  * Request::files() (one UploadedFile per leaf, nested by field name) in the shape PHP gives `$_FILES`:
  * for `a[b][]` the attribute comes second, `$_FILES['a']['name']['b'][0]`, with the keys in PHP's order
- * (name, full_path, type, tmp_name, error, size). tmp_name is the upload's spooled temporary file.
- *
- * full_path is the file name as Kiln's multipart parser keeps it, without the directories a browser may
- * send for a folder upload (PHP keeps them there).
+ * (name, full_path, type, tmp_name, error, size). tmp_name is the upload's spooled temporary file; full_path
+ * keeps the folders a browser sends for a folder upload, name is without them, as PHP has them.
  */
 final class UploadedFiles
 {
@@ -55,7 +53,7 @@ final class UploadedFiles
         $noFile = $file->error() === \UPLOAD_ERR_NO_FILE;
         return [
             'name' => $file->clientFilename(),
-            'full_path' => $file->clientFilename(),
+            'full_path' => $file->clientFullPath(),
             'type' => $noFile ? '' : $file->clientMediaType(),
             'tmp_name' => $path,
             'error' => $file->error(),

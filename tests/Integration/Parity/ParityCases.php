@@ -16,6 +16,7 @@ final class ParityCases
             ['many[]', 'a.bin', 'application/octet-stream', "\x00\x01\x02binary\xff"],
             ['many[]', 'b.json', 'application/json', '{"b":2}'],
             ['none', '', 'application/octet-stream', ''],
+            ['folder[]', 'photos/2024/x.jpg', 'image/jpeg', 'JPG'], // a folder upload: full_path keeps the folders
         ];
         return [
             'GET with a query string' => [ParityRequest::get('/dump.php?a=1&b[]=2&b[]=3&c=%20x%2By&empty=&flag&d[k][]=v')],

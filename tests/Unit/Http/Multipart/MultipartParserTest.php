@@ -119,6 +119,17 @@ final class MultipartParserTest extends TestCase
     }
 
     #[DataProvider('feeding')]
+    public function testTheFullPathKeepsTheFoldersOfAFolderUpload(bool $byteByByte): void
+    {
+        $body = "--" . self::B . "\r\nContent-Disposition: form-data; name=\"d[]\"; filename=\"photos/2024/x.jpg\"\r\n\r\nx\r\n"
+            . "--" . self::B . "\r\nContent-Disposition: form-data; name=\"e\"; filename=\"plain.txt\"\r\n\r\ny\r\n"
+            . "--" . self::B . "--";
+        [, $files] = $this->parse($body, $byteByByte);
+        self::assertSame(['x.jpg', 'plain.txt'], array_map(static fn(array $f): string => $f[1]->clientFilename(), $files));
+        self::assertSame(['photos/2024/x.jpg', 'plain.txt'], array_map(static fn(array $f): string => $f[1]->clientFullPath(), $files));
+    }
+
+    #[DataProvider('feeding')]
     public function testABoundaryAtTheVeryStartAndTransportPaddingAreAccepted(bool $byteByByte): void
     {
         $body = "--" . self::B . " \t\r\nContent-Disposition: form-data; name=\"q\"\r\n\r\nv\r\n--" . self::B . '--';

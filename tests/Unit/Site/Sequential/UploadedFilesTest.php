@@ -20,6 +20,13 @@ final class UploadedFilesTest extends TestCase
         self::assertSame(['/tmp/x1'], $paths);
     }
 
+    public function testFullPathKeepsTheFoldersOfAFolderUploadAndNameDoesNot(): void
+    {
+        $files = UploadedFiles::toGlobal(['d' => [new UploadedFile('/tmp/x1', 'x.jpg', 'image/jpeg', 3, \UPLOAD_ERR_OK, 'photos/2024/x.jpg')]]);
+        self::assertSame(['x.jpg'], $files['d']['name']);
+        self::assertSame(['photos/2024/x.jpg'], $files['d']['full_path']);
+    }
+
     public function testANestedFieldPutsTheAttributeSecondAsPhpDoes(): void
     {
         $paths = [];
