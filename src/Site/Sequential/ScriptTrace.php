@@ -24,12 +24,18 @@ final class ScriptTrace
         return implode("\n\nNext ", array_reverse($parts));
     }
 
-    /** The lines of a trace up to the frame where Kiln's include.php includes the script, then `{main}`. */
+    /**
+     * The lines of a trace up to the frame where Kiln's include.php includes the script, then `{main}`. An error
+     * thrown as the script is compiled (a ParseError of the script itself) has no frame of the script: its trace
+     * begins at the include of include.php in GlobalScope, which is cut the same way.
+     */
     private static function frames(string $trace): string
     {
         $kept = [];
+        $scope = ' ' . GlobalScope::FILE . '(';
         foreach (explode("\n", $trace) as $line) {
-            if (str_contains($line, ' ' . GlobalScope::INCLUDE . '(') || preg_match('/^#\d+ \{main\}$/', $line) === 1) {
+            if (str_contains($line, ' ' . GlobalScope::INCLUDE . '(') || (str_contains($line, $scope) && str_ends_with($line, '): include()'))
+                || preg_match('/^#\d+ \{main\}$/', $line) === 1) {
                 break;
             }
             $kept[] = $line;

@@ -254,7 +254,9 @@ final class SequentialRunner implements ScriptRunner
         $request->clearLastResponse();
         $this->remember($real, microtime(true) - $time);
         $response = $this->finish($runtime);
-        $halfDeclared = $this->stopped !== null && $this->mayHaveDeclared($real, $included);
+        // A script that does not parse never ran: nothing of it is declared, and the worker serves on.
+        $unparsed = $this->stopped instanceof \ParseError && $this->stopped->getFile() === $real;
+        $halfDeclared = $this->stopped !== null && !$unparsed && $this->mayHaveDeclared($real, $included);
         $loaded = $runtime->included !== null && $runtime->included->count() > $included ? \array_slice(get_included_files(), $included) : [];
         $runtime->included?->settle($included, $real);
         if ($halfDeclared) {
@@ -265,7 +267,7 @@ final class SequentialRunner implements ScriptRunner
             exit();
         }
         $this->stopped = null;
-        if (Declarations::failsWhenRunAgain($real)) {
+        if (!$unparsed && Declarations::failsWhenRunAgain($real)) {
             // The fatal guard sends the response; the supervisor's log says why the worker ends.
             $request->setLastResponse($response, "$script->scriptName declares a function or class without a function_exists() or class_exists() check, "
                 . 'and a second run in this worker would be a fatal "Cannot redeclare"');
@@ -414,17 +416,21 @@ final class SequentialRunner implements ScriptRunner
     /**
      * PHP's answer to an exception nothing caught, in its own words: logged, and returned for the page when
      * display_errors is on; else the status becomes 500 (unless the script set another) and nothing is shown.
+     * A ParseError or CompileError is a "Parse error" or "Fatal error" with its message alone, no trace, as PHP
+     * reports them (zend_exception_error()).
      */
     private static function reportUncaught(\Throwable $error): string
     {
-        $message = 'Uncaught ' . ScriptTrace::of($error) . "\n  thrown";
+        $compile = $error::class === \ParseError::class || $error::class === \CompileError::class;
+        $label = $error::class === \ParseError::class ? 'Parse error' : 'Fatal error';
+        $message = $compile ? $error->getMessage() : 'Uncaught ' . ScriptTrace::of($error) . "\n  thrown";
         [$file, $line] = [$error->getFile(), $error->getLine()];
-        error_log("PHP Fatal error:  $message in $file on line $line");
+        error_log("PHP $label:  $message in $file on line $line");
         $display = strtolower((string) ini_get('display_errors'));
         if (\in_array($display, ['1', 'on', 'yes', 'true', 'stdout'], true)) {
             return filter_var(ini_get('html_errors'), FILTER_VALIDATE_BOOL)
-                ? "<br />\n<b>Fatal error</b>:  " . nl2br(htmlspecialchars($message)) . " in <b>$file</b> on line <b>$line</b><br />\n"
-                : "PHP Fatal error:  $message in $file on line $line\n";
+                ? "<br />\n<b>$label</b>:  " . nl2br(htmlspecialchars($message)) . " in <b>$file</b> on line <b>$line</b><br />\n"
+                : "PHP $label:  $message in $file on line $line\n";
         }
         if (http_response_code() === 200) {
             http_response_code(500);

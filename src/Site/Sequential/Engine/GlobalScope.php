@@ -38,6 +38,9 @@ final class GlobalScope
     /** The file the script is included from. */
     public const INCLUDE = __DIR__ . '/include.php';
 
+    /** This file, which includes INCLUDE (ScriptTrace cuts a trace there). */
+    public const FILE = __FILE__;
+
     /** @internal read by include.php: the file to include */
     public static string $script = '';
 
