@@ -7,10 +7,16 @@ namespace Kiln\Server;
 /**
  * Signal handlers that only record: each signal bumps a counter; the supervisor loop takes what
  * arrived and acts on it. Counters (not a queue) so a handler running mid-take() loses nothing.
+ *
+ * UNUSED are the signals whose default action would end the supervisor but that Kiln gives no meaning:
+ * they are recorded too, so that the supervisor logs them and goes on (an nginx or php-fpm habit, USR2,
+ * must not stop the server without a word).
  */
 final class SignalInbox
 {
-    public const SIGNALS = [SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGCHLD];
+    public const UNUSED = [SIGUSR2, SIGALRM];
+
+    public const SIGNALS = [SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGCHLD, ...self::UNUSED];
 
     /** @var array<int, int> */
     private array $received = [];

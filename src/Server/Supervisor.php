@@ -230,6 +230,8 @@ final class Supervisor
             SIGQUIT => $this->drain(),
             SIGHUP => $this->reload(),
             SIGUSR1 => $this->reopenLogs(),
+            SIGUSR2, SIGALRM => $this->log->warning(($signal === SIGUSR2 ? 'SIGUSR2' : 'SIGALRM') . ' ignored: Kiln acts on SIGTERM and SIGINT (stop),'
+                . ' SIGQUIT (drain and stop), SIGHUP (reload: kiln reload) and SIGUSR1 (reopen the log files); nginx\'s and php-fpm\'s USR2 has no Kiln meaning'),
             default => null, // SIGCHLD only wakes the loop; reap() does the rest.
         };
     }
