@@ -58,7 +58,7 @@ final class SidecarLauncher
         // A process group of its own, so that what it forks (php-cgi's children) ends with it: every stop
         // signals the group (-pid), and a worker whose supervisor was killed does the same.
         posix_setsid();
-        foreach ([SIGTERM, SIGUSR1, SIGCHLD] as $signal) {
+        foreach ([SIGTERM, SIGUSR1, SIGUSR2, SIGCHLD, SIGALRM] as $signal) {
             pcntl_signal($signal, SIG_DFL);
         }
         // What a terminal sends the whole process group (^C, ^\, hang-up) is for the supervisor to act on:
@@ -66,6 +66,12 @@ final class SidecarLauncher
         foreach ([SIGINT, SIGQUIT, SIGHUP] as $signal) {
             pcntl_signal($signal, SIG_IGN);
         }
+        // USR1 and USR2 reach a sidecar only by accident (`systemctl kill -s USR1` signals every process of the
+        // service), and php-cgi cannot take them: it installs its own USR1 handler whatever the disposition, one
+        // that marks the process as shutting down, and its parent then forks children that inherit the mark and
+        // exit at once, for ever; USR2 ends it. Blocked, they stay pending and do nothing: the mask survives exec
+        // and fork, and php-cgi never unblocks them.
+        pcntl_sigprocmask(SIG_BLOCK, [SIGUSR1, SIGUSR2]);
         $stdio = [];
         for ($fd = 0; $fd <= 2; $fd++) {
             $stat = @stat("/proc/self/fd/$fd");

@@ -17,6 +17,15 @@ final class SidecarProcess
     /** Start a fresh member in its place once it is reaped (a replacement the worker asked for). */
     public bool $replace = false;
 
+    /** @var resource|null the connection of the probe awaiting an answer (SidecarSpec::$probe) */
+    public mixed $probe = null;
+
+    /** When the next probe is sent. */
+    public float $probeAt = INF;
+
+    /** Since when it has answered no probe (null: it answered the last one). */
+    public ?float $silentSince = null;
+
     /** Why the supervisor ended it, when that makes its exit a failure (it never listened, say). */
     public ?string $failure = null;
 

@@ -9,6 +9,9 @@ namespace Kiln\Server;
  * $command, each listening on its own unix socket. The supervisor names the socket and puts its path
  * wherever an argument holds `{socket}`; the process is up once that socket accepts connections.
  * $env is the whole environment the process gets (nothing is inherited).
+ * With a $probe, the supervisor sends those bytes on a fresh connection to each member that is up, every
+ * few seconds; a member that has answered none (not one byte back) for $probeTimeout seconds has stopped
+ * answering, and is killed and replaced.
  */
 final class SidecarSpec
 {
@@ -29,6 +32,8 @@ final class SidecarSpec
          * others are told where it is, and it runs until the server stops (the isolated tier's php-cgi parent).
          */
         public readonly bool $shared = false,
+        public readonly string $probe = '',
+        public readonly float $probeTimeout = 0.0,
     ) {
         if (preg_match('/^[A-Za-z0-9._-]{1,64}$/', $name) !== 1) {
             throw new \ValueError("Sidecar name '$name' must be 1-64 characters of A-Z, a-z, 0-9, '.', '_' or '-'");
@@ -38,6 +43,9 @@ final class SidecarSpec
         }
         if (!\in_array(true, array_map(static fn(string $arg): bool => str_contains($arg, self::SOCKET), $command), true)) {
             throw new \ValueError('A sidecar command must name its socket: put ' . self::SOCKET . ' in an argument');
+        }
+        if ($probe !== '' && !($probeTimeout > 0.0)) {
+            throw new \ValueError("A sidecar probe needs a timeout above 0 s, got $probeTimeout");
         }
         foreach ($env as $key => $value) {
             if ($key === '' || str_contains($key, '=') || str_contains($key . $value, "\0")) {
@@ -54,7 +62,8 @@ final class SidecarSpec
 
     public function toJson(): string
     {
-        return json_encode(['name' => $this->name, 'command' => $this->command, 'env' => (object) $this->env, 'count' => $this->count, 'shared' => $this->shared], JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES);
+        return json_encode(['name' => $this->name, 'command' => $this->command, 'env' => (object) $this->env, 'count' => $this->count, 'shared' => $this->shared,
+            'probe' => base64_encode($this->probe), 'probeTimeout' => $this->probeTimeout], JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES);
     }
 
     /** @throws \ValueError for anything but what toJson() makes */
@@ -80,6 +89,11 @@ final class SidecarSpec
         if ($command === []) {
             throw new \ValueError('Sidecar command is empty');
         }
-        return new self($data['name'], $command, $env, $data['count'], ($data['shared'] ?? false) === true);
+        $probe = base64_decode(\is_string($data['probe'] ?? null) ? $data['probe'] : '', true);
+        $timeout = $data['probeTimeout'] ?? 0.0;
+        if ($probe === false || !\is_int($timeout) && !\is_float($timeout)) {
+            throw new \ValueError('Sidecar probe must be base64 and its timeout a number');
+        }
+        return new self($data['name'], $command, $env, $data['count'], ($data['shared'] ?? false) === true, $probe, (float) $timeout);
     }
 }

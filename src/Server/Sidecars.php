@@ -230,6 +230,7 @@ final class Sidecars
         $this->stderr?->released($pid);
         // What it forked and left behind (php-cgi's children when their parent was killed) ends too.
         @posix_kill(-$pid, SIGKILL);
+        SidecarProbe::stop($process);
         $process->become(SidecarState::Exited);
         @unlink($process->socket);
         @unlink($process->socket . '.lock'); // the workers' locks on a shared member (SidecarClient)
@@ -265,12 +266,19 @@ final class Sidecars
                 if (SidecarLauncher::listening($process->socket)) {
                     $process->become(SidecarState::Up);
                     $process->upAt = $now;
+                    SidecarProbe::start($process, $now);
                     $this->log->debug("{$process->label()} is up on {$process->socket}");
                     $this->announce($process);
                 } elseif ($now - $process->startedAt > self::START_TIMEOUT) {
                     $process->failure = \sprintf('did not listen on its socket within %.0f s', self::START_TIMEOUT);
                     $this->end($process, SIGKILL);
                 }
+            } elseif ($process->state === SidecarState::Up && !SidecarProbe::check($process, $now)) {
+                // Alive but of no use (php-cgi's children exit as soon as forked, or it is frozen): it never
+                // exits by itself, so it is killed and its replacement started, as for one that died.
+                $this->log->error(\sprintf('%s stopped answering: no answer to a probe for %.0f s; killing it and starting a fresh one', $process->label(), $process->set->spec->probeTimeout));
+                $process->replace = true;
+                $this->end($process, SIGKILL);
             } elseif ($process->state === SidecarState::Stopping && $now >= $process->killAt) {
                 self::signal($process->pid, SIGKILL);
                 $process->killAt = $now + 1.0;
@@ -293,6 +301,7 @@ final class Sidecars
         foreach ($this->processes as $process) {
             $next = min($next, match ($process->state) {
                 SidecarState::Starting => microtime(true) + self::PROBE_INTERVAL,
+                SidecarState::Up => SidecarProbe::nextAt($process),
                 SidecarState::Stopping => $process->killAt,
                 default => INF,
             });
@@ -385,6 +394,7 @@ final class Sidecars
 
     private function end(SidecarProcess $process, int $signal): void
     {
+        SidecarProbe::stop($process);
         $process->become(SidecarState::Stopping);
         $process->killAt = $signal === SIGKILL ? microtime(true) + 1.0 : microtime(true) + self::STOP_GRACE;
         self::signal($process->pid, $signal);

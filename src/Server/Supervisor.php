@@ -440,11 +440,14 @@ final class Supervisor
         // Only the processes that hold the port hold the pid file's lock: a user process may outlive a killed
         // supervisor (no FFI, or it handles SIGTERM), and would keep every later server from the file.
         $this->pidFile?->forgetInChild();
-        foreach ([SIGTERM, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD, SIGALRM] as $signal) {
+        foreach ([SIGTERM, SIGQUIT, SIGCHLD, SIGALRM] as $signal) {
             pcntl_signal($signal, SIG_DFL);
         }
-        foreach ([SIGINT, SIGHUP] as $signal) {
-            pcntl_signal($signal, SIG_IGN); // a terminal's ^C and hang-up are for the supervisor to act on
+        // A terminal's ^C and hang-up are for the supervisor to act on; USR1 and USR2 mean nothing here and come
+        // only by accident (`systemctl kill -s USR1` signals every process of the service), so they must not end
+        // a task worker with its call, or a user process. The app's code may still watch them (Loop::onSignal()).
+        foreach ([SIGINT, SIGHUP, SIGUSR1, SIGUSR2] as $signal) {
+            pcntl_signal($signal, SIG_IGN);
         }
         ProcessControl::parentDeathSignal(SIGTERM, $this->pid); // after SIGTERM is back to its default
     }

@@ -217,7 +217,7 @@ final class Worker implements WorkerContext
         Loop::unreference(Loop::repeat(1.0, fn() => $this->report()));
         if ($this->config->stallTimeout > 0) { // the heartbeat the supervisor watches (docs/design/028)
             $service = $this->service;
-            (new Internal\StallReport($this->log, static fn(): array => $service instanceof InFlight ? $service->inFlight() : []))->install();
+            (new Internal\StallReport($this->log, static fn(): array => $service instanceof InFlight ? $service->inFlight() : [], posix_getppid()))->install();
             // The timer beats for a worker that is idle or whose handlers wait; requestServed() for one that
             // runs many handlers in a turn (timers run only between turns).
             Loop::unreference(Loop::repeat($this->beatEvery / 1e9, fn() => $this->beat(hrtime(true))));
@@ -416,14 +416,18 @@ final class Worker implements WorkerContext
         }
     }
 
-    /** A forked worker starts from default dispositions; INT and HUP belong to the supervisor (a terminal sends them to the whole group). */
+    /**
+     * A forked worker starts from default dispositions; INT and HUP belong to the supervisor (a terminal sends them to
+     * the whole group). USR2 is ignored unless --stall-timeout's report or the app takes it: a stray one (a signal to
+     * every process of the service) must not end the worker with its requests.
+     */
     private static function resetSignals(): void
     {
         pcntl_async_signals(false);
-        foreach ([SIGTERM, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD, SIGALRM] as $signal) {
+        foreach ([SIGTERM, SIGQUIT, SIGUSR1, SIGCHLD, SIGALRM] as $signal) {
             pcntl_signal($signal, SIG_DFL);
         }
-        foreach ([SIGINT, SIGHUP, SIGPIPE] as $signal) {
+        foreach ([SIGINT, SIGHUP, SIGPIPE, SIGUSR2] as $signal) {
             pcntl_signal($signal, SIG_IGN);
         }
     }

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Isolation\PhpCgi;
 
 use Kiln\Isolation\FastCgi\FastCgiAddress;
+use Kiln\Isolation\FastCgi\RecordEncoder;
 use Kiln\Kiln;
 use Kiln\Loop\Loop;
 use Kiln\Loop\Suspension;
@@ -124,7 +125,21 @@ final class PhpCgiPool implements SidecarListener
     public function spec(): SidecarSpec
     {
         [$command, $env] = $this->commandAndEnvironment();
-        return new SidecarSpec($this->name, $command, $env, 1, shared: true);
+        // The supervisor asks the parent's children, now and then, for a FastCGI management value (answered
+        // without running a script): a parent that lives but whose children take no connection is replaced.
+        // A child may be busy with a script until the worker's time limit, then a second more (PHP's own), and a
+        // probe may wait behind a few such connections: twice the limit, at least 10 s. No limit, no probe:
+        // a script may then rightly hold every child for as long as it runs.
+        $timeout = $this->options->timeLimit > 0 ? max(10.0, 2 * $this->options->timeLimit) : 0.0;
+        return new SidecarSpec(
+            $this->name,
+            $command,
+            $env,
+            1,
+            shared: true,
+            probe: $timeout > 0 ? RecordEncoder::getValues(['FCGI_MPXS_CONNS']) : '',
+            probeTimeout: $timeout,
+        );
     }
 
     /** @return array{non-empty-list<string>, array<string, string>} */

@@ -27,10 +27,14 @@ final class StallReport
 
     private const FRAMES = 30;
 
-    /** @param \Closure(): list<string> $inFlight the requests being handled (InFlight::inFlight()) */
+    /**
+     * @param \Closure(): list<string> $inFlight the requests being handled (InFlight::inFlight())
+     * @param ?int $from the process whose signal asks for the report (the supervisor); null: any
+     */
     public function __construct(
         private readonly Log $log,
         private readonly \Closure $inFlight,
+        private readonly ?int $from = null,
     ) {}
 
     /**
@@ -42,7 +46,7 @@ final class StallReport
      */
     public function install(): bool
     {
-        if (pcntl_signal_get_handler(self::SIGNAL) !== SIG_DFL) {
+        if (!\in_array(pcntl_signal_get_handler(self::SIGNAL), [SIG_DFL, SIG_IGN], true)) {
             $this->log->warning('the app handles SIGUSR2 (Loop::onSignal() or pcntl_signal() at boot), the signal --stall-timeout\'s report uses:'
                 . ' a stalled loop is not reported with its stack in this worker (the supervisor still logs it, sends SIGUSR2 and ends the worker)');
             return false;
@@ -54,8 +58,14 @@ final class StallReport
         return true;
     }
 
-    private function report(): void
+    /** @param array<string, mixed> $info the signal's siginfo: who sent it */
+    private function report(int $signal = self::SIGNAL, array $info = []): void
     {
+        // Only the supervisor asks for the report; a USR2 from elsewhere (a signal to every process of the
+        // service) says nothing about a stall, and is ignored.
+        if ($this->from !== null && ($info['pid'] ?? $this->from) !== $this->from) {
+            return;
+        }
         try {
             $frames = debug_backtrace(DEBUG_BACKTRACE_IGNORE_ARGS); // [0]: this handler, called where the code stood
             $this->log->warning(self::describe(($this->inFlight)(), $frames));

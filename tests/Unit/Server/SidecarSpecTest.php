@@ -32,6 +32,21 @@ final class SidecarSpecTest extends TestCase
         self::assertEquals($spec, SidecarSpec::fromJson($spec->toJson()));
     }
 
+    public function testAProbeOfAnyBytesAndItsTimeoutCrossTheChannelIntact(): void
+    {
+        $probe = "\x01\x09\x00\x00\x00\x11\x07\x00\x0fFCGI\n\0";
+        $spec = SidecarSpec::fromJson((new SidecarSpec('p', ['/bin/x', SidecarSpec::SOCKET], [], 1, probe: $probe, probeTimeout: 10.0))->toJson());
+        self::assertSame([$probe, 10.0], [$spec->probe, $spec->probeTimeout]);
+        self::assertSame(['', 0.0], [($plain = SidecarSpec::fromJson((new SidecarSpec('p', ['/bin/x', SidecarSpec::SOCKET], [], 1))->toJson()))->probe, $plain->probeTimeout]);
+    }
+
+    public function testAProbeWithoutATimeoutIsRefused(): void
+    {
+        $this->expectException(\ValueError::class);
+        $this->expectExceptionMessage('A sidecar probe needs a timeout above 0 s');
+        new SidecarSpec('p', ['/bin/x', SidecarSpec::SOCKET], [], 1, probe: 'x');
+    }
+
     public function testASharedSpecStaysSharedOnItsWayToTheSupervisor(): void
     {
         $shared = SidecarSpec::fromJson((new SidecarSpec('s', ['p', '{socket}'], [], 1, shared: true))->toJson());

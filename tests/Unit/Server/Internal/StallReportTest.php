@@ -103,4 +103,25 @@ final class StallReportTest extends TestCase
             @unlink($path);
         }
     }
+
+    /** Only the supervisor asks for the report: a USR2 from any other process (a signal to the whole service) is ignored. */
+    public function testASignalFromAnotherProcessThanTheOneNamedWritesNoReport(): void
+    {
+        $path = (string) tempnam(sys_get_temp_dir(), 'kiln-stall-report-');
+        $async = pcntl_async_signals();
+        $previous = pcntl_signal_get_handler(StallReport::SIGNAL);
+        try {
+            (new StallReport(new Log(new LogFile($path)), static fn(): array => ['GET /busy'], posix_getppid()))->install();
+            posix_kill((int) getmypid(), StallReport::SIGNAL);
+            pcntl_signal_dispatch();
+            usleep(1000);
+            pcntl_signal_dispatch();
+            self::assertSame('', (string) file_get_contents($path));
+        } finally {
+            Loop::reserveSignal(StallReport::SIGNAL, null);
+            pcntl_signal(StallReport::SIGNAL, $previous);
+            @unlink($path);
+            pcntl_async_signals($async);
+        }
+    }
 }
