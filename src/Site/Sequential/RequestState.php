@@ -50,6 +50,12 @@ final class RequestState
 
     private readonly string $timezone;
 
+    /**
+     * A zone was set with date_default_timezone_set() (by resetZone(), after a script that set one): PHP then
+     * ignores date.timezone for the rest of the process, so begin() applies the setting itself.
+     */
+    private bool $zonePinned = false;
+
     private readonly int $umask;
 
     private readonly string $locale;
@@ -81,9 +87,12 @@ final class RequestState
         $this->locale = (string) setlocale(\LC_ALL, '0');
     }
 
-    /** Before the script: its directory as the working directory, a clean response. */
+    /** Before the script (its php_value settings made): its directory as the working directory, a clean response. */
     public function begin(string $scriptDirectory): void
     {
+        if ($this->zonePinned) {
+            $this->followZoneSetting();
+        }
         if ($scriptDirectory !== $this->cwd) {
             $this->moved = @chdir($scriptDirectory);
         } else {
@@ -155,9 +164,6 @@ final class RequestState
         if ($this->cwdWatch === null || !$this->cwdWatch->alone()) {
             clearstatcache();
         }
-        if (date_default_timezone_get() !== $this->timezone) {
-            date_default_timezone_set($this->timezone);
-        }
         // A script's umask(0) must not outlive it. umask() is two system calls (PHP reads the old mask first):
         // where SavedUmask can tell, only after a script that called it.
         if ($this->savedUmask === null) {
@@ -168,6 +174,30 @@ final class RequestState
         }
         if ($this->locale !== '' && setlocale(\LC_ALL, '0') !== $this->locale) {
             setlocale(\LC_ALL, $this->locale);
+        }
+    }
+
+    /**
+     * After the settings are reset: a zone the script set with date_default_timezone_set() is undone. PHP keeps
+     * such a zone until the process ends and ignores date.timezone from then on; this can only set another,
+     * so from the first script that set one, begin() sets the zone date.timezone names before each script (a
+     * `php_value date.timezone` in .htaccess keeps working). What stays different from a web SAPI: in such a
+     * worker, a script's own ini_set('date.timezone', …) does not change the zone (docs/tiers.md).
+     */
+    public function resetZone(): void
+    {
+        if (date_default_timezone_get() !== $this->timezone) {
+            date_default_timezone_set($this->timezone);
+            $this->zonePinned = true;
+        }
+    }
+
+    private function followZoneSetting(): void
+    {
+        $setting = (string) \ini_get('date.timezone');
+        $zone = $setting === '' ? $this->timezone : $setting;
+        if (date_default_timezone_get() !== $zone && !@date_default_timezone_set($zone)) {
+            date_default_timezone_set($this->timezone); // not a zone PHP knows: PHP would fall back to UTC and warn
         }
     }
 

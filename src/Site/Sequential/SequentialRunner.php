@@ -351,6 +351,7 @@ final class SequentialRunner implements ScriptRunner
         $response = ResponseCapture::build($body, $this->onRefused ??= fn(string $message) => ($this->log)('warning', $message));
         $runtime->state->end();
         $runtime->ini->reset();
+        $runtime->state->resetZone(); // after the settings: a zone date.timezone gave goes with them
         $runtime->uploads?->clear();
         $this->environment->restore();
         return $response;

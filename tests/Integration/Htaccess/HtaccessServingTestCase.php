@@ -229,6 +229,10 @@ abstract class HtaccessServingTestCase extends TestCase
             'ini/.htaccess' => "php_value precision 5\n",
             'ini/show.php' => '<?php echo ini_get("precision");',
             'precision.php' => '<?php echo ini_get("precision");',
+            'zone/.htaccess' => "php_value date.timezone \"Europe/Paris\"\n",
+            'zone/show.php' => '<?php echo date_default_timezone_get();',
+            'set-zone.php' => '<?php date_default_timezone_set("America/New_York"); echo date_default_timezone_get();',
+            'show-zone.php' => '<?php echo date_default_timezone_get();',
         ];
     }
 }

@@ -20,6 +20,16 @@ final class SequentialHtaccessTest extends HtaccessServingTestCase
         self::assertSame([200, '14'], [$elsewhere['status'], $elsewhere['body']], 'the worker\'s own precision is back for other scripts');
     }
 
+    public function testAPhpValueZoneAppliesAlsoAfterAScriptSetAZoneWithTheFunction(): void
+    {
+        $startup = $this->get('/show-zone.php')['body'];
+        self::assertSame([200, 'Europe/Paris'], $this->statusAndBody('/zone/show.php'));
+        self::assertSame([200, 'America/New_York'], $this->statusAndBody('/set-zone.php'), 'PHP keeps this zone until the process ends');
+        self::assertSame([200, $startup], $this->statusAndBody('/show-zone.php'), 'undone after its script');
+        self::assertSame([200, 'Europe/Paris'], $this->statusAndBody('/zone/show.php'), 'date.timezone from php_value still applies');
+        self::assertSame([200, $startup], $this->statusAndBody('/show-zone.php'));
+    }
+
     /** @return array{int, string} */
     private function statusAndBody(string $target): array
     {
