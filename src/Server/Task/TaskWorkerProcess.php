@@ -13,6 +13,10 @@ use Kiln\Server\Log;
  * caller gave up while it waited in the queue is never run) and blocks while it runs them, which is what it is for. It leaves
  * after a call on QUIT (a reload), when the supervisor is gone, or when --max-requests or --max-memory
  * says so (the supervisor starts a fresh one); TERM ends it at once.
+ *
+ * QUIT is blocked while a call runs and taken once it is answered: a handled signal would cut the call's
+ * sleep(), usleep() or a wait on a stream short, and a reload must not change what a call does. A program the
+ * call starts (proc_open(), exec()) inherits that mask, and runs with QUIT blocked.
  */
 final class TaskWorkerProcess
 {
@@ -47,8 +51,11 @@ final class TaskWorkerProcess
             if ($connection === false) {
                 continue;
             }
+            pcntl_sigprocmask(SIG_BLOCK, [SIGQUIT]);
             $this->serve($connection);
             @fclose($connection);
+            pcntl_sigprocmask(SIG_UNBLOCK, [SIGQUIT]);
+            pcntl_signal_dispatch(); // a QUIT that came during the call sets $quit before the loop looks at it
             $this->served++;
             $memory = memory_get_usage(true);
             if ($this->maxRequests > 0 && $this->served >= $this->maxRequests) {
@@ -81,6 +88,7 @@ final class TaskWorkerProcess
         }
         try {
             [$task, $args] = TaskCodec::decodeCall($frame);
+            error_clear_last(); // the call's error_get_last() sees its own errors, not this loop's accept timeouts
             $outcome = TaskCodec::encodeValue($this->resolve($task)(...$args));
         } catch (\Throwable $e) {
             $outcome = TaskCodec::encodeFailure($e);

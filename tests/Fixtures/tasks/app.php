@@ -37,6 +37,21 @@ final class TaskJobs
         return self::sleep($seconds);
     }
 
+    /**
+     * What sleep() answered (the seconds left when a signal cut it short) and how long it took, with the last PHP
+     * error the call saw as it began (none: the task worker's own are not the call's).
+     *
+     * @return array{left: int, took: float, lastError: ?string}
+     */
+    public function announceAndSleepWhole(int $seconds): array
+    {
+        $lastError = error_get_last()['message'] ?? null;
+        $start = microtime(true);
+        file_put_contents((string) getenv('KILN_TEST_EVENTS'), 'running ' . getmypid() . "\n", FILE_APPEND | LOCK_EX);
+        $left = sleep($seconds);
+        return ['left' => $left, 'took' => microtime(true) - $start, 'lastError' => $lastError];
+    }
+
     /** Says $mark on its standard error three ways (PHP's warning, error_log(), a write to STDERR); returns its pid. */
     public static function complain(string $mark): int
     {
@@ -133,6 +148,8 @@ $app->get('/long', function (Request $r) use ($describe): array {
         return $describe($e);
     }
 });
+
+$app->get('/whole-sleep', fn(Request $r) => task([TaskJobs::class, 'announceAndSleepWhole'], (int) ($r->query()['s'] ?? '3'))->await());
 
 $app->get('/fail', function () use ($describe): array {
     try {

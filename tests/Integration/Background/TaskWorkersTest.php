@@ -360,6 +360,28 @@ final class TaskWorkersTest extends TestCase
     }
 
     /**
+     * A reload's QUIT does not reach the call: its sleep() runs its whole time (a handled signal would cut it short
+     * and sleep() answer the seconds left). The call's error_get_last() is its own: the task worker's accept, which
+     * waits 1 s at a time, leaves a timeout error each time nothing came, and the wait lets it do so once.
+     */
+    public function testAReloadDoesNotCutShortTheSleepOfACallThatSeesNoErrorOfTheTaskWorker(): void
+    {
+        $server = $this->start(['--workers=1', '--task-workers=1']);
+        usleep(1_500_000);
+        $sleep = $this->send('/whole-sleep?s=3');
+        $this->waitForRunning();
+
+        $server->signal(SIGHUP);
+        $result = self::json($sleep->receive(30.0)['body']);
+
+        self::assertSame(0, $result['left'] ?? null, 'sleep() was not interrupted: ' . json_encode($result));
+        self::assertGreaterThanOrEqual(2.9, $result['took'] ?? 0, 'the call slept its three seconds');
+        self::assertArrayHasKey('lastError', $result);
+        self::assertNull($result['lastError'], 'error_get_last() in a call');
+        $server->waitForLog('/reloaded: generation 2 serving/', 20.0);
+    }
+
+    /**
      * @param list<string> $args
      * @param array<string, string> $env
      */
