@@ -16,6 +16,11 @@ use Kiln\Redis\Resp\RespParser;
  * One server, or the master named by Sentinels (asked again at each connect); not a Cluster. A lost
  * connection fails the command in flight (ConnectionLostException, never re-sent); the next command
  * connects again, at once (a blocking caller decides itself how long to wait between tries).
+ *
+ * Nobody reads the connection between commands, so a server that closed it meanwhile (it restarted, its
+ * `timeout` passed, CLIENT KILL) is found before the next command is written, by a look that does not wait:
+ * that command goes out on a new connection instead of failing on the old one. A close that comes after the
+ * look still fails the command, as above.
  */
 final class SyncRedisClient implements Commands
 {
@@ -63,7 +68,10 @@ final class SyncRedisClient implements Commands
         if ($commands === []) {
             return [];
         }
-        $stream = $this->stream ?? $this->connect();
+        $stream = $this->stream;
+        if ($stream === null || !$this->stillOpen($stream)) {
+            $stream = $this->connect();
+        }
 
         return $this->exchange($stream, $commands);
     }
@@ -117,6 +125,33 @@ final class SyncRedisClient implements Commands
         }
 
         return $replies;
+    }
+
+    /**
+     * Whether the connection, idle since its last reply, can take a command: nothing is there to read. An end of
+     * stream, or bytes nobody asked for (the connection is out of step), close it. The read does not block: a TLS
+     * record that carries no data (a session ticket) leaves it open with nothing read.
+     *
+     * @param resource $stream
+     */
+    private function stillOpen(mixed $stream): bool
+    {
+        $read = [$stream];
+        $none = null;
+        if (@stream_select($read, $none, $none, 0) !== 1) {
+            return true;
+        }
+        stream_set_blocking($stream, false);
+        $data = @fread($stream, 65536);
+        $ended = feof($stream);
+        stream_set_blocking($stream, true);
+        if ($data === '' && !$ended) {
+            return true;
+        }
+        $this->close();
+        $this->parser = new RespParser();
+
+        return false;
     }
 
     /** Asks the Sentinels, in turn, where the master is. */

@@ -11,6 +11,7 @@ use function Kiln\Loop\delay;
 use Kiln\Redis\ConnectException;
 use Kiln\Redis\ConnectionLostException;
 use Kiln\Redis\RedisClient;
+use Kiln\Redis\SyncRedisClient;
 use Kiln\Tests\Support\RedisServer;
 
 /** A Redis that dies under load: commands in flight fail clearly, none is sent twice, and the client recovers. */
@@ -82,5 +83,26 @@ final class RecoveryTest extends RedisTestCase
             $fresh = self::eventually(static fn() => $client->command('CLIENT', 'ID'));
             self::assertNotSame($id, $fresh);
         });
+    }
+
+    /**
+     * The blocking client reads its connection only for a reply: a server that closed it while it was idle (a
+     * restart, CLIENT KILL) is found before the next command is written, which goes out, once, on a new connection.
+     */
+    public function testTheSyncClientSendsItsFirstCommandAfterTheServerClosedItsIdleConnectionOnANewOne(): void
+    {
+        $server = RedisServer::start();
+        $client = SyncRedisClient::fromUri($server->uri());
+        self::assertSame('PONG', $client->command('PING'));
+
+        $server->restart();
+        self::assertSame(1, $client->command('INCR', 'after-restart'), 'no ConnectionLostException, and INCR ran once');
+
+        $id = $client->command('CLIENT', 'ID');
+        self::assertIsInt($id);
+        self::assertSame('1', $server->cli('CLIENT', 'KILL', 'ID', (string) $id));
+        self::assertSame(2, $client->command('INCR', 'after-restart'), 'no ConnectionLostException after CLIENT KILL');
+        self::assertNotSame($id, $client->command('CLIENT', 'ID'));
+        $client->close();
     }
 }

@@ -212,6 +212,8 @@ final class RedisClientTest extends RedisTestCase
             }
             $sync = SyncRedisClient::fromUri("rediss://127.0.0.1:$tlsPort?cafile=" . rawurlencode("$dir/cert.pem"));
             self::assertSame('over tls', $sync->command('GET', 't'), 'the synchronous client speaks TLS too');
+            $id = $sync->command('CLIENT', 'ID');
+            self::assertSame($id, $sync->command('CLIENT', 'ID'), 'its idle TLS connection is looked at and kept');
             $sync->close();
             $untrusted = RedisClient::fromUri("rediss://127.0.0.1:$tlsPort?connect_timeout=2");
             try {

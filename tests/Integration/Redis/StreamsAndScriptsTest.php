@@ -68,16 +68,34 @@ final class StreamsAndScriptsTest extends RedisTestCase
         }
         $id = $client->command('CLIENT', 'ID');
         self::assertIsInt($id);
-        $server->cli('CLIENT', 'KILL', 'ID', (string) $id);
+        $killer = self::killWhenBlocked($id, $server->port);
         try {
-            $client->command('INCR', 'c');
-            self::fail('a command on a killed connection succeeded');
+            $client->pipeline([['INCR', 'c'], ['BLPOP', 'nothing', '20']]);
+            self::fail('a pipeline on a connection killed under it succeeded');
         } catch (ConnectionLostException) {
+        } finally {
+            proc_close($killer);
         }
-        self::assertSame('1', $server->cli('-n', '2', 'GET', 'c'), 'the INCR on the dead connection was not sent again');
-        self::assertSame(2, $client->command('INCR', 'c'), 'the next command reconnected');
+        self::assertSame('2', $server->cli('-n', '2', 'GET', 'c'), 'the INCR on the dead connection ran and was not sent again');
+        self::assertSame(3, $client->command('INCR', 'c'), 'the next command reconnected');
         $script = new Script("return redis.call('INCRBY', KEYS[1], ARGV[1])");
-        self::assertSame(12, $script->run($client, ['c'], [10]), 'scripts run on the synchronous client too');
+        self::assertSame(13, $script->run($client, ['c'], [10]), 'scripts run on the synchronous client too');
         $client->close();
+    }
+
+    /**
+     * Kills connection $id (of the server on $port, password pw) once it waits in BLPOP, from another process:
+     * the blocking client cannot, waiting for its reply. Gives up after 10 s.
+     *
+     * @return resource
+     */
+    private static function killWhenBlocked(int $id, int $port): mixed
+    {
+        $cli = "redis-cli -h 127.0.0.1 -p $port --no-auth-warning -a pw";
+        $script = "for i in \$(seq 200); do $cli CLIENT LIST ID $id | grep -q 'cmd=blpop' && exec $cli CLIENT KILL ID $id; sleep 0.05; done";
+        $process = proc_open(['sh', '-c', $script], [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', '/dev/null', 'w']], $pipes);
+        self::assertIsResource($process);
+
+        return $process;
     }
 }
