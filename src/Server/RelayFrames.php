@@ -13,8 +13,11 @@ final class RelayFrames
 {
     public const HEADER = 4;
 
-    /** The default bound on one body: 16 MiB. */
-    public const MAX_BODY = 16 << 20;
+    /**
+     * The default bound on one body: a bus message of 16 MiB of payload with the longest channel name (65,535
+     * bytes) and its 2-byte length, so that the bound users see is the payload's (Kiln\Store\Internal\BusMessage).
+     */
+    public const MAX_BODY = (16 << 20) + 2 + 65535;
 
     private string $buffer = '';
 

@@ -8,7 +8,8 @@ use Kiln\Store\BusException;
 
 /**
  * The body of one bus frame, sans-I/O: a 2-byte big-endian channel length, the channel, then the payload
- * (the rest of the body). Frames themselves are Kiln\Server\RelayFrames.
+ * (the rest of the body). Frames themselves are Kiln\Server\RelayFrames, whose bound on a body leaves room for
+ * the largest payload with the longest channel.
  *
  * @internal
  */
@@ -16,12 +17,18 @@ final class BusMessage
 {
     public const MAX_CHANNEL = 65535;
 
-    /** @throws BusException for a channel longer than MAX_CHANNEL bytes */
+    /** The bound on a payload (16 MiB); the channel and its length come on top. */
+    public const MAX_PAYLOAD = 16 << 20;
+
+    /** @throws BusException for a channel longer than MAX_CHANNEL bytes or a payload longer than MAX_PAYLOAD */
     public static function encode(string $channel, string $payload): string
     {
         $length = \strlen($channel);
         if ($length > self::MAX_CHANNEL) {
             throw new BusException("A bus channel name is at most " . self::MAX_CHANNEL . " bytes, got $length: the message was not published");
+        }
+        if (\strlen($payload) > self::MAX_PAYLOAD) {
+            throw new BusException(\sprintf("A message to '%s' of %d bytes is over the bound of %d (16 MiB): it was not published", $channel, \strlen($payload), self::MAX_PAYLOAD));
         }
         return pack('n', $length) . $channel . $payload;
     }

@@ -39,11 +39,7 @@ final class GatewayClient
     /** @throws BusException when the worker did not publish it (the reason), or did not answer */
     public function publish(string $channel, string $payload): void
     {
-        $body = BusMessage::encode($channel, $payload);
-        if (\strlen($body) > RelayFrames::MAX_BODY) {
-            throw new BusException(\sprintf("A message to '%s' of %d bytes is over the bound of %d: it was not published", $channel, \strlen($body), RelayFrames::MAX_BODY));
-        }
-        $this->write(RelayFrames::encode($body));
+        $this->write(RelayFrames::encode(BusMessage::encode($channel, $payload)));
         $answer = $this->answer();
         if ($answer !== '') {
             throw new BusException($answer);

@@ -163,6 +163,24 @@ final class RelayBusTest extends TestCase
         self::assertSame(pack('N', 1000) . "\x00\x01n" . str_repeat('p', 997), fread($supervisor, 2000));
     }
 
+    public function testAPayloadOfSixteenMebibytesIsPublishedOnTheDefaultLink(): void
+    {
+        [$worker, $supervisor] = stream_socket_pair(STREAM_PF_UNIX, STREAM_SOCK_STREAM, STREAM_IPPROTO_IP) ?: self::fail('socket pair');
+        $link = new RelayLink($worker);
+        $link->start();
+        $bus = new RelayBus($link);
+        $bus->publish('abc', str_repeat('p', 16 << 20));
+        self::assertSame(4 + 2 + 3 + (16 << 20), $link->queued(), 'the whole frame waits for the supervisor');
+        try {
+            $bus->publish('abc', str_repeat('p', (16 << 20) + 1));
+            self::fail('published a payload over 16 MiB');
+        } catch (BusException $e) {
+            self::assertStringContainsString('16777217 bytes is over the bound of 16777216', $e->getMessage());
+        }
+        $link->close(); // nothing is read here: no flush at exit
+        fclose($supervisor);
+    }
+
     public function testPublishingAfterTheSupervisorIsGoneThrows(): void
     {
         [$worker, $supervisor] = stream_socket_pair(STREAM_PF_UNIX, STREAM_SOCK_STREAM, STREAM_IPPROTO_IP) ?: self::fail('socket pair');
