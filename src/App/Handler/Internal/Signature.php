@@ -96,9 +96,37 @@ final class Signature
         if ($optional) {
             return new Parameter($name, ParameterSource::Default, [], true, $default);
         }
-        throw new \Error("Handler $handler: cannot supply parameter \$$name of type $type; "
-            . 'a handler can take Request, Context, App, Response, and route parameters by name typed '
+        throw new \Error("Handler $handler: cannot supply parameter \$$name of type $type"
+            . self::missingClass($type)
+            . '; a handler can take Request, Context, App, Response, Session, and route parameters by name typed '
             . 'int, float, bool, string or mixed (give other parameters a default value)');
+    }
+
+    /**
+     * Why a type names no class at all, said before the list of what a handler can take: a `Request` that is not
+     * `Kiln\Http\Request` is most often a file without its `use` line, and the list alone reads as a contradiction.
+     */
+    private static function missingClass(?\ReflectionType $type): string
+    {
+        $named = $type instanceof \ReflectionUnionType ? $type->getTypes() : [$type];
+        foreach ($named as $one) {
+            if (!$one instanceof \ReflectionNamedType || $one->isBuiltin()) {
+                continue;
+            }
+            $class = $one->getName();
+            if (class_exists($class) || interface_exists($class)) {
+                continue;
+            }
+            $at = strrpos($class, '\\');
+            $short = $at === false ? $class : substr($class, $at + 1);
+            foreach ([Request::class, Context::class, App::class, Response::class, Session::class] as $known) {
+                if (strcasecmp(substr($known, (int) strrpos($known, '\\') + 1), $short) === 0) {
+                    return ": there is no class $class (is `use $known;` missing from the file?)";
+                }
+            }
+            return ": there is no class $class (is a `use` line missing from the file?)";
+        }
+        return '';
     }
 
     /**

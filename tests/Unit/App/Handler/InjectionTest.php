@@ -213,6 +213,21 @@ final class InjectionTest extends InvokerTestCase
         $this->invoker->resolve(static fn(\DateTimeInterface $at) => '');
     }
 
+    /** A file without `use Kiln\Http\Request;` types its parameter with a class of its own namespace, which does not exist. */
+    public function testAParameterTypedWithAClassThatDoesNotExistIsRefusedWithTheUseLineItLikelyLacks(): void
+    {
+        try {
+            $this->invoker->resolve(static fn(Missing\Request $r) => ''); // @phpstan-ignore class.notFound
+            self::fail('a handler taking a class that does not exist was accepted');
+        } catch (\Error $e) {
+            self::assertStringContainsString('cannot supply parameter $r of type Kiln\Tests\Unit\App\Handler\Missing\Request: there is no class '
+                . 'Kiln\Tests\Unit\App\Handler\Missing\Request (is `use Kiln\Http\Request;` missing from the file?); a handler can take', $e->getMessage());
+        }
+        $this->expectException(\Error::class);
+        $this->expectExceptionMessage('of type NoSuchThing: there is no class NoSuchThing (is a `use` line missing from the file?)');
+        $this->invoker->resolve(static fn(\NoSuchThing $thing) => ''); // @phpstan-ignore class.notFound
+    }
+
     public function testARequiredArrayParameterIsRefused(): void
     {
         $this->expectException(\Error::class);
