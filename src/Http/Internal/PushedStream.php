@@ -64,12 +64,14 @@ final class PushedStream implements Sink
         return true;
     }
 
-    /** Sends a heartbeat if nothing was written for $quiet seconds. */
-    public function heartbeat(float $now, float $quiet, string $bytes): void
+    /** Sends a heartbeat if nothing was written for $quiet seconds; returns when the next one is due. */
+    public function heartbeat(float $now, float $quiet, string $bytes): float
     {
         if ($now - $this->lastWriteAt >= $quiet) {
             $this->write($bytes);
+            return $now + $quiet;
         }
+        return $this->lastWriteAt + $quiet;
     }
 
     /** The server or the handler ends the response; the connection goes on to its next request, or closes. */

@@ -18,6 +18,10 @@ use Kiln\Server\WorkerContext;
  * is written, the handler's Fiber goes back to the pool), sends the heartbeats from one timer that runs
  * only while a stream is open, and finishes each response (access log, the connection's next request).
  *
+ * A stream gets its heartbeat once it has been quiet for Limits::$sseHeartbeat seconds. The timer is set for
+ * the moment the quietest stream is due, but never sooner than heartbeatSlack() after it last ran, so that
+ * streams that fall due one after another share a run: a heartbeat is that much late at most.
+ *
  * @internal
  */
 final class PushedStreams
@@ -54,9 +58,7 @@ final class PushedStreams
         $this->open[spl_object_id($pushed)] = $pushed;
         $this->context->count('sse', \count($this->open)); // kiln status
         if ($this->timer === null) {
-            $interval = max(0.05, $this->limits->sseHeartbeat / 2);
-            $this->timer = Loop::repeat($interval, $this->heartbeat(...));
-            Loop::unreference($this->timer);
+            $this->armHeartbeat($this->limits->sseHeartbeat); // the streams open earlier are due no later
         }
         $stream->attach($pushed);
         if ($connection->peerClosed || !$this->core->state()->serves()) {
@@ -92,12 +94,29 @@ final class PushedStreams
             . "reads too slowly ($pending bytes queued, over the write buffer limit): disconnected");
     }
 
+    /** How late a heartbeat may be: a tenth of the period, at most a second. */
+    private function heartbeatSlack(): float
+    {
+        return max(0.01, min(1.0, $this->limits->sseHeartbeat / 10));
+    }
+
     private function heartbeat(): void
     {
+        $this->timer = null;
         $now = Loop::now();
-        $quiet = $this->limits->sseHeartbeat / 2;
+        $quiet = $this->limits->sseHeartbeat;
+        $next = $now + $quiet;
         foreach ($this->open as $pushed) {
-            $pushed->heartbeat($now, $quiet, EventEncoder::HEARTBEAT);
+            $next = min($next, $pushed->heartbeat($now, $quiet, EventEncoder::HEARTBEAT));
         }
+        if ($this->open !== []) {
+            $this->armHeartbeat(max($next - $now, $this->heartbeatSlack()));
+        }
+    }
+
+    private function armHeartbeat(float $seconds): void
+    {
+        $this->timer = Loop::delay($seconds, $this->heartbeat(...));
+        Loop::unreference($this->timer);
     }
 }

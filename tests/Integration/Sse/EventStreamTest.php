@@ -140,6 +140,24 @@ final class EventStreamTest extends TestCase
         self::assertSame([], $client->parser->events());
     }
 
+    public function testAHeartbeatGoesWhenTheStreamHasBeenQuietForTheWholePeriodNotHalfOfIt(): void
+    {
+        $this->start(['--limit-sse-heartbeat=1']);
+        $client = $this->connect('/plain/period');
+        $arrivals = [microtime(true)]; // the head is out: the stream is quiet from here
+        foreach ([1, 2] as $count) {
+            self::assertTrue($client->waitFor(static fn(SseParser $p): bool => \count($p->comments()) >= $count, 5.0), "heartbeat $count");
+            $arrivals[] = microtime(true);
+        }
+        self::assertSame(['heartbeat', 'heartbeat'], $client->parser->comments());
+        foreach ([1, 2] as $i) {
+            $gap = $arrivals[$i] - $arrivals[$i - 1];
+            // Due after 1 s of quiet, at most a tenth of it late (plus this machine's scheduling).
+            self::assertGreaterThan(0.9, $gap, "heartbeat $i came after {$gap} s of quiet");
+            self::assertLessThan(1.6, $gap, "heartbeat $i came after {$gap} s of quiet");
+        }
+    }
+
     public function testAClientThatReconnectsWithLastEventIdGetsWhatItMissedInOrder(): void
     {
         $this->start();
