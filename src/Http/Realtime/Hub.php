@@ -4,7 +4,10 @@ declare(strict_types=1);
 
 namespace Kiln\Http\Realtime;
 
+use Kiln\Http\Realtime\Internal\Cursor;
+use Kiln\Http\Realtime\Internal\EventLog;
 use Kiln\Http\Realtime\Internal\Room;
+use Kiln\Http\Realtime\Internal\StreamId;
 use Kiln\Http\Realtime\Internal\Topic;
 use Kiln\Http\Sse\EventEncoder;
 use Kiln\Http\Sse\EventStream;
@@ -23,6 +26,9 @@ use Kiln\Store\SharedState;
  *   small ones). Each worker following the topic also keeps its last $replay events. A stream that starts
  *   with a Last-Event-ID first gets the events with a greater id, from either, in id order (an id older
  *   than what is kept gets what is left; one that is not a number gets none), then the live ones, each once.
+ * - A stream that follows several topics sends, in place of an event's own id, the position it has reached
+ *   in each of them (StreamId), so that its Last-Event-ID says where to replay each topic from. The topics
+ *   subscribed before its head is out are followed together, before anything is replayed.
  * - The worker follows a room's bus channel only while it has members there; a topic's, while it has
  *   streams there and for $replayKeep seconds after the last one ends.
  *
@@ -52,15 +58,26 @@ final class Hub
     /** @var array<string, true> the topics kept with no stream, oldest first */
     private array $kept = [];
 
+    /**
+     * Weak, so that a stream whose response never started (its handler returned another) is not held here.
+     *
+     * @var \WeakMap<EventStream, Cursor>
+     */
+    private \WeakMap $cursors;
+
+    private readonly EventLog $log;
+
     public function __construct(
         private readonly Bus $bus,
-        private readonly SharedState $state,
+        SharedState $state,
         private readonly int $replay = 100,
         private readonly float $replayKeep = 60.0,
     ) {
         if ($replay < 0 || $replayKeep < 0) {
             throw new \ValueError('A hub keeps 0 or more events for replay, for 0 or more seconds');
         }
+        $this->cursors = new \WeakMap();
+        $this->log = new EventLog($state, $replay, $replayKeep);
     }
 
     public function join(string $room, Member $member): void
@@ -119,46 +136,61 @@ final class Hub
      */
     public function publish(string $topic, string $data, ?string $event = null): string
     {
-        $encoded = EventEncoder::event($data, $event); // refuses a bad name here, in the publisher
-        $next = $this->state->update(self::counterKey($topic), static fn(?array $last): array => [self::counter($last) + 1], 0);
-        $id = self::counter($next);
-        $encoded = "id: $id\n" . $encoded;
-        if ($this->replay > 0) {
-            try {
-                $this->state->update(self::eventKey($topic, $id), static fn(): array => [$encoded], max(1, (int) ceil($this->replayKeep)));
-            } catch (\ValueError) {
-                // Too large for this store: the workers' own buffers replay it.
-            }
-            if ($id > $this->replay) {
-                $this->state->delete(self::eventKey($topic, $id - $this->replay));
-            }
-        }
+        // EventEncoder refuses a bad name here, in the publisher.
+        [$id, $encoded] = $this->log->append($topic, EventEncoder::event($data, $event));
         $this->bus->publish(self::TOPIC . $topic, $id . "\n" . $encoded);
         return (string) $id;
     }
 
     /**
      * Adds the stream to the topic once its head is out, after replaying what it missed (its Last-Event-ID);
-     * it leaves the topic when it ends.
+     * it leaves the topic when it ends. Subscribing twice is once.
      */
     public function subscribe(string $topic, EventStream $stream): void
     {
-        $stream->onStart(function (EventStream $stream) use ($topic): void {
-            $this->attach($topic, $stream);
-        });
+        if (!$stream->isOpen()) {
+            return;
+        }
+        $cursor = $this->cursors[$stream] ?? $this->cursorFor($stream);
+        if ($cursor->started) {
+            $this->attach($stream, $cursor, [$topic]);
+        } else {
+            $cursor->pending[$topic] = true;
+        }
     }
 
     public function unsubscribe(string $topic, EventStream $stream): void
     {
+        ($this->cursors[$stream] ?? null)?->forget($topic);
         $entry = $this->topics[$topic] ?? null;
         $key = spl_object_id($stream);
         if ($entry === null || !isset($entry->streams[$key])) {
             return;
         }
-        unset($entry->streams[$key], $entry->replayedTo[$key]);
+        unset($entry->streams[$key]);
         if ($entry->streams === []) {
             $this->keep($topic, $entry);
         }
+    }
+
+    /** The stream's first subscription: it follows its topics once it starts, and leaves them when it ends. */
+    private function cursorFor(EventStream $stream): Cursor
+    {
+        $cursor = $this->cursors[$stream] = new Cursor();
+        $stream->onClose(function (EventStream $stream): void {
+            foreach (($this->cursors[$stream] ?? null)?->topics() ?? [] as $topic) {
+                $this->unsubscribe($topic, $stream);
+            }
+        });
+        $stream->onStart(function (EventStream $stream): void {
+            $cursor = $this->cursors[$stream] ?? null;
+            if ($cursor !== null) {
+                $cursor->started = true;
+                [$topics, $cursor->pending] = [array_map('strval', array_keys($cursor->pending)), []];
+                $this->attach($stream, $cursor, $topics);
+            }
+        });
+        return $cursor;
     }
 
     /** The topic has no stream left: it is followed on for $replayKeep seconds, for clients that come back. */
@@ -202,67 +234,53 @@ final class Hub
     }
 
     /**
-     * Sends the stream the events after $last, from the node's store or this worker's buffer, in id order;
-     * returns the last id sent (the live events up to it are not sent again).
+     * The stream follows the topics: each gets its position first (from the Last-Event-ID, read against every
+     * topic the stream follows, or the topic's id now), so that the replayed events already carry them all.
+     *
+     * @param list<string> $topics
      */
-    private function replay(string $topic, Topic $entry, int $last, EventStream $stream): int
+    private function attach(EventStream $stream, Cursor $cursor, array $topics): void
     {
-        $current = self::counter($this->state->get(self::counterKey($topic)));
-        $ids = $entry->idsAfter($last);
-        for ($id = max($last, $current - $this->replay) + 1; $id <= $current; $id++) {
-            $ids[] = $id;
+        $topics = array_values(array_filter(array_unique($topics), static fn(string $topic): bool => !$cursor->follows($topic)));
+        $last = StreamId::decode($stream->lastEventId(), [...$cursor->topics(), ...$topics]);
+        $current = [];
+        foreach ($topics as $topic) {
+            $current[$topic] = $this->log->last($topic);
+            // An id past the topic's is from before the node restarted (ids began again): nothing to replay.
+            $cursor->follow($topic, min($last[$topic] ?? $current[$topic], $current[$topic]));
         }
-        $ids = array_unique($ids);
-        sort($ids);
+        foreach ($topics as $topic) {
+            $entry = $this->topics[$topic] ??= new Topic($this->bus->subscribe(self::TOPIC . $topic, $this->deliverToTopic(...)), $this->replay);
+            if ($entry->linger !== null) {
+                Loop::cancel($entry->linger);
+                $entry->linger = null;
+                unset($this->kept[$topic]);
+            }
+            if (isset($last[$topic]) && $stream->isOpen()) {
+                $cursor->replayed($topic, $this->replay($stream, $cursor, $topic, $this->log->between($topic, $entry, $last[$topic], $current[$topic])));
+            }
+            if ($stream->isOpen()) {
+                $entry->streams[spl_object_id($stream)] = $stream;
+            } elseif ($entry->streams === []) {
+                $this->keep($topic, $entry); // the replay was too much for the client
+            }
+        }
+    }
+
+    /**
+     * Sends the stream what it missed; returns the last id sent (the live events up to it are not sent again).
+     *
+     * @param array<int, string> $events by id, in id order
+     */
+    private function replay(EventStream $stream, Cursor $cursor, string $topic, array $events): int
+    {
         $sent = 0;
-        foreach ($ids as $id) {
-            $stored = $this->state->get(self::eventKey($topic, $id));
-            $event = \is_string($stored[0] ?? null) ? $stored[0] : $entry->event($id);
-            if ($event !== null && $stream->write($event)) {
+        foreach ($events as $id => $event) {
+            if ($stream->write($cursor->frame($topic, $id, $event))) {
                 $sent = $id;
             }
         }
         return $sent;
-    }
-
-    private static function counterKey(string $topic): string
-    {
-        return 'kiln.sse.id:' . $topic;
-    }
-
-    private static function eventKey(string $topic, int $id): string
-    {
-        return "kiln.sse.event:$id:" . $topic;
-    }
-
-    /** @param ?array<mixed> $value */
-    private static function counter(?array $value): int
-    {
-        $count = $value[0] ?? 0;
-        return \is_int($count) ? $count : 0;
-    }
-
-    private function attach(string $topic, EventStream $stream): void
-    {
-        $entry = $this->topics[$topic] ??= new Topic($this->bus->subscribe(self::TOPIC . $topic, $this->deliverToTopic(...)), $this->replay);
-        if ($entry->linger !== null) {
-            Loop::cancel($entry->linger);
-            $entry->linger = null;
-            unset($this->kept[$topic]);
-        }
-        $last = $stream->lastEventId();
-        $replayedTo = 0;
-        if ($last !== null && ctype_digit($last) && \strlen($last) < 19) {
-            $replayedTo = $this->replay($topic, $entry, (int) $last, $stream);
-        }
-        if (!$stream->isOpen()) {
-            return; // the replay was too much for the client
-        }
-        $entry->streams[spl_object_id($stream)] = $stream;
-        $entry->replayedTo[spl_object_id($stream)] = $replayedTo;
-        $stream->onClose(function (EventStream $stream) use ($topic): void {
-            $this->unsubscribe($topic, $stream);
-        });
     }
 
     private function deliverToRoom(string $channel, string $payload): void
@@ -279,7 +297,8 @@ final class Hub
 
     private function deliverToTopic(string $channel, string $payload): void
     {
-        $entry = $this->topics[substr($channel, \strlen(self::TOPIC))] ?? null;
+        $topic = substr($channel, \strlen(self::TOPIC));
+        $entry = $this->topics[$topic] ?? null;
         if ($entry === null) {
             return;
         }
@@ -290,9 +309,10 @@ final class Hub
         $id = (int) substr($payload, 0, $newline);
         $event = substr($payload, $newline + 1);
         $entry->remember($id, $event);
-        foreach ($entry->streams as $key => $stream) {
-            if ($id > ($entry->replayedTo[$key] ?? 0)) {
-                $stream->write($event);
+        foreach ($entry->streams as $stream) {
+            $cursor = $this->cursors[$stream] ?? null;
+            if ($cursor !== null && $cursor->wants($topic, $id)) {
+                $stream->write($cursor->frame($topic, $id, $event));
             }
         }
     }

@@ -19,6 +19,12 @@ $app->sse('/events/{topic}', static function (EventStream $stream, Context $cont
 // The plain form: the route's {topic}, nothing else.
 $app->sse('/plain/{topic}');
 
+// One stream on two topics, as docs/realtime.md's example: each topic numbers its events on its own.
+$app->sse('/live/{account}', static function (EventStream $stream, Context $context) use ($app): void {
+    $app->hub()->subscribe('account-' . $context->param('account'), $stream);
+    $app->hub()->subscribe('announcements', $stream);
+});
+
 $app->sse('/private/{topic}', static function (): never {
     throw new HttpErrorException(403, 'not for you');
 });

@@ -178,6 +178,32 @@ final class EventStreamTest extends TestCase
         self::assertSame(['three', "four\nlines", 'five'], array_column($again->parser->events(), 'data'));
     }
 
+    public function testAStreamOnTwoTopicsReconnectsWithAnIdThatReplaysEachTopicFromWhereItWas(): void
+    {
+        $this->start();
+        $first = $this->connect('/live/7');
+        self::assertTrue($this->until(fn(): bool => $this->subscribers('announcements') === 1 && $this->subscribers('account-7') === 1));
+        foreach (['a1', 'a2', 'a3'] as $data) {
+            $this->publish('account-7', $data);
+        }
+        self::assertTrue($first->waitFor(static fn(SseParser $p): bool => \count($p->events()) === 3));
+        $this->publish('announcements', 'n1');
+        self::assertTrue($first->waitFor(static fn(SseParser $p): bool => \count($p->events()) === 4));
+        $first->close();
+        self::assertTrue($this->until(fn(): bool => $this->subscribers('announcements') === 0), 'the server saw the client leave');
+        $this->publish('announcements', 'n2 missed');
+        $this->publish('account-7', 'a4 missed');
+        $last = $first->parser->events()[3]['id'];
+
+        $again = $this->connect('/live/7', ['Last-Event-ID' => $last]);
+        self::assertTrue($again->waitFor(static fn(SseParser $p): bool => \count($p->events()) >= 2));
+        $this->publish('announcements', 'n3 live');
+        self::assertTrue($again->waitFor(static fn(SseParser $p): bool => \count($p->events()) >= 3));
+        self::assertFalse($again->waitFor(static fn(SseParser $p): bool => \count($p->events()) > 3, 0.3), 'nothing more');
+        self::assertSame(['a4 missed', 'n2 missed', 'n3 live'], array_column($again->parser->events(), 'data'));
+        self::assertMatchesRegularExpression('/\A[0-9a-z]+:3\.[0-9a-z]+:1\z/', $last, 'the account at 3, the announcements at 1');
+    }
+
     public function testAnIdOlderThanTheReplayBufferReplaysWhatIsLeft(): void
     {
         $this->start(['--limit-sse-replay=2']);

@@ -7,9 +7,8 @@ namespace Kiln\Http\Realtime\Internal;
 use Kiln\Http\Sse\EventStream;
 
 /**
- * One SSE topic in this worker: its open streams (each with the id it was replayed up to, so an event
- * both replayed and then delivered by the bus is sent once), the bus subscription, and the last events
- * (already encoded) by id, for clients that reconnect with Last-Event-ID.
+ * One SSE topic in this worker: its open streams (where each stands is its Cursor), the bus subscription,
+ * and the last events (already encoded) by id, for clients that reconnect with Last-Event-ID.
  *
  * @internal
  */
@@ -17,9 +16,6 @@ final class Topic
 {
     /** @var array<int, EventStream> by object id */
     public array $streams = [];
-
-    /** @var array<int, int> by object id: events up to this id were replayed to the stream */
-    public array $replayedTo = [];
 
     /** The timer that drops the topic once it has had no stream for a while. */
     public ?string $linger = null;

@@ -5,12 +5,14 @@ declare(strict_types=1);
 namespace Kiln\Tests\Unit\Http\Realtime;
 
 use Kiln\Http\Realtime\Hub;
+use Kiln\Http\Realtime\Internal\StreamId;
 use Kiln\Http\Sse\EventStream;
 use Kiln\Loop\Driver\SelectDriver;
 use Kiln\Loop\Loop;
 use Kiln\Store\InProcessBus;
 use Kiln\Store\MemoryTable;
 use Kiln\Tests\Support\SseParser;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
 final class HubTest extends TestCase
@@ -280,6 +282,103 @@ final class HubTest extends TestCase
         self::settle();
         $hub->subscribe('t', $again = new EventStream('abc'));
         self::assertSame([], self::events(FakeSink::start($again)));
+    }
+
+    public function testAStreamFollowingTwoTopicsReplaysEachFromItsOwnPositionEachEventOnce(): void
+    {
+        $hub = $this->hub();
+        $hub->subscribe('account', $first = new EventStream());
+        $hub->subscribe('news', $first);
+        $sink = FakeSink::start($first);
+        foreach (['a1', 'a2', 'a3'] as $data) {
+            $hub->publish('account', $data);
+        }
+        $hub->publish('news', 'n1');
+        $hub->publish('account', 'a4');
+        self::settle();
+        $seen = self::events($sink);
+        self::assertSame(['a1', 'a2', 'a3', 'n1', 'a4'], array_column($seen, 'data'));
+        self::assertSame(
+            [['account' => 1, 'news' => 0], ['account' => 2, 'news' => 0], ['account' => 3, 'news' => 0], ['account' => 3, 'news' => 1], ['account' => 4, 'news' => 1]],
+            array_map(static fn(array $event): array => StreamId::decode($event['id'], ['account', 'news']), $seen),
+        );
+        $sink->end();
+        $hub->publish('news', 'n2 missed');
+        $hub->publish('account', 'a5 missed');
+        self::settle();
+
+        // Reconnecting after the news event (the account's id is then past the news one's) and after the last:
+        // what was missed comes topic by topic, in the order the stream follows them.
+        foreach ([3 => ['a4', 'a5 missed', 'n2 missed'], 4 => ['a5 missed', 'n2 missed', 'live after 3']] as $index => $missed) {
+            $hub->subscribe('account', $again = new EventStream($seen[$index]['id']));
+            $hub->subscribe('news', $again);
+            $againSink = FakeSink::start($again);
+            $hub->publish('news', "live after $index");
+            self::settle();
+            self::assertSame([...$missed, "live after $index"], array_column(self::events($againSink), 'data'), "after event $index");
+            $againSink->end();
+        }
+    }
+
+    public function testTheIdsOfAStreamThatFollowsOneTopicAreTheTopicsOwn(): void
+    {
+        $hub = $this->hub();
+        $hub->publish('other', 'numbered apart');
+        $hub->subscribe('t', $stream = new EventStream());
+        $sink = FakeSink::start($stream);
+        $hub->publish('t', 'x');
+        $hub->publish('t', 'y');
+        self::settle();
+        self::assertSame(['1', '2'], array_column(self::events($sink), 'id'));
+    }
+
+    public function testATopicSubscribedOnceTheStreamRunsJoinsItsPositionsFromThen(): void
+    {
+        $hub = $this->hub();
+        $hub->publish('late', 'before the stream followed it');
+        $hub->subscribe('early', $stream = new EventStream());
+        $sink = FakeSink::start($stream);
+        $hub->publish('early', 'e1');
+        self::settle();
+        $hub->subscribe('late', $stream);
+        $hub->subscribe('late', $stream); // twice is once
+        self::assertSame(1, $hub->subscribers('late'));
+        $hub->publish('late', 'l2');
+        self::settle();
+        $events = self::events($sink);
+        self::assertSame(['e1', 'l2'], array_column($events, 'data'));
+        self::assertSame('1', $events[0]['id']);
+        self::assertSame(['early' => 1, 'late' => 2], StreamId::decode($events[1]['id'], ['early', 'late']));
+        $hub->unsubscribe('late', $stream);
+        $hub->publish('early', 'e2');
+        self::settle();
+        self::assertSame('2', self::events($sink)[2]['id'], 'one topic again: its own ids');
+    }
+
+    /** @return iterable<string, array{string}> */
+    public static function idsThatSayNothingOfTwoTopics(): iterable
+    {
+        yield 'a plain number' => ['1'];
+        yield 'a word' => ['abc'];
+        yield 'malformed' => ['1x:2:3'];
+        yield 'other topics' => [StreamId::encode(['x' => 1, 'y' => 1])];
+        yield 'too long' => [str_repeat('a:1.', 1000) . 'a:1'];
+    }
+
+    #[DataProvider('idsThatSayNothingOfTwoTopics')]
+    public function testALastEventIdThatNamesNoneOfTheStreamsTopicsReplaysNothingAndTheLiveEventsFollow(string $id): void
+    {
+        $hub = $this->hub();
+        $hub->publish('a', 'old a');
+        $hub->publish('b', 'old b');
+        self::settle();
+        $hub->subscribe('a', $stream = new EventStream($id));
+        $hub->subscribe('b', $stream);
+        $sink = FakeSink::start($stream);
+        $hub->publish('b', 'new b');
+        self::settle();
+        self::assertSame(['new b'], array_column(self::events($sink), 'data'));
+        self::assertSame([], $this->errors);
     }
 
     public function testAnEndedStreamLeavesItsTopicAndTheTopicIsDroppedAfterTheKeepTime(): void
