@@ -36,33 +36,63 @@ final class JitLauncher
     private const GUARD = 'KILN_JIT_LAUNCHED';
 
     /**
-     * Replaces this process with a JIT-enabled PHP running the same `kiln serve` command, when that is
-     * wanted and possible. Returns (without exec) otherwise. $mode is `on`, `off` or OPCACHE_ONLY (the same
-     * settings with the JIT buffer at 0).
+     * Replaces this process with a PHP running the same `kiln serve` command, started with opcache and the JIT when
+     * that is wanted and possible, and with $startup on its command line. Returns (without exec) when there is nothing
+     * to change or exec is not possible. $mode is `on`, `off` or OPCACHE_ONLY (the same settings with the JIT buffer
+     * at 0).
      *
      * @param list<string> $serveArgs the arguments after `serve`
      * @param array<string, string> $startup more settings for PHP's command line (name => value), so that they are
      *        startup values, not changed at run time: the sequential tier resets the settings a script changes
-     *        natively (IniReset) only when every setting is at its startup value as a worker starts
+     *        natively (IniReset) only when every setting is at its startup value as a worker starts. So PHP is
+     *        started again for them alone when one differs, with --jit=off or an opcache the user configured too.
      */
     public static function relaunch(string $mode, array $serveArgs, array $startup = []): void
     {
-        if ($mode === 'off' || getenv(self::GUARD) !== false || !\function_exists('pcntl_exec')
-            || !\extension_loaded('Zend OPcache') || filter_var(\ini_get('opcache.enable_cli'), FILTER_VALIDATE_BOOL)) {
+        if (getenv(self::GUARD) !== false || !\function_exists('pcntl_exec')) {
             return;
         }
-        $php = [];
-        $settings = $mode === self::OPCACHE_ONLY ? ['opcache.jit_buffer_size' => '0'] + self::SETTINGS : self::SETTINGS;
-        foreach ([...$settings, ...$startup] as $name => $value) {
-            $php[] = '-d';
-            $php[] = "$name=$value";
+        $settings = self::wanted($mode, \extension_loaded('Zend OPcache'), filter_var(\ini_get('opcache.enable_cli'), FILTER_VALIDATE_BOOL));
+        $differs = array_filter($startup, static fn(string $value, string $name): bool => \ini_get($name) !== $value, ARRAY_FILTER_USE_BOTH);
+        if ($settings === [] && $differs === []) {
+            return;
         }
         $env = getenv();
         $env[self::GUARD] = '1';
         $kiln = \dirname(__DIR__, 2) . '/bin/kiln';
-        // The user's own options for PHP come last, so a -d of theirs wins over Kiln's.
-        @pcntl_exec(PHP_BINARY, [...$php, ...self::ownPhpOptions(), $kiln, 'serve', ...$serveArgs], $env);
-        // Only reached when exec failed: serve without the JIT rather than not at all.
+        // The user's own options for PHP come after Kiln's opcache settings, so a -d of theirs wins over those; the
+        // startup settings come last: they carry Kiln's own options (--memory-limit), which win over a -d.
+        @pcntl_exec(PHP_BINARY, [...self::flags($settings), ...self::ownPhpOptions(), ...self::flags($startup), $kiln, 'serve', ...$serveArgs], $env);
+        // Only reached when exec failed: serve without the JIT (and with the startup settings set at run time) rather
+        // than not at all.
+    }
+
+    /**
+     * The opcache settings to start PHP with: none with --jit=off, without opcache, or when the user turned
+     * opcache on for the CLI (their configuration is kept).
+     *
+     * @return array<string, string>
+     */
+    public static function wanted(string $mode, bool $opcacheLoaded, bool $opcacheOnForCli): array
+    {
+        if ($mode === 'off' || !$opcacheLoaded || $opcacheOnForCli) {
+            return [];
+        }
+        return $mode === self::OPCACHE_ONLY ? ['opcache.jit_buffer_size' => '0'] + self::SETTINGS : self::SETTINGS;
+    }
+
+    /**
+     * @param array<string, string> $settings
+     * @return list<string>
+     */
+    private static function flags(array $settings): array
+    {
+        $flags = [];
+        foreach ($settings as $name => $value) {
+            $flags[] = '-d';
+            $flags[] = "$name=$value";
+        }
+        return $flags;
     }
 
     /**

@@ -7,6 +7,7 @@ namespace Kiln\Tests\Integration\Cli;
 use Kiln\Tests\Support\HttpClient;
 use Kiln\Tests\Support\KilnProcess;
 use Kiln\Tests\Support\PeerProcess;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
 final class JitTest extends TestCase
@@ -50,9 +51,14 @@ final class JitTest extends TestCase
     /**
      * The workers' memory_limit (1G: 4 × --max-memory, Debian's CLI configures none) is given on the relaunched
      * PHP's command line: set at run time instead, it left one setting away from its startup value in every
-     * worker, and the sequential tier fell back to comparing every setting after each request.
+     * worker, and the sequential tier fell back to comparing every setting after each request. PHP is started
+     * again for it alone when Kiln does not turn the JIT on: with --jit=off, or an opcache the user configured.
+     *
+     * @param list<string> $php
+     * @param list<string> $options
      */
-    public function testTheWorkersMemoryLimitIsAStartupValueSoTheSequentialTierResetsSettingsNatively(): void
+    #[DataProvider('launches')]
+    public function testTheWorkersMemoryLimitIsAStartupValueSoTheSequentialTierResetsSettingsNatively(array $php, array $options): void
     {
         if (!\extension_loaded('Zend OPcache')) {
             self::markTestSkipped('opcache is not installed');
@@ -60,7 +66,8 @@ final class JitTest extends TestCase
         $root = PeerProcess::tempDir('kiln-jit-ini');
         file_put_contents("$root/ini.php", '<?php $changed = []; foreach (ini_get_all(null, true) as $name => $entry) { '
             . 'if ($entry["global_value"] !== $entry["local_value"]) { $changed[] = $name; } } echo ini_get("memory_limit"), "|", implode(",", $changed);');
-        $server = KilnProcess::start($root, ['--tier=sequential', '--workers=1']);
+        $server = KilnProcess::launch([PHP_BINARY, ...$php, \dirname(__DIR__, 3) . '/bin/kiln', 'serve', $root, '--listen=127.0.0.1:0',
+            '--tier=sequential', '--workers=1', ...$options]);
         try {
             self::assertSame('1G|', HttpClient::get($server->baseUrl() . '/ini.php')['body'], 'no setting changed at run time');
             self::assertStringNotContainsString('native ini reset is not available', $server->log());
@@ -68,6 +75,16 @@ final class JitTest extends TestCase
             $server->stop();
             PeerProcess::removeDir($root);
         }
+    }
+
+    /** @return array<string, array{list<string>, list<string>}> */
+    public static function launches(): array
+    {
+        return [
+            'with the JIT' => [[], []],
+            'with --jit=off' => [[], ['--jit=off']],
+            'with opcache configured for the CLI' => [['-d', 'opcache.enable_cli=1'], []],
+        ];
     }
 
     public function testJitOffLeavesPhpAsItWasStarted(): void
