@@ -61,8 +61,9 @@ final class ErrorResponse
 
     /**
      * plain() as whole bytes, with `Connection: close`, for writing straight to a socket where no Response
-     * can be made then. Only 5xx: the bytes carry no Date (the moment they are sent is not known when they
-     * are made), which RFC 9110 §6.6.1 allows for 5xx alone.
+     * can be made then. The bytes carry no Date (the moment they are sent is not known when they are made):
+     * the sender adds it with ResponseEncoder::dated(). Only 5xx, for which RFC 9110 §6.6.1 allows a response
+     * without one, should a sender ever write them as they are.
      *
      * @param array<string, string> $headers
      * @throws \ValueError for a status outside 500-599

@@ -194,14 +194,15 @@ final class HttpServer implements Service, InFlight
      */
     private function shedConnection(mixed $socket): void
     {
+        \assert($this->core !== null);
         $this->shed++;
-        $this->core?->shed();
-        @fwrite($socket, $this->shedResponse);
+        $this->core->shed();
+        // The Date of now, as every other response has: the encoder keeps the current second's line.
+        @fwrite($socket, $this->core->encoder->dated($this->shedResponse));
         @fclose($socket);
         $now = Loop::now();
         if ($now - $this->shedLoggedAt >= 10.0) {
             $this->shedLoggedAt = $now;
-            \assert($this->core !== null);
             $driver = Loop::get();
             $capacity = $driver->capacity();
             $this->core->log('warning', "connection cap of {$this->cap} per worker reached: shed {$this->shed} "

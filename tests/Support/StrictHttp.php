@@ -9,7 +9,7 @@ use PHPUnit\Framework\Assert;
 /**
  * A client connection that reads responses strictly, as a picky HTTP/1.1 client or proxy would: the status
  * line and every header line must follow RFC 9112's grammar (no obs-fold, no bare LF), the framing fields
- * appear once each and never together, the body is exactly Content-Length bytes, and a response that says
+ * appear once each and never together, a Date is there (an IMF-fixdate), the body is exactly Content-Length bytes, and a response that says
  * `Connection: close` is followed by the end of the connection and nothing else. Every wait has a deadline.
  */
 final class StrictHttp
@@ -70,6 +70,9 @@ final class StrictHttp
             Assert::assertLessThanOrEqual(1, \count($headers[$name] ?? []), "$name appears more than once");
         }
         Assert::assertFalse(isset($headers['content-length'], $headers['transfer-encoding']), 'both Content-Length and Transfer-Encoding');
+        // RFC 9110 §6.6.1 lets a 5xx go without one, but every other response of the server has it: so must its errors.
+        Assert::assertArrayHasKey('date', $headers, "a response without Date ($status)");
+        Assert::assertMatchesRegularExpression('~^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$~', $headers['date'][0], 'Date is an IMF-fixdate');
         $close = isset($headers['connection']) && \in_array('close', array_map('trim', explode(',', strtolower($headers['connection'][0]))), true);
         $body = '';
         if (!$headRequest && $status >= 200 && $status !== 204 && $status !== 304) {

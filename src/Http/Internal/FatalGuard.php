@@ -187,7 +187,7 @@ final class FatalGuard
                 \assert($request !== null);
                 $last += $this->send($connection, $request, $answer, $deadline) ? 1 : 0;
             } else {
-                $answered += ShutdownSocket::answer($connection->socket, $this->failed, $deadline) ? 1 : 0;
+                $answered += ShutdownSocket::answer($connection->socket, $this->core->encoder->dated($this->failed), $deadline) ? 1 : 0;
             }
         }
         $refused += $this->closeIdle($idle, $deadline);
@@ -367,7 +367,7 @@ final class FatalGuard
         try {
             $bytes = $this->core->encoder->responseHead($response, \strlen($body), $head->version, false, $headRequest);
         } catch (\ValueError) {
-            $bytes = $this->failed;
+            $bytes = $this->core->encoder->dated($this->failed);
             $body = '';
         }
         $withBody = !$headRequest && $response->status() !== 204 && $response->status() !== 304;
@@ -401,7 +401,7 @@ final class FatalGuard
         foreach ($open as $i => $connection) {
             $connection->detach(); // answered or closed here: the loop that may run later must not see it
             if (isset($waiting[$i])) {
-                $refused += ShutdownSocket::answer($connection->socket, $this->unavailable, $deadline) ? 1 : 0;
+                $refused += ShutdownSocket::answer($connection->socket, $this->core->encoder->dated($this->unavailable), $deadline) ? 1 : 0;
             } else {
                 ShutdownSocket::close($connection->socket);
             }

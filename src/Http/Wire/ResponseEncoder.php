@@ -90,7 +90,8 @@ final class ResponseEncoder
 
     /**
      * A whole response with a string body, `Connection: close` and no Date, for bytes made ahead of the
-     * moment they are sent (see ErrorResponse::encoded()): a Date would be the time they were made.
+     * moment they are sent (see ErrorResponse::encoded()): a Date would be the time they were made. dated()
+     * adds it as they are sent.
      *
      * @throws \ValueError when the body is not a string, or on an invalid status
      */
@@ -102,6 +103,20 @@ final class ResponseEncoder
         }
 
         return $this->encode($response->status(), $response->headers(), false, \strlen($body), '1.1', false, false, '', false) . $body;
+    }
+
+    /**
+     * Bytes made by undated(), with the Date of the moment they are sent: the current second's line (formatted
+     * at most once a second) put after the status line.
+     */
+    public function dated(string $undated): string
+    {
+        $line = strpos($undated, "\r\n");
+        if ($line === false) {
+            throw new \ValueError('not a response made by undated(): no status line');
+        }
+
+        return substr($undated, 0, $line + 2) . $this->dateLine() . substr($undated, $line + 2);
     }
 
     /**

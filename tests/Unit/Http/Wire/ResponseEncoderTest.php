@@ -302,6 +302,22 @@ final class ResponseEncoderTest extends TestCase
         self::assertSame("HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\nServer: kiln\r\nContent-Length: 5\r\nConnection: close\r\n\r\ndown\n", $bytes);
     }
 
+    public function testAnUndatedResponseIsDatedAsItIsSentWithTheCurrentSecond(): void
+    {
+        $now = 1_700_000_000;
+        $encoder = new ResponseEncoder(static function () use (&$now): int {
+            return $now;
+        });
+        $bytes = $encoder->undated(new Response(503, ['Retry-After' => '1'], "busy\n"));
+        self::assertSame(
+            "HTTP/1.1 503 Service Unavailable\r\nDate: Tue, 14 Nov 2023 22:13:20 GMT\r\nRetry-After: 1\r\nServer: kiln\r\n"
+            . "Content-Length: 5\r\nConnection: close\r\n\r\nbusy\n",
+            $encoder->dated($bytes),
+        );
+        $now += 61;
+        self::assertStringContainsString("\r\nDate: Tue, 14 Nov 2023 22:14:21 GMT\r\n", $encoder->dated($bytes), 'the Date of the moment it is sent');
+    }
+
     public function testAnUndatedResponseNeedsAStringBody(): void
     {
         $this->expectException(\ValueError::class);
