@@ -109,6 +109,12 @@ final class Connection
         return $this->state === ConnectionState::Reading && $this->head !== null;
     }
 
+    /** The head of the request whose body is being read (isReadingBody()), else null. */
+    public function bodyHead(): ?RequestHead
+    {
+        return $this->isReadingBody() ? $this->head : null;
+    }
+
     /**
      * For a graceful stop: a request the client already sent is served (with Connection: close), an event stream
      * ends. An idle connection is left to the drain (HttpCore::startDraining()), which closes it at once or after
@@ -155,7 +161,7 @@ final class Connection
             try {
                 $item = $this->parser->next();
             } catch (ParseException $error) {
-                $this->core->reject($this, $error->status, $error->getMessage());
+                $this->core->reject($this, $error->status, $error->getMessage(), $error->head);
                 return;
             }
             if ($item === null) {

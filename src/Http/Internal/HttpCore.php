@@ -440,14 +440,18 @@ final class HttpCore
         $this->record->answered($connection, $request, $status, $sent);
     }
 
-    /** Answers a request the parser refused, then closes: nothing after it on this connection is read. */
-    public function reject(Connection $connection, int $status, string $reason): void
+    /**
+     * Answers a request the parser refused, then closes: nothing after it on this connection is read. $head is the
+     * request's head when it was read whole (a body over the limit); a request whose body was being read has its own.
+     */
+    public function reject(Connection $connection, int $status, string $reason, ?RequestHead $head = null): void
     {
+        $head ??= $connection->bodyHead();
         $response = ErrorResponse::plain($status, $reason);
         $body = $response->body();
         \assert(\is_string($body));
         $connection->write($this->encoder->responseHead($response, \strlen($body), '1.1', false) . $body);
-        $this->record->rejected($connection, $status, \strlen($body));
+        $this->record->rejected($connection, $head, $status, \strlen($body));
         $connection->closeAfterFlush();
     }
 

@@ -6,6 +6,7 @@ namespace Kiln\Http\Internal;
 
 use Kiln\Http\AccessLog;
 use Kiln\Http\Request;
+use Kiln\Http\Wire\RequestHead;
 use Kiln\Server\WorkerContext;
 
 /**
@@ -81,7 +82,7 @@ final class RequestRecord
         $tier = $request->attribute(RequestMetrics::TIER, 'app');
         $this->accessLog->record(
             $connection->remoteAddress,
-            $head->method . ' ' . $head->target . ' HTTP/' . $head->version,
+            self::requestLine($head),
             $status,
             $sent,
             $request->header('referer') ?? '',
@@ -103,10 +104,21 @@ final class RequestRecord
         $this->context->log('error', $message);
     }
 
-    /** A request the parser refused (HttpCore::reject()): its access log line and its count. */
-    public function rejected(Connection $connection, int $status, int $sent): void
+    /**
+     * A request the parser refused (HttpCore::reject()): its access log line and its count. With the head, when it
+     * was read whole (a body over the limit or too slow), the line names the request as an answered one's does.
+     */
+    public function rejected(Connection $connection, ?RequestHead $head, int $status, int $sent): void
     {
-        $this->accessLog?->record($connection->remoteAddress, '-', $status, $sent, '', '', worker: $this->context->workerId());
+        $this->accessLog?->record(
+            $connection->remoteAddress,
+            $head === null ? '-' : self::requestLine($head),
+            $status,
+            $sent,
+            $head?->header('referer') ?? '',
+            $head?->header('user-agent') ?? '',
+            worker: $this->context->workerId(),
+        );
         $this->metrics?->rejected($status, self::reason($status));
     }
 
@@ -119,6 +131,11 @@ final class RequestRecord
     public function flush(): void
     {
         $this->accessLog?->flush();
+    }
+
+    private static function requestLine(RequestHead $head): string
+    {
+        return $head->method . ' ' . $head->target . ' HTTP/' . $head->version;
     }
 
     private static function reason(int $status): string

@@ -12,8 +12,12 @@ use Kiln\Http\HttpException;
  */
 final class ParseException extends HttpException
 {
-    public function __construct(public readonly int $status, string $message)
-    {
+    public function __construct(
+        public readonly int $status,
+        string $message,
+        /** The head, when it was read whole and only what it announces is refused (a body over the limit). */
+        public readonly ?RequestHead $head = null,
+    ) {
         parent::__construct($message, $status);
     }
 }

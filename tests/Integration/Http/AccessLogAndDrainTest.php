@@ -39,6 +39,42 @@ final class AccessLogAndDrainTest extends TestCase
         }
     }
 
+    /** A request refused once its head was read is logged with its request line, Referer and User-Agent; one refused in its head with "-". */
+    public function testARequestRefusedAfterItsHeadWasReadIsLoggedWithItsRequestLine(): void
+    {
+        $log = (string) tempnam(sys_get_temp_dir(), 'kiln-access-');
+        $server = KilnProcess::start(self::APP, ['--workers=1', "--access-log=$log", '--limit-body-size=1000', '--limit-body-timeout=0.3']);
+        $fields = "Host: x\r\nReferer: http://example.test/form\r\nUser-Agent: probe/1.0\r\n";
+        try {
+            $requests = [
+                "POST /echo HTTP/1.1\r\n{$fields}Content-Length: 2000\r\n\r\n" . str_repeat('a', 2000),
+                "POST /echo?chunked HTTP/1.1\r\n{$fields}Transfer-Encoding: chunked\r\n\r\n7d0\r\n" . str_repeat('a', 2000) . "\r\n0\r\n\r\n",
+                "POST /echo?slow HTTP/1.1\r\n{$fields}Content-Length: 10\r\n\r\nabc",
+                "GET /bad target HTTP/1.1\r\n{$fields}\r\n",
+            ];
+            foreach ($requests as $request) {
+                $client = RawClient::to($server);
+                $client->send($request);
+                self::assertNotNull($client->readResponse(5.0));
+                $client->close();
+            }
+            $deadline = microtime(true) + 5.0;
+            while (substr_count((string) file_get_contents($log), "\n") < 4 && microtime(true) < $deadline) {
+                usleep(50000);
+            }
+            $lines = file($log, FILE_IGNORE_NEW_LINES) ?: [];
+            self::assertCount(4, $lines);
+            $named = '"http://example.test/form" "probe/1.0"';
+            self::assertMatchesRegularExpression('~"POST /echo HTTP/1\.1" 413 \d+ ' . preg_quote($named, '~') . '$~', $lines[0]);
+            self::assertMatchesRegularExpression('~"POST /echo\?chunked HTTP/1\.1" 413 \d+ ' . preg_quote($named, '~') . '$~', $lines[1]);
+            self::assertMatchesRegularExpression('~"POST /echo\?slow HTTP/1\.1" 408 \d+ ' . preg_quote($named, '~') . '$~', $lines[2]);
+            self::assertMatchesRegularExpression('~"-" 400 \d+ "-" "-"$~', $lines[3], 'a head that could not be read names nothing');
+        } finally {
+            $server->stop();
+            @unlink($log);
+        }
+    }
+
     public function testARequestArrivingJustAfterADrainBeginsOnAnOlderFreshConnectionIsAnswered(): void
     {
         // A short header timeout makes the housekeeping tick 50 ms, so an early close would not be missed.

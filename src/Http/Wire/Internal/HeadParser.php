@@ -58,7 +58,7 @@ final class HeadParser
             $host = $targetHost; // RFC 9112 §3.2.2: the absolute-form authority wins over Host
         }
 
-        [$bodyKind, $length] = self::framing($headers, $version, $limits);
+        [$bodyKind, $length] = self::framing($headers, $version);
 
         $connection = $headers['connection'] ?? null;
         if ($version === '1.1') {
@@ -71,7 +71,13 @@ final class HeadParser
         // HTTP/1.0 expectations must be ignored.
         $expect = $version === '1.1' && isset($headers['expect']) && FieldSyntax::listContains($headers['expect'], '100-continue');
 
-        return new RequestHead($method, $target, $version, $headers, $path, $query, $host, $bodyKind, $length, $keepAlive, $expect);
+        $head = new RequestHead($method, $target, $version, $headers, $path, $query, $host, $bodyKind, $length, $keepAlive, $expect);
+        if ($length > $limits->bodySize) {
+            // Refused with the head read whole: the exception carries it, for the access log.
+            throw new ParseException(413, "Request body larger than {$limits->bodySize} bytes", $head);
+        }
+
+        return $head;
     }
 
     /**
@@ -113,7 +119,7 @@ final class HeadParser
      * @return array{int, int} body kind, content length
      * @throws ParseException
      */
-    private static function framing(array $headers, string $version, Limits $limits): array
+    private static function framing(array $headers, string $version): array
     {
         $te = $headers['transfer-encoding'] ?? null;
         $cl = $headers['content-length'] ?? null;
@@ -134,9 +140,6 @@ final class HeadParser
             throw new ParseException(400, 'More than one Content-Length header');
         }
         $length = FieldSyntax::contentLength($cl[0]);
-        if ($length > $limits->bodySize) {
-            throw new ParseException(413, "Request body larger than {$limits->bodySize} bytes");
-        }
         return $length === 0 ? [RequestHead::BODY_NONE, 0] : [RequestHead::BODY_LENGTH, $length];
     }
 }

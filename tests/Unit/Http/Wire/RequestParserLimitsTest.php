@@ -67,6 +67,28 @@ final class RequestParserLimitsTest extends TestCase
         ParserHarness::assertRejected(413, "PUT / HTTP/1.1\r\nHost: a\r\nContent-Length: 6\r\n\r\n123456", $limits);
     }
 
+    public function testA413FromContentLengthCarriesTheHeadItWasReadFromAndAMalformedHeadCarriesNone(): void
+    {
+        $parser = new RequestParser(new Limits(bodySize: 5));
+        $parser->feed("POST /form?x=1 HTTP/1.0\r\nHost: a\r\nUser-Agent: probe\r\nContent-Length: 6\r\n\r\n");
+        try {
+            $parser->next();
+            self::fail('no 413');
+        } catch (ParseException $e) {
+            self::assertSame(413, $e->status);
+            self::assertSame(['POST', '/form?x=1', '1.0', 'probe', 6], [$e->head?->method, $e->head?->target, $e->head?->version, $e->head?->header('user-agent'), $e->head?->contentLength]);
+        }
+        $parser = new RequestParser(new Limits());
+        $parser->feed("GET / HTTP/1.1\r\n\r\n");
+        try {
+            $parser->next();
+            self::fail('no 400');
+        } catch (ParseException $e) {
+            self::assertSame(400, $e->status);
+            self::assertNull($e->head);
+        }
+    }
+
     public function testChunkedBodyAtTheLimitIsAcceptedAndOneOverIs413(): void
     {
         $limits = new Limits(bodySize: 5);
