@@ -18,6 +18,8 @@ final class Options
     private function __construct(
         public readonly array $positional,
         private readonly array $values,
+        /** @var array<string, string> option name => the environment variable its value came from */
+        private readonly array $fromEnv,
     ) {}
 
     /**
@@ -68,9 +70,11 @@ final class Options
             $cli[$name][] = $value;
         }
         $values = $cli;
+        $fromEnv = [];
         foreach ([...$valued, ...$flags] as $name) {
             $key = self::envName($name);
             if (!isset($values[$name]) && isset($env[$key])) {
+                $fromEnv[$name] = $key;
                 $values[$name] = \in_array($name, $flags, true)
                     ? [(string) self::bool($key, $env[$key])]
                     : array_values(array_filter(array_map('trim', explode($envSeparators[$name] ?? ',', $env[$key])), static fn($v) => $v !== ''));
@@ -82,15 +86,32 @@ final class Options
                 $name = strtolower(str_replace('_', '-', substr($key, 5)));
                 if (str_starts_with($key, $envPrefix) && \strlen($key) > \strlen($envPrefix) && !isset($cli[$name])) {
                     $values[$name] = [$value];
+                    $fromEnv[$name] = $key;
                 }
             }
         }
-        return new self($positional, $values);
+        return new self($positional, $values, $fromEnv);
     }
 
     public static function envName(string $option): string
     {
         return 'KILN_' . strtoupper(str_replace('-', '_', $option));
+    }
+
+    /**
+     * $message with each `--name` of an option whose value came from the environment named as the variable the user
+     * set (`KILN_WORKERS must be …`): the messages name options as typed on the command line.
+     */
+    public function inUsersTerms(string $message): string
+    {
+        if ($this->fromEnv === []) {
+            return $message;
+        }
+        return (string) preg_replace_callback(
+            '~(?<![\w-])--([a-z][a-z0-9-]*)~',
+            fn(array $m): string => $this->fromEnv[$m[1]] ?? $m[0],
+            $message,
+        );
     }
 
     public function has(string $name): bool

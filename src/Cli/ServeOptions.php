@@ -75,6 +75,20 @@ final class ServeOptions
     public static function parse(array $args, array $env, string $cwd): self
     {
         $options = Options::parse($args, $env, self::VALUED, self::FLAGS, self::LIMIT_PREFIX, self::ENV_SEPARATORS);
+        try {
+            return self::from($options, $env, $cwd);
+        } catch (UsageException $e) {
+            // A bad value set in the environment is named as the variable, not as an option nobody typed.
+            throw new UsageException($options->inUsersTerms($e->getMessage()), 0, $e);
+        }
+    }
+
+    /**
+     * @param array<string, string> $env
+     * @throws UsageException
+     */
+    private static function from(Options $options, array $env, string $cwd): self
+    {
         if ($options->positional === []) {
             throw new UsageException('PATH is missing: kiln serve PATH (an app.php, a directory holding app.php, or a document root)');
         }
@@ -91,6 +105,10 @@ final class ServeOptions
                 $limitValues[lcfirst(str_replace(' ', '', ucwords(str_replace('-', ' ', $name))))] = $value;
             }
             $connections = $options->int('connections');
+            if ($connections === 0) {
+                // Checked here, as the user typed it: Limits would name the option it becomes, --limit-connections.
+                throw new UsageException('--connections must be 1 or more, got 0');
+            }
             if ($connections !== null) {
                 $limitValues['connections'] = $connections;
             }

@@ -96,7 +96,12 @@ final class Config
     ): self {
         $addresses = [];
         foreach ($listen as $address) {
-            $addresses[] = ListenAddress::parse($address);
+            $parsed = ListenAddress::parse($address);
+            // Binding it twice would fail as if another process listened there; port 0 is a new free port each time.
+            if ($parsed->port !== 0 && \in_array($parsed, $addresses)) {
+                throw new \ValueError("--listen={$parsed->authority()} is given twice");
+            }
+            $addresses[] = $parsed;
         }
         if ($addresses === []) {
             throw new \ValueError('At least one listen address is needed, e.g. --listen=127.0.0.1:8080');

@@ -174,6 +174,39 @@ final class ServeOptionsTest extends TestCase
         yield 'stall timeout not a number' => [[self::APP, '--stall-timeout=soon'], "--stall-timeout must be a number of seconds, got 'soon'"];
         yield 'stall timeout negative' => [[self::APP, '--stall-timeout=-5'], "--stall-timeout must be a number of seconds, got '-5'"];
         yield 'stall timeout too short' => [[self::APP, '--stall-timeout=0.2'], '--stall-timeout must be 0 (off) or at least 0.5 seconds, got 0.2'];
+        yield 'no connections, named as typed' => [[self::APP, '--connections=0'], '--connections must be 1 or more, got 0'];
+        yield 'one address twice' => [[self::APP, '--listen=127.0.0.1:8081', '--listen=127.0.0.1:8081'], '--listen=127.0.0.1:8081 is given twice'];
+    }
+
+    public function testTwoListenersOnPortZeroAreTwoFreePorts(): void
+    {
+        self::assertCount(2, ServeOptions::parse([self::APP, '--listen=127.0.0.1:0', '--listen=127.0.0.1:0'], [], '/')->config->listen);
+    }
+
+    /** @return iterable<string, array{array<string, string>, string}> */
+    public static function environmentMistakes(): iterable
+    {
+        yield 'not a number' => [['KILN_WORKERS' => 'abc'], "KILN_WORKERS must be a whole number, got 'abc'"];
+        yield 'out of range' => [['KILN_WORKERS' => '0'], 'KILN_WORKERS must be between 1 and 1024, got 0'];
+        yield 'no connections' => [['KILN_CONNECTIONS' => '0'], 'KILN_CONNECTIONS must be 1 or more, got 0'];
+        yield 'a limit' => [['KILN_LIMIT_BODY_SIZE' => '0'], 'KILN_LIMIT_BODY_SIZE must be greater than zero, got 0'];
+        yield 'a flag' => [['KILN_DAEMON' => 'maybe'], "KILN_DAEMON must be true or false, got 'maybe'"];
+        yield 'a choice' => [['KILN_JIT' => 'maybe'], "KILN_JIT must be on or off, got 'maybe'"];
+    }
+
+    /** @param array<string, string> $env */
+    #[DataProvider('environmentMistakes')]
+    public function testABadValueFromTheEnvironmentIsNamedAsTheVariable(array $env, string $message): void
+    {
+        $this->expectException(UsageException::class);
+        $this->expectExceptionMessage($message);
+        ServeOptions::parse([self::APP], $env, __DIR__);
+    }
+
+    public function testAnOptionGivenOnTheCommandLineKeepsItsNameWhenOthersComeFromTheEnvironment(): void
+    {
+        $this->expectExceptionMessage("--workers must be a whole number, got 'two'");
+        ServeOptions::parse([self::APP, '--workers=two'], ['KILN_MAX_REQUESTS' => '5', 'KILN_WORKERS' => '3'], __DIR__);
     }
 
     /** @param list<string> $args */
