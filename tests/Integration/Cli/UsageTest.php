@@ -49,4 +49,22 @@ final class UsageTest extends TestCase
         self::assertSame(2, $code);
         self::assertSame($line, $stderr);
     }
+
+    /** @return iterable<string, array{string}> */
+    public static function unusablePaths(): iterable
+    {
+        yield 'access log' => ['--access-log'];
+        yield 'error log' => ['--error-log'];
+        yield 'pid file' => ['--pid-file'];
+    }
+
+    /** Well-formed, but not usable here: exit code 1 (docs/configuration.md), one line, nothing left listening. */
+    #[DataProvider('unusablePaths')]
+    public function testAPathThatCannotBeOpenedStopsStartUpWithExitCodeOne(string $option): void
+    {
+        [$code, , $stderr] = KilnProcess::run(['serve', self::APP, '--listen=127.0.0.1:0', "$option=/nonexistent-kiln-dir/file"]);
+        self::assertSame(1, $code, $stderr);
+        self::assertSame(1, substr_count($stderr, "\n"), $stderr);
+        self::assertStringContainsString('/nonexistent-kiln-dir/file', $stderr);
+    }
 }
