@@ -141,13 +141,16 @@ final class ControlCommand
             if (!\is_array($w)) {
                 continue;
             }
+            // A stalled worker cannot report: its counts are from before the stall, and at least the request blocking
+            // it is in flight. So its in-flight count is not shown as a number it is known not to be.
+            $stalled = self::num($w['stalled'] ?? 0) > 0;
             $text .= sprintf(
-                "  worker %d  pid %d  %s  requests %d  in flight %d  http %d  websockets %d  sse %d  memory %.1fM  uptime %ds  restarts %d\n",
+                "  worker %d  pid %d  %s  requests %d  in flight %s  http %d  websockets %d  sse %d  memory %.1fM  uptime %ds  restarts %d\n",
                 self::num($w['id'] ?? 0),
                 self::num($w['pid'] ?? 0),
-                self::num($w['stalled'] ?? 0) > 0 ? sprintf('stalled %ds', self::num($w['stalled'])) : (\is_string($w['state'] ?? null) ? $w['state'] : '?'),
+                $stalled ? sprintf('stalled %ds', self::num($w['stalled'])) : (\is_string($w['state'] ?? null) ? $w['state'] : '?'),
                 self::num($w['requests'] ?? 0),
-                self::num($w['inflight'] ?? 0),
+                $stalled ? 'unknown (stalled)' : (string) (int) self::num($w['inflight'] ?? 0),
                 self::num($w['http'] ?? 0),
                 self::num($w['websocket'] ?? 0),
                 self::num($w['sse'] ?? 0),

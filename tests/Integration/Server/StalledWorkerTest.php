@@ -34,7 +34,7 @@ final class StalledWorkerTest extends TestCase
         self::assertStringContainsString('App->handle()', $report, 'the calls that led there');
         self::assertSame($pid, $this->stalledInStatus(10), 'kiln status --json shows it stalled');
         [, $status] = KilnProcess::run(['status', "--pid-file={$this->pidFile}"]);
-        self::assertMatchesRegularExpression('~worker 1  pid ' . $pid . '  stalled \d+s  requests~', $status);
+        self::assertMatchesRegularExpression('~worker 1  pid ' . $pid . '  stalled \d+s  requests \d+  in flight unknown \(stalled\)  http~', $status, 'not the count from before the stall');
 
         $kiln->waitForLog('~worker 1 \(pid ' . $pid . '\): its event loop has stood still for [\d.]+ s \(twice --stall-timeout=2\): killing it \(SIGKILL\)~', 10);
         self::assertSame('', $this->readUntilClosed($spinning), 'the stuck request fails: its connection closes');
