@@ -52,6 +52,9 @@ final class AccessLog
         string $tier = '',
         int $worker = 0,
     ): void {
+        if ($this->pending === '') {
+            Loop::defer($this->flushLater); // written once this turn's responses are all ended
+        }
         if ($this->format === AccessLogFormat::Json) {
             $this->recordJson($remoteAddress, $requestLine, $status, $bytes, $duration, $requestId, $tier, $worker);
             return;
@@ -60,9 +63,6 @@ final class AccessLog
         if ($now !== $this->stampSecond) {
             $this->stampSecond = $now;
             $this->stamp = date('d/M/Y:H:i:s O', $now);
-        }
-        if ($this->pending === '') {
-            Loop::defer($this->flushLater); // written once this turn's responses are all ended
         }
         $this->pending .= $remoteAddress . ' - - [' . $this->stamp . '] "' . self::escape($requestLine) . '" '
             . $status . ' ' . ($bytes > 0 ? $bytes : '-') . ' "' . self::escape($referer !== '' ? $referer : '-')

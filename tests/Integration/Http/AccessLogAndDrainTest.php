@@ -39,6 +39,31 @@ final class AccessLogAndDrainTest extends TestCase
         }
     }
 
+    /** A JSON line is written as its response ends, as a combined one is: not once 64 KiB of lines piled up. */
+    public function testAJsonAccessLogLineIsWrittenAsItsResponseEnds(): void
+    {
+        $log = (string) tempnam(sys_get_temp_dir(), 'kiln-access-');
+        $server = KilnProcess::start(self::APP, ['--workers=1', "--access-log=$log", '--access-log-format=json']);
+        try {
+            $client = RawClient::to($server);
+            $client->send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
+            self::assertNotNull($client->readResponse());
+            $deadline = microtime(true) + 2.0;
+            while (!str_contains((string) file_get_contents($log), "\n") && microtime(true) < $deadline) {
+                usleep(20000);
+            }
+            $client->close();
+            $lines = file($log, FILE_IGNORE_NEW_LINES) ?: [];
+            self::assertCount(1, $lines, 'written while the server serves on, its connection still open');
+            $entry = json_decode($lines[0], true, flags: JSON_THROW_ON_ERROR);
+            self::assertIsArray($entry);
+            self::assertSame(['GET', '/hello', 200], [$entry['method'], $entry['path'], $entry['status']]);
+        } finally {
+            $server->stop();
+            @unlink($log);
+        }
+    }
+
     /** A request refused once its head was read is logged with its request line, Referer and User-Agent; one refused in its head with "-". */
     public function testARequestRefusedAfterItsHeadWasReadIsLoggedWithItsRequestLine(): void
     {
