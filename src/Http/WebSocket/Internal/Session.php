@@ -54,6 +54,13 @@ final class Session
 
     private bool $pinged = false;
 
+    /**
+     * The payload of the client's latest ping not answered yet. Pings read together get one pong, and while the
+     * client does not read what it was sent, the pong waits here for the queue to drain, later pings replacing it
+     * (RFC 6455 §5.5.3): a client that pings and never reads makes the queue no longer.
+     */
+    private ?string $pong = null;
+
     /** Closing / Ending: when the socket is cut whatever is left. */
     private float $deadline = INF;
 
@@ -241,14 +248,17 @@ final class Session
                 }
             } elseif ($event instanceof Ping) {
                 if ($this->state === SessionState::Open) {
-                    $this->output?->write($this->protocol->encodePong($event->payload));
+                    $this->pong = $event->payload;
                 }
             } elseif ($event instanceof Close) {
+                $this->answerPing(); // before the close frame: nothing is sent after it
                 $this->peerClosed($event->code, $event->reason);
             } elseif ($event instanceof ProtocolViolation) {
+                $this->answerPing();
                 $this->fail($event->code, $event->reason);
             }
         }
+        $this->answerPing();
         if ($this->reading && $this->queue->isFull($this->limits->wsMessageBytes)) {
             $this->reading = false; // the handler is behind: let the client wait, not the worker's memory grow
             \assert($this->readId !== null);
@@ -297,6 +307,23 @@ final class Session
         }
     }
 
+    /**
+     * Queues the pong for the latest ping, unless the socket has not taken what is queued already (the client
+     * does not read): then onWritable() sends it once it has. So a ping never grows the queue by more than one
+     * pong, whatever the client sends.
+     */
+    private function answerPing(): void
+    {
+        if ($this->pong === null || $this->state !== SessionState::Open || $this->output === null) {
+            return;
+        }
+        if ($this->output->pending() > 0 && !$this->output->isBatched()) {
+            return; // the earlier bytes wait for the socket to be writable: the pong waits behind them
+        }
+        $this->output->write($this->protocol->encodePong($this->pong));
+        $this->pong = null;
+    }
+
     private function onWritable(): void
     {
         \assert($this->output !== null);
@@ -305,8 +332,12 @@ final class Session
             $this->cut();
             return;
         }
-        if ($this->state === SessionState::Ending && $this->output->pending() === 0) {
-            $this->finish();
+        if ($this->output->pending() === 0) {
+            if ($this->state === SessionState::Ending) {
+                $this->finish();
+            } else {
+                $this->answerPing();
+            }
         }
     }
 
@@ -344,6 +375,7 @@ final class Session
         }
         $this->output?->release();
         $this->early = '';
+        $this->pong = null;
         $this->sessions->forget($this);
         $this->queue->dispatch();
     }

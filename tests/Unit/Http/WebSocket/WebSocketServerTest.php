@@ -161,6 +161,42 @@ final class WebSocketServerTest extends TestCase
         self::assertSame(['open'], $this->events->getArrayCopy());
     }
 
+    public function testPingsReadTogetherAreAnsweredWithOnePongForTheLatest(): void
+    {
+        $server = $this->server(new Limits());
+        $this->open($server, $this->handler());
+        $pings = '';
+        for ($i = 1; $i <= 100; $i++) {
+            $pings .= RawWebSocket::frame(0x9, "ping $i");
+        }
+        $this->client($pings);
+        $this->runUntil(fn(): bool => \in_array([0xA, 'ping 100'], $this->frames(), true));
+        self::assertSame([[0xA, 'ping 100']], $this->frames());
+    }
+
+    public function testWhileTheClientDoesNotReadOnlyTheLatestPingIsAnsweredOnceItDoes(): void
+    {
+        $server = $this->server(new Limits(wsWriteBuffer: 4 << 20));
+        $this->open($server, $this->handler(onMessage: function (Connection $c, Message $m): void {
+            $this->events[] = $m->payload;
+            if ($m->payload === 'fill') {
+                $c->sendBinary(str_repeat('z', 2 << 20)); // more than the socket pair holds: the rest waits
+            }
+        }));
+        $this->client(RawWebSocket::frame(0x1, 'fill'));
+        $this->runUntil(fn(): bool => \in_array('fill', $this->events->getArrayCopy(), true));
+        // Each ping in a read of its own (the message after it says when it was read), none of them read back.
+        foreach (['a', 'b', 'c'] as $ping) {
+            $this->client(RawWebSocket::frame(0x9, $ping) . RawWebSocket::frame(0x1, "after $ping"));
+            $this->runUntil(fn(): bool => \in_array("after $ping", $this->events->getArrayCopy(), true));
+        }
+        $this->runUntil(fn(): bool => \in_array([0xA, 'c'], $this->frames(), true));
+        $frames = $this->frames();
+        self::assertSame([0x2, 0xA], array_column($frames, 0));
+        self::assertSame('c', $frames[1][1]);
+        self::assertSame(1, $server->count());
+    }
+
     public function testACloseTheClientNeverAnswersIsCutAfterTheCloseTimeout(): void
     {
         $server = $this->server(new Limits(wsCloseTimeout: 0.2));
