@@ -8,6 +8,7 @@ use Kiln\Http\Limits;
 use Kiln\Http\Realtime\Hub;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
+use Kiln\Http\WebSocket\Internal\Handover;
 use Kiln\Http\WebSocket\Internal\Session;
 use Kiln\Http\WebSocket\Internal\Sessions;
 use Kiln\Http\WriteBatch;
@@ -101,7 +102,7 @@ final class WebSocketServer
         $connection->opened();
         $session->opened();
         $response = new Response(101, $outcome->headers);
-        $response->setUpgrade($session->attach(...));
+        $response->setUpgrade((new Handover($session))->take(...));
         return $response;
     }
 

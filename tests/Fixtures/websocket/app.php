@@ -94,6 +94,25 @@ $app->ws(
     },
 );
 
+// onOpen looks something up (a short wait) before it joins its room (the client-gone-during-onOpen test).
+$app->ws(
+    '/ws/slow-open/{room}',
+    function (Connection $connection, Message $message): void {},
+    onOpen: function (Connection $connection, Request $request): void {
+        /** @var array<string, string> $params */
+        $params = $request->attribute(App::ROUTE_PARAMS, []);
+        \Kiln\Server\WorkerLog::write('info', "slow-open {$params['room']}: onOpen waits");
+        delay(0.5);
+        $connection->setAttribute('room', $params['room']);
+        $connection->join($params['room']);
+    },
+    onClose: function (Connection $connection, int $code, string $reason): void {
+        \Kiln\Server\WorkerLog::write('info', "slow-open {$connection->attribute('room')} closed with $code");
+    },
+);
+
+$app->get('/members/{room}', fn(string $room) => (string) $app->hub()->members($room));
+
 // A handler that suspends: answers each message after a short delay, in order.
 $app->ws('/ws/slow-echo', function (Connection $connection, Message $message): void {
     delay(0.01 * random_int(0, 3));

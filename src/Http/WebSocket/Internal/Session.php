@@ -93,6 +93,7 @@ final class Session
     public function attach(mixed $socket, string $rest): void
     {
         if (!\is_resource($socket)) {
+            $this->lost();
             return;
         }
         if ($this->state === SessionState::Closed) { // given up on while the 101 was on its way
@@ -117,6 +118,20 @@ final class Session
             $this->receive($rest);
         }
         $this->sessions->attached($this);
+    }
+
+    /**
+     * The 101 will never reach the client: its connection ended while onOpen() ran, or another response went
+     * instead. The connection ends at once as one dropped: onClose() is told 1006 (unless onOpen() closed it
+     * already), and it leaves its rooms and the worker's count.
+     */
+    public function lost(): void
+    {
+        if ($this->output !== null || $this->state === SessionState::Closed) {
+            return; // the socket was handed over: its reads and writes see it end
+        }
+        $this->notifyClose(1006, '');
+        $this->cut();
     }
 
     /** onOpen() returned: the handler may be called from now on. */
@@ -180,20 +195,20 @@ final class Session
     /** Called on the housekeeping tick: pings, idle and close timeouts, a handshake never completed. */
     public function tick(float $now, float $pendingTimeout): void
     {
+        if ($this->output === null) { // the 101 not handed over yet: Pending, or Closing from onOpen()
+            if ($now - $this->createdAt > $pendingTimeout) {
+                $this->lost();
+            }
+            return;
+        }
         switch ($this->state) {
-            case SessionState::Pending:
-                if ($now - $this->createdAt > $pendingTimeout) {
-                    $this->notifyClose(1006, '');
-                    $this->cut();
-                }
-                return;
             case SessionState::Open:
                 $silent = $now - $this->lastReceivedAt;
                 if ($silent >= $this->limits->wsIdleTimeout) {
                     $this->close(1001, 'idle timeout');
                 } elseif (!$this->pinged && $silent >= $this->limits->wsIdleTimeout / 2) {
                     $this->pinged = true;
-                    $this->output?->write($this->protocol->encodePing());
+                    $this->output->write($this->protocol->encodePing());
                 }
                 return;
             case SessionState::Closing:
@@ -202,6 +217,7 @@ final class Session
                     $this->cut();
                 }
                 return;
+            case SessionState::Pending: // not with a socket handed over
             case SessionState::Closed:
                 return;
         }

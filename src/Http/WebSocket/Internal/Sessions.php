@@ -194,7 +194,8 @@ final class Sessions
     private function housekeep(): void
     {
         $now = Loop::now();
-        // A handshake whose 101 never left (the client went away, a middleware answered otherwise).
+        // A handshake whose 101 never left: a dropped 101 ends its connection at once (Handover), so this is
+        // the bound for one something still holds.
         $pendingTimeout = $this->limits->writeTimeout + $this->limits->wsCloseTimeout;
         foreach ($this->sessions as $session) {
             $session->tick($now, $pendingTimeout);

@@ -233,6 +233,27 @@ final class WebSocketServerTest extends TestCase
         self::assertSame(['open'], $this->events->getArrayCopy(), 'no onClose for a connection never opened');
     }
 
+    public function testA101NeverHandedOverEndsTheConnectionAtOnceWith1006(): void
+    {
+        // The client went away while onOpen() ran: the HTTP core drops the 101 without handing the socket over.
+        $server = $this->server(new Limits());
+        $response = $server->upgrade(self::handshake(), $this->handler());
+        self::assertSame(1, $server->count());
+        unset($response);
+        $this->runUntil(fn(): bool => $server->count() === 0 && \in_array('close 1006', $this->events->getArrayCopy(), true));
+        self::assertSame(['open', 'close 1006'], $this->events->getArrayCopy());
+        self::assertSame(0, $this->counts['websocket'] ?? null);
+    }
+
+    public function testA101NeverHandedOverAfterOnOpenClosedEndsTheConnectionWithThatClose(): void
+    {
+        $server = $this->server(new Limits());
+        $response = $server->upgrade(self::handshake(), $this->handler(onOpen: fn(Connection $c) => $c->close(4000, 'not now')));
+        unset($response);
+        $this->runUntil(fn(): bool => $server->count() === 0 && \count($this->events) === 2);
+        self::assertSame(['open', 'close 4000 not now'], $this->events->getArrayCopy());
+    }
+
     public function testAClientThatStopsReadingIsClosedWith1008AndTheQueueStaysBounded(): void
     {
         $server = $this->server(new Limits(wsWriteBuffer: 65536));
