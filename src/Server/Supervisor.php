@@ -323,7 +323,9 @@ final class Supervisor
         $expected = $handle->state === WorkerState::Draining || $handle->state === WorkerState::Stopping;
         // A worker that said it would go (a script's exit() ends it) and then went: its replacement is under way.
         $announced = $clean && $handle->recycling && $handle->generation === $this->fleet->current;
-        if ($this->state === SupervisorState::Running) {
+        // A worker of a generation that never took over (a reload whose new code failed) replaced nobody: the slot's
+        // worker of the serving generation is still there.
+        if ($this->state === SupervisorState::Running && $handle->generation <= $this->fleet->current) {
             $this->restarts[$handle->slot] = ($this->restarts[$handle->slot] ?? 0) + 1;
         }
         if ($this->metrics !== null) {

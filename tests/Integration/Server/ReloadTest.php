@@ -76,7 +76,8 @@ final class ReloadTest extends TestCase
     public function testAReloadWhoseNewCodeFailsKeepsTheOldWorkersServing(): void
     {
         $flag = sys_get_temp_dir() . '/kiln-test-fail-' . bin2hex(random_bytes(4));
-        $kiln = KilnProcess::start(self::APP, [], ['KILN_TEST_FAIL_FLAG' => $flag]);
+        $pidFile = "$flag.pid";
+        $kiln = KilnProcess::start(self::APP, ["--pid-file=$pidFile"], ['KILN_TEST_FAIL_FLAG' => $flag]);
         $before = $kiln->workerPids();
         touch($flag);
         try {
@@ -87,6 +88,14 @@ final class ReloadTest extends TestCase
         }
         self::assertSame(200, HttpClient::get($kiln->baseUrl() . '/')['status']);
         self::assertSame($before, $this->settledPids($kiln, $before));
+        // kiln status: the workers that kept serving were not restarted (the status file is rewritten every second).
+        usleep(1_200_000);
+        [$code, $json] = KilnProcess::run(['status', '--json', "--pid-file=$pidFile"]);
+        self::assertSame(0, $code);
+        $status = json_decode($json, true, flags: JSON_THROW_ON_ERROR);
+        self::assertIsArray($status);
+        self::assertIsArray($status['workers']);
+        self::assertSame(array_fill(0, \count($status['workers']), 0), array_column($status['workers'], 'restarts'));
         self::assertSame(0, $kiln->stop());
     }
 
