@@ -94,12 +94,14 @@ def main():
          "--disable-dev-shm-usage", "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1",
          f"--user-data-dir={profile}", "--window-size=1100,900", "about:blank"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    # The result is printed only once Chromium is gone: the caller may kill this script as soon as it has read
+    # the result, and Chromium, in a session of its own, would then outlive it.
+    result = {"ok": False, "failed": None, "detail": "chromium did not start"}
     try:
         port_file = os.path.join(profile, "DevToolsActivePort")
         deadline = time.monotonic() + 60
         while not os.path.exists(port_file) or os.path.getsize(port_file) == 0:
             if time.monotonic() > deadline or browser.poll() is not None:
-                print(json.dumps({"ok": False, "failed": None, "detail": "chromium did not start"}))
                 return 1
             time.sleep(0.1)
         with open(port_file) as f:
@@ -107,8 +109,11 @@ def main():
         targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10))
         page = next(t for t in targets if t.get("type") == "page")
         failed, detail = asyncio.run(drive(page["webSocketDebuggerUrl"], url, steps, screenshot))
-        print(json.dumps({"ok": failed is None, "failed": failed, "detail": detail}))
+        result = {"ok": failed is None, "failed": failed, "detail": detail}
         return 0 if failed is None else 1
+    except Exception as error:
+        result = {"ok": False, "failed": None, "detail": f"{type(error).__name__}: {error}"}
+        return 1
     finally:
         try:
             os.killpg(browser.pid, signal.SIGKILL)
@@ -116,6 +121,7 @@ def main():
             pass
         browser.wait(timeout=10)
         shutil.rmtree(profile, ignore_errors=True)
+        print(json.dumps(result), flush=True)
 
 
 if __name__ == "__main__":
