@@ -46,6 +46,9 @@ final class Native
     /** @var array<string, \FFI> one declaration per global, so a global the build lacks fails only its own user */
     private array $globals = [];
 
+    /** zend_error_noreturn() alone, declared on first use: a build without it fails only fatalError() */
+    private ?\FFI $errors = null;
+
     private function __construct(public readonly \FFI $ffi) {}
 
     /** Null when FFI is off, or the binary does not export the functions declared here (a static or stripped build). */
@@ -101,7 +104,7 @@ final class Native
      */
     public function fatalError(string $message): never
     {
-        $error = $this->globals['zend_error_noreturn'] ??= \FFI::cdef('void zend_error_noreturn(int type, const char *format, ...);');
+        $error = $this->errors ??= \FFI::cdef('void zend_error_noreturn(int type, const char *format, ...);');
         $error->zend_error_noreturn(\E_ERROR, '%s', $message); // @phpstan-ignore method.notFound (FFI function)
         throw new \Error('zend_error_noreturn() returned'); // not reached: it does not return
     }
