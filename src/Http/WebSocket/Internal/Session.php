@@ -192,7 +192,7 @@ final class Session
         $this->notifyClose($code, $reason);
     }
 
-    /** Called on the housekeeping tick: pings, idle and close timeouts, a handshake never completed. */
+    /** Called on the housekeeping tick: pings, idle, write and close timeouts, a handshake never completed. */
     public function tick(float $now, float $pendingTimeout): void
     {
         if ($this->output === null) { // the 101 not handed over yet: Pending, or Closing from onOpen()
@@ -203,6 +203,16 @@ final class Session
         }
         switch ($this->state) {
             case SessionState::Open:
+                if ($this->output->pending() > 0 && !$this->output->isBatched()
+                    && $now - $this->output->lastWriteAt > $this->limits->writeTimeout) {
+                    // The client sends (so the idle timeout never comes) but takes nothing of what it is sent.
+                    $this->sessions->log('warning', 'WebSocket connection ' . $this->connection->id() . ' from '
+                        . $this->connection->remoteAddress() . ' dropped: nothing of its ' . $this->output->pending()
+                        . " queued bytes was taken for --limit-write-timeout={$this->limits->writeTimeout} s");
+                    $this->notifyClose(1006, '');
+                    $this->cut();
+                    return;
+                }
                 $silent = $now - $this->lastReceivedAt;
                 if ($silent >= $this->limits->wsIdleTimeout) {
                     $this->close(1001, 'idle timeout');

@@ -80,7 +80,7 @@ final class Sessions
         $this->context?->count('websocket', \count($this->sessions));
         $this->register(); // a drain released it when the last connection went: it waits for this one too
         if ($this->tick === null) {
-            $interval = max(0.05, min(1.0, $this->limits->wsIdleTimeout / 4, $this->limits->wsCloseTimeout / 4));
+            $interval = max(0.05, min(1.0, $this->limits->wsIdleTimeout / 4, $this->limits->wsCloseTimeout / 4, $this->limits->writeTimeout / 4));
             $this->tick = Loop::repeat($interval, $this->housekeeping);
             Loop::unreference($this->tick);
         }

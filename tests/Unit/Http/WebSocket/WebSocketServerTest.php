@@ -197,6 +197,28 @@ final class WebSocketServerTest extends TestCase
         self::assertSame(1, $server->count());
     }
 
+    public function testAClientThatKeepsSendingButTakesNothingIsDroppedAfterTheWriteTimeout(): void
+    {
+        // The idle timeout never comes (the client sends every 50 ms) and the queue stays under its bound.
+        $server = $this->server(new Limits(writeTimeout: 0.4, wsWriteBuffer: 4 << 20));
+        $this->open($server, $this->handler(onMessage: function (Connection $c, Message $m): void {
+            if ($m->payload === 'fill') {
+                $c->sendBinary(str_repeat('z', 2 << 20)); // more than the socket pair holds: the rest waits
+            }
+        }));
+        $this->client(RawWebSocket::frame(0x1, 'fill'));
+        $next = 0.0;
+        $this->runUntil(function () use ($server, &$next): bool {
+            if (microtime(true) >= $next && $server->count() > 0) {
+                $next = microtime(true) + 0.05;
+                $this->client(RawWebSocket::frame(0x1, 'still here'));
+            }
+            return $server->count() === 0;
+        });
+        self::assertSame(['open', 'close 1006'], $this->events->getArrayCopy());
+        self::assertMatchesRegularExpression('~dropped: nothing of its \d+ queued bytes was taken for --limit-write-timeout=0.4 s~', implode("\n", $this->logged->getArrayCopy()));
+    }
+
     public function testACloseTheClientNeverAnswersIsCutAfterTheCloseTimeout(): void
     {
         $server = $this->server(new Limits(wsCloseTimeout: 0.2));
