@@ -191,9 +191,10 @@ final class PhpCgiPool implements SidecarListener
     }
 
     /**
-     * Waits in the queue for a lease. The finally that takes the waiter out, however the wait ends, is here and
-     * not in acquire(): the JIT traces no finally, and a request that waited goes on from this small method
-     * into compiled code (docs/design/010-no-finally-on-the-hot-path.md).
+     * Waits in the queue for a lease. The waiter is taken out however the wait ends, written out after the catch
+     * rather than in a finally: the JIT traces no finally, and a trace runs from acquire()'s callers into this wait
+     * (docs/design/010-no-finally-on-the-hot-path.md). A Fiber destroyed here would skip it, but it cannot be:
+     * $this->waiters holds it for as long as this pool lives.
      */
     private function await(): PhpCgiLease
     {
@@ -206,15 +207,22 @@ final class PhpCgiPool implements SidecarListener
         }
         try {
             $lease = $suspension->suspend();
-        } finally {
-            unset($this->waiters[$id], $this->giveUpAt[$id]);
-            if ($this->giveUpAt === [] && $this->expiry !== null) {
-                Loop::cancel($this->expiry);
-                $this->expiry = null;
-            }
+        } catch (\Throwable $error) {
+            $this->leaveQueue($id);
+            throw $error;
         }
+        $this->leaveQueue($id);
         \assert($lease instanceof PhpCgiLease);
         return $lease;
+    }
+
+    private function leaveQueue(int $id): void
+    {
+        unset($this->waiters[$id], $this->giveUpAt[$id]);
+        if ($this->giveUpAt === [] && $this->expiry !== null) {
+            Loop::cancel($this->expiry);
+            $this->expiry = null;
+        }
     }
 
     /** A timer for the time limit of the oldest waiter (FIFO: the first to run out), null when none waits. */
