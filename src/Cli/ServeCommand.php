@@ -20,6 +20,7 @@ use Kiln\Server\StatusFile;
 use Kiln\Server\Supervisor;
 use Kiln\Site\Sequential\CodeRevalidation;
 use Kiln\Site\Sequential\SequentialRunner;
+use Kiln\Site\Sequential\StartupIni;
 use Kiln\Site\Tier;
 use Kiln\Store\NearCache;
 use Kiln\Store\NodeBus;
@@ -53,7 +54,8 @@ final class ServeCommand
         $configured = \get_cfg_var('memory_limit');
         $memoryLimit = $options->config->workerMemoryLimit(\is_string($configured) ? $configured : false);
         $spelled = $memoryLimit === -1 ? '-1' : Config::size($memoryLimit);
-        JitLauncher::relaunch($options->jit, $args, ['memory_limit' => $spelled]);
+        // The sequential tier's --php-ini settings PHP takes only at start-up (upload_max_filesize…) go there too.
+        JitLauncher::relaunch($options->jit, $args, StartupIni::of($options->site) + ['memory_limit' => $spelled]);
         // A tier that cannot run here (the sequential tier without FFI) is refused as each worker builds its
         // site, for a document root and an app's site() alike (RunnerFactory::tierMap()): a start-up error.
         // The sequential tier's engine probes, made once here rather than in every worker (and every
