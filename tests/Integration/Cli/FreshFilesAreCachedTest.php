@@ -23,9 +23,7 @@ final class FreshFilesAreCachedTest extends TestCase
 
     protected function setUp(): void
     {
-        if (!\extension_loaded('Zend OPcache')) {
-            self::markTestSkipped('opcache is not installed');
-        }
+        self::assertTrue(\extension_loaded('Zend OPcache'), 'opcache is missing: scripts/install-deps.sh installs php8.2-opcache');
         $this->root = sys_get_temp_dir() . '/kiln-fresh-' . getmypid() . '-' . bin2hex(random_bytes(3));
         mkdir($this->root . '/public', 0755, true);
     }

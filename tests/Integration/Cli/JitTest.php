@@ -14,9 +14,7 @@ final class JitTest extends TestCase
 {
     public function testWorkersRunWithTheJitByDefault(): void
     {
-        if (!\extension_loaded('Zend OPcache')) {
-            self::markTestSkipped('opcache is not installed');
-        }
+        self::assertTrue(\extension_loaded('Zend OPcache'), 'opcache is missing: scripts/install-deps.sh installs php8.2-opcache');
         $server = KilnProcess::start(\dirname(__DIR__, 2) . '/Fixtures/http/app.php', ['--workers=1']);
         try {
             self::assertSame('{"jit":true}', HttpClient::get($server->baseUrl() . '/jit')['body']);
@@ -28,9 +26,7 @@ final class JitTest extends TestCase
     /** The relaunch with the JIT keeps the options the user gave PHP itself; a -d of theirs wins over Kiln's. */
     public function testTheRelaunchKeepsPhpsOwnOptions(): void
     {
-        if (!\extension_loaded('Zend OPcache')) {
-            self::markTestSkipped('opcache is not installed');
-        }
+        self::assertTrue(\extension_loaded('Zend OPcache'), 'opcache is missing: scripts/install-deps.sh installs php8.2-opcache');
         $root = sys_get_temp_dir() . '/kiln-jit-' . getmypid() . '-' . bin2hex(random_bytes(3));
         mkdir($root . '/public', 0755, true);
         file_put_contents($root . '/public/ini.php', '<?php echo ini_get("memory_limit"), "|", ini_get("opcache.jit_buffer_size"), "|", '
@@ -60,9 +56,7 @@ final class JitTest extends TestCase
     #[DataProvider('launches')]
     public function testTheWorkersMemoryLimitIsAStartupValueSoTheSequentialTierResetsSettingsNatively(array $php, array $options): void
     {
-        if (!\extension_loaded('Zend OPcache')) {
-            self::markTestSkipped('opcache is not installed');
-        }
+        self::assertTrue(\extension_loaded('Zend OPcache'), 'opcache is missing: scripts/install-deps.sh installs php8.2-opcache');
         $root = PeerProcess::tempDir('kiln-jit-ini');
         file_put_contents("$root/ini.php", '<?php $changed = []; foreach (ini_get_all(null, true) as $name => $entry) { '
             . 'if ($entry["global_value"] !== $entry["local_value"]) { $changed[] = $name; } } echo ini_get("memory_limit"), "|", implode(",", $changed);');

@@ -17,7 +17,7 @@ final class ApacheProcessTest extends TestCase
     protected function setUp(): void
     {
         if (!ApacheProcess::isInstalled()) {
-            self::markTestSkipped('Apache with mod_php is not installed (apt-get install apache2 libapache2-mod-php8.2)');
+            self::fail('Apache with mod_php is not installed (apt-get install apache2 libapache2-mod-php8.2): scripts/install-deps.sh installs it');
         }
     }
 

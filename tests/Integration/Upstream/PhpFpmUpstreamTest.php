@@ -41,7 +41,7 @@ final class PhpFpmUpstreamTest extends FakeServerTestCase
     public static function setUpBeforeClass(): void
     {
         if (!\is_executable(PhpFpmProcess::BINARY)) {
-            self::markTestSkipped('php-fpm8.2 is not installed (apt-get install php8.2-fpm)');
+            self::fail('php-fpm8.2 is not installed (apt-get install php8.2-fpm): scripts/install-deps.sh installs it');
         }
         self::$fpm = PhpFpmProcess::start(children: 2, tcp: true, unix: true, ini: ['post_max_size' => '64M']);
         self::$root = self::$fpm->directory() . '/www';
