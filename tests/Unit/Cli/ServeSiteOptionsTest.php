@@ -56,8 +56,23 @@ final class ServeSiteOptionsTest extends TestCase
     public function testAutoLooksForPhpCgiInThePathGiven(): void
     {
         self::assertSame(Tier::Sequential, ServeOptions::parse([self::APP], ['PATH' => '/nonexistent'], '/')->site->tier);
-        $withCgi = ServeOptions::parse([self::APP], ['PATH' => \dirname(PHP_BINARY)], '/')->site;
-        self::assertSame(is_executable(\dirname(PHP_BINARY) . '/php-cgi') ? Tier::Isolated : Tier::Sequential, $withCgi->tier);
+        $dir = sys_get_temp_dir() . '/kiln-php-cgi-path-' . getmypid() . '-' . bin2hex(random_bytes(3));
+        mkdir($dir);
+        try {
+            $versioned = "$dir/php-cgi" . PHP_MAJOR_VERSION . '.' . PHP_MINOR_VERSION;
+            file_put_contents($versioned, "#!/bin/sh\n");
+            self::assertSame(Tier::Sequential, ServeOptions::parse([self::APP], ['PATH' => "/nonexistent:$dir"], '/')->site->tier, 'not executable');
+            chmod($versioned, 0o755);
+            self::assertSame(Tier::Isolated, ServeOptions::parse([self::APP], ['PATH' => "/nonexistent:$dir"], '/')->site->tier, 'php-cgi' . PHP_MAJOR_VERSION . '.' . PHP_MINOR_VERSION);
+            unlink($versioned);
+            file_put_contents("$dir/php-cgi", "#!/bin/sh\n");
+            chmod("$dir/php-cgi", 0o755);
+            self::assertSame(Tier::Isolated, ServeOptions::parse([self::APP], ['PATH' => "/nonexistent:$dir"], '/')->site->tier, 'php-cgi');
+        } finally {
+            @unlink($versioned);
+            @unlink("$dir/php-cgi");
+            rmdir($dir);
+        }
     }
 
     public function testCacheControlRulesAreKeptInTheOrderGiven(): void
