@@ -110,6 +110,7 @@ final class MetricsTest extends TestCase
         fwrite($slow, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n");
         usleep(300_000); // the request reaches a worker before the drain starts
         $kiln->signal(SIGQUIT);
+        $quit = microtime(true);
         $deadline = microtime(true) + 5;
         $ready = HttpClient::get("$admin/ready");
         while ($ready['status'] === 200 && microtime(true) < $deadline) {
@@ -122,7 +123,9 @@ final class MetricsTest extends TestCase
         stream_set_timeout($slow, 10);
         self::assertStringContainsString('slow done', (string) stream_get_contents($slow));
         fclose($slow);
-        $kiln->waitForExit(10.0);
+        self::assertSame(0, $kiln->waitForExit(10.0), 'the server exits once its drain is over: ' . $kiln->log());
+        // /slow takes 3 s: the drain ends with it, well before its deadline (--drain-timeout=10), when workers are killed.
+        self::assertLessThan(8.0, microtime(true) - $quit, 'the drain lasted until its deadline: ' . $kiln->log());
     }
 
     public function testCountersKeepTheirTotalsAcrossAReloadAndTheRestartsAreCounted(): void

@@ -110,7 +110,7 @@ final class PidFileRaceTest extends TestCase
             $this->waitUntil(static fn(): bool => str_contains($old->log(), 'is up on'), 'the php-cgi pool up');
             $worker = $old->workerPids();
             posix_kill($old->pid(), SIGKILL);
-            $old->waitForExit(5.0);
+            self::assertNotNull($old->waitForExit(5.0), 'the supervisor is gone after SIGKILL');
             [$code, , $stderr] = KilnProcess::run(['serve', self::APP, '--listen=127.0.0.1:0', '--workers=1', "--pid-file=$this->pidFile"], 6.0);
             self::assertSame(1, $code, "refused while the old worker still serves: $stderr");
             self::assertStringContainsString("Pid file {$this->pidFile} is held by another server: one that is starting, or what is left of supervisor {$old->pid()}, which is gone", $stderr);

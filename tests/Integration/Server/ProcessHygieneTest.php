@@ -225,7 +225,7 @@ final class ProcessHygieneTest extends TestCase
         self::assertStringContainsString("Pid file $pidFile is held by running process {$server->pid()}", $stderr);
         $tree = $this->see($this->tree($server->pid()));
         posix_kill($server->pid(), SIGKILL);
-        $server->waitForExit(5.0);
+        self::assertNotNull($server->waitForExit(5.0), 'the supervisor is gone after SIGKILL');
         $this->waitUntil(static fn(): bool => array_values(array_filter($tree, self::running(...))) === [$user], 'every process but the user process to end', 15.0, fn(): string => $this->describe($tree));
         $next = $this->next = KilnProcess::start(self::APP, ['--workers=1', "--pid-file=$pidFile"]);
         self::assertTrue(self::running($user), 'the user process still runs: the next server started beside it');
