@@ -23,8 +23,10 @@ final class PhpExtensions
      * $needed loaded again by name from this PHP's extension_dir unless built in; zend.assertions as here.
      *
      * @param list<string> $needed
-     * @return list<string>|string the options, or why such a PHP cannot be had here (FFI built in, an extension
-     *     that will not load without php.ini)
+     * @return list<string>|string the options, or why such a PHP cannot be had here: FFI built into this PHP, which
+     *     -n cannot leave out (Debian builds it as a shared extension)
+     * @throws \RuntimeException when an extension of $needed will not load without php.ini, or FFI loads all the same:
+     *     a broken install, not a PHP that lacks something
      */
     public static function withoutFfi(array $needed): array|string
     {
@@ -41,9 +43,9 @@ final class PhpExtensions
         $loaded = self::loaded($php);
         foreach ($needed as $extension) {
             if (!\in_array($extension, $loaded, true)) {
-                return "PHP without php.ini cannot load $extension";
+                throw new \RuntimeException("PHP without php.ini cannot load $extension from " . \ini_get('extension_dir'));
             }
         }
-        return \in_array('ffi', $loaded, true) ? 'FFI is loaded even with -n' : $php;
+        return \in_array('ffi', $loaded, true) ? throw new \RuntimeException('FFI is loaded even with -n') : $php;
     }
 }
