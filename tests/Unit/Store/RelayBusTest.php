@@ -45,6 +45,7 @@ final class RelayBusTest extends TestCase
             }
             $done(static fn(array $heard): bool => \count($heard) >= 1500);
         });
+        self::assertSame([1, 2, 3], array_keys($results), 'every worker reported what it heard');
         foreach ($results as $slot => $heard) {
             self::assertCount(1500, $heard, "worker $slot");
             foreach ([1, 2, 3] as $publisher) {
@@ -91,6 +92,7 @@ final class RelayBusTest extends TestCase
             }
             $done(static fn(array $heard): bool => \count($heard) >= 6);
         }, static fn(string $payload): string => \strlen($payload) . ':' . $payload[0] . ':' . md5($payload));
+        self::assertSame([1, 2], array_keys($results), 'every worker reported what it heard');
         foreach ($results as $slot => $heard) {
             $expected = [];
             foreach ([1, 2] as $publisher) {
