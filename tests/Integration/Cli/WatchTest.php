@@ -50,6 +50,7 @@ final class WatchTest extends TestCase
     {
         $kiln = KilnProcess::start($this->dir, ['--watch', '--workers=2']);
         $before = $kiln->workerPids();
+        self::assertCount(2, $before, 'the two workers whose replacement is looked for');
         file_put_contents("$this->dir/lib/answer.php", "<?php\nfunction answer(): string\n{\n    return 'broken'\n}\n");
         $kiln->waitForLog('~--watch: .*syntax error.* in ' . preg_quote("$this->dir/lib/answer.php", '~') . ' on line 5; the workers keep serving~', 10);
         self::assertSame('first', HttpClient::get($kiln->baseUrl() . '/')['body']);
