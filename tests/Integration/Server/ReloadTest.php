@@ -18,6 +18,7 @@ final class ReloadTest extends TestCase
     {
         $kiln = KilnProcess::start(self::APP);
         $before = $kiln->workerPids();
+        self::assertCount(2, $before, 'the workers a reload must replace');
         $failures = [];
         $served = 0;
         $reloadAt = microtime(true) + 1.0;
