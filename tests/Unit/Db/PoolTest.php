@@ -146,6 +146,7 @@ final class PoolTest extends LoopTestCase
                     $inner->execute('INSERT undone');
                     throw new \DomainException('no');
                 });
+                self::fail('the exception reaches the caller');
             } catch (\DomainException) {
             }
         })));
