@@ -98,6 +98,9 @@ abstract class AppTestCase extends TestCase
         }
         $known = static::knownFailures()[$stack] ?? null;
         if ($known !== null) {
+            // The flow is known to fail on this stack, not the stack to fail to serve it: a stack that never came up
+            // (or a walk that broke before its first step) is no sign that the known failure still holds.
+            self::assertNotSame([], $run->steps(), static::app() . " on $stack took no step: " . $run->reason());
             $differences = $run->differencesFrom($reference);
             self::assertFalse($run->passed() && $reference->passed() && $differences === [], static::app()
                 . " now runs on $stack as on Apache: remove it from knownFailures() (\"$known\")");
