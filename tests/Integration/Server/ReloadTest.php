@@ -80,6 +80,7 @@ final class ReloadTest extends TestCase
         $pidFile = "$flag.pid";
         $kiln = KilnProcess::start(self::APP, ["--pid-file=$pidFile"], ['KILN_TEST_FAIL_FLAG' => $flag]);
         $before = $kiln->workerPids();
+        self::assertCount(2, $before, 'the workers that must keep serving');
         touch($flag);
         try {
             $kiln->signal(SIGHUP);
@@ -96,7 +97,7 @@ final class ReloadTest extends TestCase
         $status = json_decode($json, true, flags: JSON_THROW_ON_ERROR);
         self::assertIsArray($status);
         self::assertIsArray($status['workers']);
-        self::assertSame(array_fill(0, \count($status['workers']), 0), array_column($status['workers'], 'restarts'));
+        self::assertSame([0, 0], array_column($status['workers'], 'restarts'), 'two workers, neither restarted');
         self::assertSame(0, $kiln->stop());
     }
 
