@@ -11,7 +11,8 @@ use Kiln\Http\Wire\Internal\FieldSyntax;
 /**
  * An HTTP response. The body is a string (sent with Content-Length), an iterable of strings (streamed
  * with chunked encoding as it is produced, with backpressure), or a readable stream resource (sent in
- * pieces; with Content-Length when its size is known).
+ * pieces; with Content-Length when its size is known). The server frames the body itself: a Content-Length
+ * header set here is not sent as it is, but answers a HEAD request (see declaredLength()).
  *
  * Header names must be tokens and values must not hold CR, LF or NUL: setHeader() and addHeader() throw
  * \ValueError at once. Every way in checks, so ResponseEncoder::responseHead() sends them without a second
@@ -192,6 +193,30 @@ final class Response
     public function hasHeader(string $name): bool
     {
         return isset($this->names[self::COMMON[$name] ?? strtolower($name)]);
+    }
+
+    /**
+     * The Content-Length the handler set, when it is a plain number (the same in every copy): what a HEAD
+     * answer advertises, as Apache and nginx pass a script's own on, since a script may answer HEAD with its
+     * headers alone (Symfony's BinaryFileResponse does). Null when none was set or it is not a number.
+     */
+    public function declaredLength(): ?int
+    {
+        $written = $this->names['content-length'] ?? null;
+        if ($written === null) {
+            return null;
+        }
+        $values = $this->headers[$written];
+        $value = trim($values[0] ?? '');
+        if ($value === '' || \strlen($value) > 18 || strspn($value, '0123456789') !== \strlen($value)) {
+            return null;
+        }
+        foreach ($values as $other) {
+            if (trim($other) !== $value) {
+                return null;
+            }
+        }
+        return (int) $value;
     }
 
     /** @return array<string, list<string>> names as written */

@@ -365,7 +365,8 @@ final class FatalGuard
         $head = $request->head();
         $headRequest = $head->method === 'HEAD';
         try {
-            $bytes = $this->core->encoder->responseHead($response, \strlen($body), $head->version, false, $headRequest);
+            $length = $headRequest ? $response->declaredLength() ?? \strlen($body) : \strlen($body);
+            $bytes = $this->core->encoder->responseHead($response, $length, $head->version, false, $headRequest);
         } catch (\ValueError) {
             $bytes = $this->core->encoder->dated($this->failed);
             $body = '';

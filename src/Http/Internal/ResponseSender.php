@@ -66,8 +66,11 @@ final class ResponseSender
     {
         // encode() straight from here, with the status already read: nearly every response comes this way, and
         // responseHead()'s calls in between cost a few hundred instructions.
-        $bodiless = $head->method === 'HEAD' || $status === 204 || $status === 304;
-        $bytes = $this->encoder->encode($status, $response->headers(), false, \strlen($body), $head->version, $keepAlive, $bodiless);
+        $headRequest = $head->method === 'HEAD';
+        $bodiless = $headRequest || $status === 204 || $status === 304;
+        // A HEAD answer advertises the length the handler declared: a script that prints nothing for HEAD is not 0.
+        $length = $headRequest ? $response->declaredLength() ?? \strlen($body) : \strlen($body);
+        $bytes = $this->encoder->encode($status, $response->headers(), false, $length, $head->version, $keepAlive, $bodiless);
         if ($bodiless) {
             $connection->write($bytes);
             return 0;

@@ -63,4 +63,16 @@ final class HeadersTest extends SequentialTestCase
         self::assertSame('', $response['body']);
         self::assertSame(['1'], $response['headers']['x-one']);
     }
+
+    public function testHeadAdvertisesTheContentLengthTheScriptSetWhenItPrintsNothing(): void
+    {
+        $get = $this->get('/head-length.php');
+        self::assertSame('hello world', $get['body']);
+        foreach (['/head-length.php', '/head-length.php?exit=1'] as $target) {
+            $response = $this->request('HEAD', $target);
+            self::assertSame(200, $response['status'], $target);
+            self::assertSame('', $response['body'], $target);
+            self::assertSame(['11'], $response['headers']['content-length'] ?? null, "$target: the length a GET gets, as Apache and php-fpm give it, not 0");
+        }
+    }
 }

@@ -97,4 +97,16 @@ final class ResponseTest extends TestCase
         $response = new Response(200, ['X-A' => ['1', '2']]);
         self::assertSame(['X-A' => ['1', '2']], $response->wireHeaders());
     }
+
+    public function testDeclaredLengthIsAPlainNumberTheHandlerSet(): void
+    {
+        self::assertNull((new Response(200, [], 'abc'))->declaredLength());
+        self::assertSame(11, (new Response(200, ['Content-Length' => '11']))->declaredLength());
+        self::assertSame(0, (new Response(200, ['content-length' => ' 0 ']))->declaredLength());
+        self::assertSame(7, (new Response(200, ['Content-Length' => ['7', '7']]))->declaredLength());
+        foreach (['', '-1', '1e3', '0x10', '12 34', '1234567890123456789'] as $bad) {
+            self::assertNull((new Response(200, ['Content-Length' => $bad]))->declaredLength(), "'$bad'");
+        }
+        self::assertNull((new Response(200, ['Content-Length' => ['7', '8']]))->declaredLength(), 'copies that disagree');
+    }
 }
