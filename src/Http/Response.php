@@ -12,7 +12,8 @@ use Kiln\Http\Wire\Internal\FieldSyntax;
  * An HTTP response. The body is a string (sent with Content-Length), an iterable of strings (streamed
  * with chunked encoding as it is produced, with backpressure), or a readable stream resource (sent in
  * pieces; with Content-Length when its size is known). The server frames the body itself: a Content-Length
- * header set here is not sent as it is, but answers a HEAD request (see declaredLength()).
+ * header set here is not sent as it is, but frames an iterable body and answers a HEAD request (see
+ * declaredLength()).
  *
  * Header names must be tokens and values must not hold CR, LF or NUL: setHeader() and addHeader() throw
  * \ValueError at once. Every way in checks, so ResponseEncoder::responseHead() sends them without a second
@@ -198,7 +199,9 @@ final class Response
     /**
      * The Content-Length the handler set, when it is a plain number (the same in every copy): what a HEAD
      * answer advertises, as Apache and nginx pass a script's own on, since a script may answer HEAD with its
-     * headers alone (Symfony's BinaryFileResponse does). Null when none was set or it is not a number.
+     * headers alone (Symfony's BinaryFileResponse does), and the length an iterable body is sent with (cut
+     * there; the connection closed when it ends short). A string body is sent with its own length. Null when
+     * none was set or it is not a number.
      */
     public function declaredLength(): ?int
     {

@@ -137,6 +137,7 @@ final class ResultConverter
             }
             return $response;
         }
+        $response->removeHeader('Content-Length'); // what the handler echoed goes first: the body is longer now
         $body = $response->body();
         if (\is_string($body)) {
             if ($body === '' && !$response->hasHeader('Content-Type')) {

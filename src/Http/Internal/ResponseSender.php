@@ -13,7 +13,8 @@ use Kiln\Server\WorkerContext;
 
 /**
  * Puts one Response on the wire: a string with Content-Length in one write; an iterable chunk by chunk
- * (chunked on HTTP/1.1, close-delimited on 1.0); a stream in 64 KiB pieces. Streaming pauses whenever
+ * (chunked on HTTP/1.1, close-delimited on 1.0; with the Content-Length the handler set, when it set one);
+ * a stream in 64 KiB pieces. Streaming pauses whenever
  * the connection's write buffer is full.
  *
  * @internal
@@ -106,6 +107,10 @@ final class ResponseSender
     private function sendIterable(Connection $connection, Request $request, Response $response, iterable $body, bool $keepAlive, bool $withBody): array
     {
         $head = $request->head();
+        $length = $response->declaredLength();
+        if ($length !== null) {
+            return $this->sendDeclared($connection, $head, $response, $body, $length, $keepAlive, $withBody);
+        }
         $chunked = $head->version === '1.1';
         if (!$chunked) {
             $keepAlive = false;
@@ -134,6 +139,55 @@ final class ResponseSender
         }
         if ($chunked) {
             $connection->write($this->encoder->end());
+        }
+        return [$keepAlive, $sent];
+    }
+
+    /**
+     * A streamed body whose length the handler declared (a CGI or FastCGI script's own `Content-Length`, as
+     * Apache and nginx pass it on): sent with that length instead of chunked, so a download shows its size.
+     * What the body yields past the length is read and dropped (the script runs to its end); a body that ends
+     * short closes the connection, so the client sees the message is incomplete. Either is logged.
+     *
+     * @param iterable<string> $body
+     * @return array{bool, int}
+     */
+    private function sendDeclared(Connection $connection, RequestHead $head, Response $response, iterable $body, int $length, bool $keepAlive, bool $withBody): array
+    {
+        $connection->write($this->encoder->responseHead($response, $length, $head->version, $keepAlive, !$withBody));
+        if (!$withBody) {
+            return [$keepAlive, 0];
+        }
+        $sent = 0;
+        $dropped = 0;
+        try {
+            foreach ($body as $piece) {
+                $piece = (string) $piece;
+                $room = $length - $sent;
+                if (\strlen($piece) > $room) {
+                    $dropped += \strlen($piece) - $room;
+                    $piece = substr($piece, 0, $room);
+                }
+                if ($piece === '') {
+                    continue;
+                }
+                $connection->write($piece);
+                $sent += \strlen($piece);
+                if (!$connection->output->awaitDrain()) {
+                    return [false, $sent];
+                }
+            }
+        } catch (\Throwable $e) {
+            $this->context->log('error', 'Streamed body of ' . $head->method . ' ' . $head->target . ' failed: ' . $e->getMessage());
+            return [false, $sent];
+        }
+        $where = "$head->method $head->target declared Content-Length: $length";
+        if ($sent < $length) {
+            $this->context->log('warning', "$where but its body ended after $sent bytes: the connection is closed");
+            return [false, $sent];
+        }
+        if ($dropped > 0) {
+            $this->context->log('warning', "$where and its body went on for $dropped bytes more: those were not sent");
         }
         return [$keepAlive, $sent];
     }

@@ -14,8 +14,8 @@ final class CgiHead
     /** Hop-by-hop fields a gateway must not forward as the script wrote them (RFC 9110 §7.6.1). */
     public const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
 
-    /** HOP_BY_HOP and Content-Length, as keys: what forwardedHeaders() leaves out. */
-    private const NOT_FORWARDED = ['content-length' => true, 'connection' => true, 'keep-alive' => true, 'proxy-connection' => true,
+    /** HOP_BY_HOP, as keys: what forwardedHeaders() leaves out. */
+    private const NOT_FORWARDED = ['connection' => true, 'keep-alive' => true, 'proxy-connection' => true,
         'te' => true, 'trailer' => true, 'transfer-encoding' => true, 'upgrade' => true];
 
     /**
@@ -69,8 +69,8 @@ final class CgiHead
     }
 
     /**
-     * The fields to put on the client response: $headers without hop-by-hop fields and without
-     * `Content-Length` (the server frames the body itself).
+     * The fields to put on the client response: $headers without hop-by-hop fields. `Content-Length` stays:
+     * the server frames the body itself, by the script's length when it streams it (Response::declaredLength()).
      *
      * @return list<array{0: string, 1: string}>
      */

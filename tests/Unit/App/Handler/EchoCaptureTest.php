@@ -75,6 +75,16 @@ final class EchoCaptureTest extends InvokerTestCase
         self::assertSame(['head;', 'a', 'b'], self::chunks($response));
     }
 
+    public function testEchoedOutputDropsTheContentLengthTheHandlerSetForItsBody(): void
+    {
+        $response = $this->invoke(static function (): Response {
+            echo 'head;';
+            return new Response(200, ['Content-Length' => '2'], new \ArrayIterator(['a', 'b']));
+        });
+        self::assertSame(['head;', 'a', 'b'], self::chunks($response));
+        self::assertNull($response->declaredLength(), 'the body is longer than the handler said: it must not be cut there');
+    }
+
     public function testEchoedOutputIsPrependedToAResponseWithAStreamBody(): void
     {
         $stream = fopen('php://memory', 'w+');

@@ -61,6 +61,39 @@ final class ResponseSenderTest extends CoreTestCase
         self::assertStringEndsWith("\r\n\r\nabcde", $received);
     }
 
+    public function testAnIterableBodyWithADeclaredLengthIsSentWithItNotChunked(): void
+    {
+        [$result, $received] = $this->send(new Response(200, ['Content-Length' => '5'], ['ab', 'cde']), version: '1.0');
+        self::assertSame([true, 5, 200], $result, 'framed by its length: the connection stays open, on HTTP/1.0 too');
+        self::assertStringContainsString("Content-Length: 5\r\n", $received);
+        self::assertStringNotContainsString('chunked', $received);
+        self::assertStringEndsWith("\r\n\r\nabcde", $received);
+
+        [$result, $received] = $this->send(new Response(200, ['Content-Length' => '7'], []), method: 'HEAD');
+        self::assertSame([true, 0, 200], $result);
+        self::assertStringContainsString("Content-Length: 7\r\n", $received, 'HEAD: the declared length, no body');
+        self::assertStringEndsWith("\r\n\r\n", $received);
+    }
+
+    public function testAnIterableBodyPastItsDeclaredLengthIsCutThereAndOneShortOfItEndsTheConnection(): void
+    {
+        $rest = false;
+        $long = (static function () use (&$rest): \Generator {
+            yield 'abc';
+            yield 'defg';
+            $rest = true;
+        })();
+        [$result, $received] = $this->send(new Response(200, ['Content-Length' => '5'], $long));
+        self::assertSame([true, 5, 200], $result);
+        self::assertStringEndsWith("\r\n\r\nabcde", $received);
+        self::assertTrue($rest, 'the body is read to its end (the script runs on)');
+        self::assertSame(['warning: GET /x declared Content-Length: 5 and its body went on for 2 bytes more: those were not sent'], $this->context->logs);
+
+        [$result, $received] = $this->send(new Response(200, ['Content-Length' => '9'], ['abc']));
+        self::assertSame([false, 3, 200], $result, 'short: the connection ends, the client sees the message is incomplete');
+        self::assertStringEndsWith("\r\n\r\nabc", $received);
+    }
+
     public function testAFileStreamIsSentWithItsLengthFromWhereItStandsAndClosed(): void
     {
         $file = tmpfile();

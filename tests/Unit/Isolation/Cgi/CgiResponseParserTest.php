@@ -165,10 +165,10 @@ final class CgiResponseParserTest extends TestCase
         self::assertSame('body', $body);
     }
 
-    public function testForwardedHeadersDropHopByHopFieldsAndContentLength(): void
+    public function testForwardedHeadersDropHopByHopFieldsAndKeepTheScriptsContentLength(): void
     {
         [$head] = self::parse("Content-Type: a/b\nConnection: close\nTransfer-Encoding: chunked\nContent-Length: 4\nX-Keep: 1\nKeep-Alive: 5\nUpgrade: h2c\n\n");
-        self::assertSame([['Content-Type', 'a/b'], ['X-Keep', '1']], $head->forwardedHeaders());
+        self::assertSame([['Content-Type', 'a/b'], ['Content-Length', '4'], ['X-Keep', '1']], $head->forwardedHeaders(), 'the server frames a streamed body by it');
     }
 
     public function testNonAsciiValueBytesAreKept(): void
