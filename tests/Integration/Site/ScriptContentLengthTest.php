@@ -60,6 +60,27 @@ final class ScriptContentLengthTest extends TestCase
         $client->close();
     }
 
+    public function testAForkTierPageThatEndsWithinItsBufferIsSentWithItsLength(): void
+    {
+        $client = RawClient::to($this->server('fork'));
+        $client->send("GET /page.php HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n\r\n");
+        $response = $client->readResponse(10.0);
+        self::assertNotNull($response);
+        self::assertSame(['5'], $response['headers']['content-length'] ?? null, 'as the isolated tier and mod_php send a short page');
+        self::assertArrayNotHasKey('transfer-encoding', $response['headers']);
+        self::assertSame('hello', $response['body']);
+        $client->send("GET /page.php?empty=1 HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n\r\n");
+        $empty = $client->readResponse(10.0);
+        self::assertNotNull($empty, 'HTTP/1.0 keeps its connection: the length frames the body');
+        self::assertSame(['0'], $empty['headers']['content-length'] ?? null);
+        $client->send("GET /page.php?status=204 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        $noContent = $client->readResponse(10.0);
+        self::assertNotNull($noContent);
+        self::assertSame(204, $noContent['status']);
+        self::assertArrayNotHasKey('content-length', $noContent['headers'], 'a 204 has no length');
+        $client->close();
+    }
+
     public function testABodyLongerThanItsContentLengthIsCutThereAndTheConnectionServesOn(): void
     {
         $server = $this->server('fork');

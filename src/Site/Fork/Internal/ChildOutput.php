@@ -9,7 +9,8 @@ use Kiln\Site\Sequential\Engine\Stdout;
 /**
  * @internal In a forked child: the output buffer that puts the CGI header block (status from
  * http_response_code(), fields from headers_list()) in front of the first byte of output, on fd 1 (the
- * connection). Like php-fpm with output_buffering=8192: header() works until 8 KiB of output went out.
+ * connection). Like php-fpm with output_buffering=8192: header() works until 8 KiB of output went out; a
+ * page whose whole output fits in that is sent with its length (Content-Length), as under Apache's mod_php.
  * After a fatal error with nothing sent yet, the status becomes 500 unless the script set another, and
  * the output so far is sent, as php-fpm and php-cgi do with display_errors off.
  *
@@ -96,13 +97,15 @@ final class ChildOutput
     {
         // The head leaves with the first byte of the body, as under a web SAPI: until then header() still counts,
         // even after the script cleaned or ended this buffer (phpMyAdmin does both).
+        // At the last flush, a head not sent yet goes with the whole body: its length is known, and is sent with it.
+        $whole = ($phase & \PHP_OUTPUT_HANDLER_FINAL) !== 0 && $this->ending;
         if ($buffer !== '' && ($phase & \PHP_OUTPUT_HANDLER_CLEAN) === 0) {
-            $this->sendHead();
+            $this->sendHead($whole ? \strlen($buffer) : null);
             @\fwrite($this->sink, $buffer);
         }
         if (($phase & \PHP_OUTPUT_HANDLER_FINAL) !== 0) {
             if ($this->ending) {
-                $this->sendHead();
+                $this->sendHead(0);
                 $this->end();
             } elseif (!$this->removed) {
                 $this->removed = true;
@@ -137,7 +140,8 @@ final class ChildOutput
         }
     }
 
-    private function sendHead(): void
+    /** @param int|null $length the whole body's, when it goes out with the head: a Content-Length unless the script set one */
+    private function sendHead(?int $length = null): void
     {
         if ($this->headSent) {
             return;
@@ -148,7 +152,11 @@ final class ChildOutput
         $type = false;
         foreach (\headers_list() as $line) {
             $type = $type || \stripos($line, 'content-type:') === 0;
+            $length = \stripos($line, 'content-length:') === 0 ? null : $length;
             $head .= \strtr($line, ["\r" => '', "\n" => '']) . "\r\n";
+        }
+        if ($length !== null) {
+            $head .= "Content-Length: $length\r\n";
         }
         $mime = (string) \ini_get('default_mimetype');
         if (!$type && $mime !== '') {
