@@ -69,7 +69,8 @@ final class CgiHead
     }
 
     /**
-     * The fields to put on the client response: $headers without hop-by-hop fields. `Content-Length` stays:
+     * The fields to put on the client response: $headers without hop-by-hop fields, `Content-Type` spelled so
+     * whatever the script wrote (PHP writes `Content-type`), as Apache and nginx send it. `Content-Length` stays:
      * the server frames the body itself, by the script's length when it streams it (Response::declaredLength()).
      *
      * @return list<array{0: string, 1: string}>
@@ -81,7 +82,10 @@ final class CgiHead
         }
         $out = [];
         foreach ($this->headers as $field) {
-            if (!isset(self::NOT_FORWARDED[\strtolower($field[0])])) {
+            $lower = \strtolower($field[0]);
+            if ($lower === 'content-type') {
+                $out[] = ['Content-Type', $field[1]]; // PHP writes `Content-type`; Apache and nginx send `Content-Type`
+            } elseif (!isset(self::NOT_FORWARDED[$lower])) {
                 $out[] = $field;
             }
         }

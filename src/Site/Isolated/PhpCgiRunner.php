@@ -42,12 +42,6 @@ use Kiln\Store\NodeBus;
  */
 final class PhpCgiRunner implements ScriptRunner
 {
-    /**
-     * PHP spells it `Content-type`; nginx and Apache put `Content-Type` on the wire, and the Response takes
-     * that spelling without checking the name again.
-     */
-    private const SPELLING = ['Content-type' => 'Content-Type'];
-
     /** Bytes of a response already arrived that are held to send it whole; past this it streams. */
     private const WHOLE_LIMIT = 1 << 20;
 
@@ -166,7 +160,7 @@ final class PhpCgiRunner implements ScriptRunner
         }
         $response = new Response($head->status, [], $body);
         foreach ($head->forwardedHeaders() as [$name, $value]) {
-            $response->addHeader(self::SPELLING[$name] ?? $name, $value);
+            $response->addHeader($name, $value);
         }
         return $response;
     }

@@ -47,7 +47,10 @@ final class ResponseCapture
                 }
                 continue;
             }
-            $typed = $typed || $lower === 'content-type';
+            if ($lower === 'content-type') {
+                $typed = true;
+                $name = 'Content-Type'; // PHP writes `Content-type`; Apache and nginx send `Content-Type`
+            }
             try {
                 $response->addHeader($name, $value);
             } catch (\ValueError $e) {

@@ -116,6 +116,16 @@ final class ForkRunnerTest extends TestCase
         );
     }
 
+    public function testTheContentTypeAScriptSetIsSpelledAsApacheSendsIt(): void
+    {
+        $client = RawClient::to($this->server());
+        $client->send("GET /typed.php HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        $response = $client->readResponse();
+        $client->close();
+        self::assertNotNull($response);
+        self::assertStringContainsString("\r\nContent-Type: text/plain;charset=UTF-8\r\n", $response['raw'], 'PHP writes `Content-type`');
+    }
+
     public function testAHeadRequestRunsTheScriptToItsEndButSendsNoBody(): void
     {
         $file = \sys_get_temp_dir() . '/kiln-fork-head-' . \getmypid();

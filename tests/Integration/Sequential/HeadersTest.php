@@ -75,4 +75,10 @@ final class HeadersTest extends SequentialTestCase
             self::assertSame(['11'], $response['headers']['content-length'] ?? null, "$target: the length a GET gets, as Apache and php-fpm give it, not 0");
         }
     }
+
+    public function testTheContentTypeAScriptSetIsSpelledAsApacheSendsIt(): void
+    {
+        $response = $this->get('/head-length.php');
+        self::assertStringContainsString("\r\nContent-Type: text/plain;charset=UTF-8\r\n", $response['raw'], 'PHP writes `Content-type`');
+    }
 }

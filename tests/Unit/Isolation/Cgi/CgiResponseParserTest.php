@@ -206,7 +206,7 @@ final class CgiResponseParserTest extends TestCase
         $early = new CgiResponseParser(cache: $cache);
         self::assertNotSame($first, $early->feed("Content-type: text/html\n\nX-A: 1\r\n\r\n"), 'the block ends at the first empty line');
         self::assertSame("X-A: 1\r\n\r\n", $early->body());
-        self::assertSame([['Content-type', 'text/html'], ['X-A', '1']], $again->forwardedHeaders());
+        self::assertSame([['Content-Type', 'text/html'], ['X-A', '1']], $again->forwardedHeaders(), 'spelled as Apache and nginx send it');
         for ($i = 0; $i < 2; $i++) {
             try {
                 (new CgiResponseParser(cache: $cache))->feed("X-Bad\x01: 1\r\n\r\n");
