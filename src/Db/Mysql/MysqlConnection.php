@@ -115,8 +115,13 @@ final class MysqlConnection implements Connection
         return $this->codec->inTransaction();
     }
 
+    /** Also true for an idle connection the server has ended meanwhile (a restart, KILL, wait_timeout). */
     public function isBroken(): bool
     {
+        if ($this->state === LinkState::Ready && $this->endedWhileIdle()) {
+            $this->state = LinkState::Broken;
+        }
+
         return $this->state === LinkState::Broken || $this->state === LinkState::Closed;
     }
 
@@ -191,6 +196,15 @@ final class MysqlConnection implements Connection
         if ($out !== '') {
             write($this->socket, $out, $cancellation);
         }
+    }
+
+    /** Between commands the server sends nothing: readable means closed, or an error it sent before closing. */
+    private function endedWhileIdle(): bool
+    {
+        $read = [$this->socket];
+        $none = null;
+
+        return @stream_select($read, $none, $none, 0) !== 0;
     }
 
     private function breakDown(?\Throwable $e): \Throwable

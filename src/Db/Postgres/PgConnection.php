@@ -92,18 +92,32 @@ final class PgConnection implements Connection
             && \in_array(pg_transaction_status($this->link), [PGSQL_TRANSACTION_INTRANS, PGSQL_TRANSACTION_INERROR], true);
     }
 
+    /** Also true for an idle connection the server has ended meanwhile (a restart, a terminated backend, a timeout). */
     public function isBroken(): bool
     {
+        if ($this->state === LinkState::Ready && $this->endedWhileIdle()) {
+            $this->breakDown();
+        }
+
         return $this->state === LinkState::Broken || $this->state === LinkState::Closed;
     }
 
     public function close(): void
     {
-        if ($this->state !== LinkState::Closed) {
-            $this->state = LinkState::Closed;
-            pg_close($this->link);
-            @fclose($this->socket);
+        if ($this->state === LinkState::Closed) {
+            return;
         }
+        if ($this->state !== LinkState::Ready) {
+            // pg_close() first waits for the answer of a statement still running, blocking the worker until it
+            // ends: shut the socket down under libpq so that the wait ends at once (the server may finish it).
+            $raw = \function_exists('socket_import_stream') ? @socket_import_stream($this->socket) : false;
+            if ($raw instanceof \Socket) {
+                @socket_shutdown($raw, 2);
+            }
+        }
+        $this->state = LinkState::Closed;
+        pg_close($this->link);
+        @fclose($this->socket);
     }
 
     /** @internal the raw link, for PgListener */
@@ -183,6 +197,27 @@ final class PgConnection implements Connection
         $message = pg_result_error_field($result, PGSQL_DIAG_MESSAGE_PRIMARY);
 
         return new QueryException(\is_string($message) ? $message : trim((string) pg_result_error($result)), \is_string($state) ? $state : 'HY000');
+    }
+
+    /**
+     * An idle connection has nothing to read unless the server spoke first: a NOTIFY, or an error followed by
+     * the end of the connection (PostgreSQL sends "terminating connection" before it closes).
+     */
+    private function endedWhileIdle(): bool
+    {
+        for ($round = 0; $round < 2; $round++) {
+            $read = [$this->socket];
+            $none = null;
+            if (@stream_select($read, $none, $none, 0) === 0) {
+                return false;
+            }
+            // The error comes first and libpq keeps it as a notice; the end of the stream shows on the next read.
+            if (!@pg_consume_input($this->link) || pg_connection_status($this->link) !== PGSQL_CONNECTION_OK) {
+                return true;
+            }
+        }
+
+        return false;
     }
 
     private function breakDown(): void

@@ -112,4 +112,21 @@ final class MariaDbTest extends PoolContractTestCase
     {
         return '[28000] Access denied';
     }
+
+    protected function sessionIdQuery(): string
+    {
+        return 'SELECT CONNECTION_ID() AS id';
+    }
+
+    protected function endSession(int $id): void
+    {
+        $server = $this->server();
+        \assert($server instanceof MariaDbServer);
+        $admin = $server->admin();
+        try {
+            $admin->query('KILL ' . $id);
+        } finally {
+            $admin->close();
+        }
+    }
 }

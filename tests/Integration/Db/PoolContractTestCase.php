@@ -58,6 +58,12 @@ abstract class PoolContractTestCase extends TestCase
     /** What the server says when the password is wrong. */
     abstract protected function wrongPasswordMessage(): string;
 
+    /** A query whose one column is the server's id of the session that runs it. */
+    abstract protected function sessionIdQuery(): string;
+
+    /** Ends the session $id from another connection, as a restart or an administrator would. */
+    abstract protected function endSession(int $id): void;
+
     public static function setUpBeforeClass(): void
     {
         self::$server = static::startServer();
@@ -197,6 +203,51 @@ abstract class PoolContractTestCase extends TestCase
         self::assertInstanceOf(CancelledException::class, $error);
         self::assertSame(5, $after, 'the answer of the cancelled sleep is never read as this one');
         self::assertSame(['open' => 1, 'idle' => 1, 'waiting' => 0], $stats);
+    }
+
+    public function testACancelledQueryEndsAtOnceWithoutHoldingTheLoop(): void
+    {
+        $pool = $this->pool('max=1');
+        $sleep = 'SELECT ' . $this->sleep('4');
+        $longestGap = 0.0;
+        $ticks = Loop::repeat(0.01, static function () use (&$longestGap, &$last): void {
+            $now = microtime(true);
+            $longestGap = max($longestGap, $now - ($last ?? $now));
+            $last = $now;
+        });
+        $started = microtime(true);
+        $error = $this->inFiber(static function () use ($pool, $sleep): ?\Throwable {
+            try {
+                $pool->query($sleep, [], new TimeoutCancellation(0.2));
+            } catch (CancelledException $e) {
+                return $e;
+            }
+
+            return null;
+        });
+        $elapsed = microtime(true) - $started;
+        Loop::cancel($ticks);
+        self::assertInstanceOf(CancelledException::class, $error);
+        self::assertLessThan(2.0, $elapsed, "the cancelled query returned after $elapsed s, not when cancelled");
+        self::assertLessThan(1.0, $longestGap, 'closing the cancelled connection held the loop');
+        self::assertSame(3, $this->inFiber(static fn() => $pool->query('SELECT 3 AS n')->scalar()));
+    }
+
+    public function testAnIdleConnectionTheServerEndedIsReplacedNotHandedOut(): void
+    {
+        $pool = $this->pool('max=1');
+        $sessionId = $this->sessionIdQuery();
+        $first = $this->inFiber(static fn() => $pool->query($sessionId)->scalar());
+        self::assertIsInt($first);
+        $this->endSession($first);
+        $second = $this->inFiber(static function () use ($pool, $sessionId): mixed {
+            delay(0.3); // the server's close reaches the idle socket
+
+            return $pool->query($sessionId)->scalar();
+        });
+        self::assertIsInt($second, 'the query ran on a new connection, not on the dead one');
+        self::assertNotSame($first, $second);
+        self::assertSame(['open' => 1, 'idle' => 1, 'waiting' => 0], $pool->stats());
     }
 
     public function testAHundredMegabyteResultIsStreamedInBoundedMemory(): void

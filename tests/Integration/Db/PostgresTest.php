@@ -144,4 +144,21 @@ final class PostgresTest extends PoolContractTestCase
     {
         return 'password authentication failed';
     }
+
+    protected function sessionIdQuery(): string
+    {
+        return 'SELECT pg_backend_pid() AS id';
+    }
+
+    protected function endSession(int $id): void
+    {
+        $server = $this->server();
+        \assert($server instanceof PostgresServer);
+        $admin = $server->admin();
+        try {
+            pg_query_params($admin, 'SELECT pg_terminate_backend($1)', [$id]);
+        } finally {
+            pg_close($admin);
+        }
+    }
 }
