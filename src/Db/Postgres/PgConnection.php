@@ -30,6 +30,8 @@ final class PgConnection implements Connection
     /** @var array<string, string> SQL => prepared statement name, oldest first */
     private array $statements = [];
     private int $names = 0;
+    /** The command tag of the last result collected ("COMMIT", "ROLLBACK", "SELECT 3"…) */
+    private string $lastTag = '';
     /**
      * @internal made by PgConnector
      *
@@ -52,6 +54,10 @@ final class PgConnection implements Connection
                 $this->sent(pg_send_execute($this->link, $name, array_map(PgTypes::encode(...), $params)), $cancellation);
             }
             $result = $this->collect($cancellation);
+            if ($this->lastTag === 'ROLLBACK' && preg_match('/^\s*(COMMIT|END)\b/i', $sql) === 1) {
+                // PostgreSQL answers COMMIT in a transaction that an error aborted with a ROLLBACK, and no error.
+                throw new QueryException('The transaction was rolled back, not committed: a statement in it failed (and its error was caught)', '25P02');
+            }
         } catch (QueryException $e) {
             $this->state = $this->state->leave();
             throw $e;
@@ -160,6 +166,7 @@ final class PgConnection implements Connection
     /** Every result of the statement sent; the last one with rows (or the last one) is returned. */
     private function collect(?Cancellation $cancellation): Result
     {
+        $this->lastTag = '';
         $error = null;
         $answer = null;
         while (true) {
@@ -177,6 +184,7 @@ final class PgConnection implements Connection
                 $error ??= $this->error($result);
             } else {
                 $answer = PgRows::of($result);
+                $this->lastTag = (string) pg_result_status($result, PGSQL_STATUS_STRING);
             }
             pg_free_result($result);
         }

@@ -7,6 +7,8 @@ namespace Kiln\Tests\Integration\Db;
 use Kiln\Db\Binary;
 use Kiln\Db\Dsn;
 use Kiln\Db\Postgres\PgConnector;
+use Kiln\Db\QueryException;
+use Kiln\Db\Transaction;
 
 use function Kiln\Loop\async;
 use function Kiln\Loop\delay;
@@ -35,6 +37,33 @@ final class PostgresTest extends PoolContractTestCase
         self::assertNull($row['n']);
         self::assertSame('1.10', $row['num'] ?? null);
         self::assertSame('', $row['empty'] ?? null, 'an empty string is not NULL');
+    }
+
+    public function testATransactionAnErrorAbortedIsNotReportedAsCommitted(): void
+    {
+        $pool = $this->pool('max=1');
+        [$error, $stored] = $this->inFiber(static function () use ($pool): array {
+            $pool->execute('CREATE TABLE IF NOT EXISTS swallowed (v text)');
+            try {
+                $pool->transaction(static function (Transaction $tx): void {
+                    $tx->execute('INSERT INTO swallowed VALUES ($1)', ['lost']);
+                    try {
+                        $tx->execute('SELECT * FROM no_such_table_here');
+                    } catch (QueryException) {
+                        // caught, and the callback returns normally: PostgreSQL has aborted the transaction
+                    }
+                });
+                $error = null;
+            } catch (QueryException $e) {
+                $error = $e;
+            }
+
+            return [$error, $pool->query('SELECT count(*) AS n FROM swallowed')->scalar()];
+        });
+        self::assertInstanceOf(QueryException::class, $error, 'transaction() returned as if it had committed');
+        self::assertSame('25P02', $error->sqlState);
+        self::assertStringContainsString('rolled back', $error->getMessage());
+        self::assertSame(0, $stored, 'nothing was committed, and the connection is usable');
     }
 
     public function testAPreparedStatementIsPreparedOncePerConnection(): void
