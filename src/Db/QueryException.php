@@ -5,8 +5,9 @@ declare(strict_types=1);
 namespace Kiln\Db;
 
 /**
- * The server refused a statement: its SQLSTATE (e.g. "23505", a unique violation) and its message.
- * The connection stays usable.
+ * The server refused a statement: its SQLSTATE (e.g. "23505", a unique violation) and its message;
+ * getCode() is MySQL's own error number (1062 duplicate entry, 1205 lock wait timeout, 1213 deadlock), 0 on
+ * PostgreSQL. The connection stays usable.
  */
 final class QueryException extends DbException
 {
@@ -14,7 +15,8 @@ final class QueryException extends DbException
         string $message,
         public readonly string $sqlState,
         ?\Throwable $previous = null,
+        int $code = 0,
     ) {
-        parent::__construct("[$sqlState] $message", 0, $previous);
+        parent::__construct("[$sqlState] $message", $code, $previous);
     }
 }

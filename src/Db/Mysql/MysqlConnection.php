@@ -59,7 +59,7 @@ final class MysqlConnection implements Connection
                 } elseif ($event instanceof Row && $sets === 1) {
                     $rows[] = $event->values;
                 } elseif ($event instanceof ServerError) {
-                    throw new QueryException($event->message, $event->sqlState);
+                    throw new QueryException($event->message, $event->sqlState, code: $event->code);
                 } elseif ($event instanceof Done && !$event->moreResults) {
                     $this->state = $this->state->leave();
 
@@ -90,7 +90,7 @@ final class MysqlConnection implements Connection
                 } elseif ($event instanceof ServerError) {
                     $finished = true;
                     $this->state = $this->state->leave();
-                    throw new QueryException($event->message, $event->sqlState);
+                    throw new QueryException($event->message, $event->sqlState, code: $event->code);
                 } elseif ($event instanceof Done && !$event->moreResults) {
                     $finished = true;
                     $this->state = $this->state->leave();
@@ -163,7 +163,7 @@ final class MysqlConnection implements Connection
         $this->flush($cancellation);
         $event = $this->next($cancellation);
         if ($event instanceof ServerError) {
-            throw new QueryException($event->message, $event->sqlState);
+            throw new QueryException($event->message, $event->sqlState, code: $event->code);
         }
         if (!$event instanceof Prepared) {
             throw new MysqlProtocolException('COM_STMT_PREPARE was answered with ' . $event::class);

@@ -203,8 +203,16 @@ final class PgConnection implements Connection
     {
         $state = pg_result_error_field($result, PGSQL_DIAG_SQLSTATE);
         $message = pg_result_error_field($result, PGSQL_DIAG_MESSAGE_PRIMARY);
+        $message = \is_string($message) ? $message : trim((string) pg_result_error($result));
+        // The detail says which value ("Key (id)=(1) already exists."), the hint what to do.
+        foreach (['detail' => PGSQL_DIAG_MESSAGE_DETAIL, 'hint' => PGSQL_DIAG_MESSAGE_HINT] as $name => $field) {
+            $more = pg_result_error_field($result, $field);
+            if (\is_string($more) && $more !== '') {
+                $message .= " ($name: $more)";
+            }
+        }
 
-        return new QueryException(\is_string($message) ? $message : trim((string) pg_result_error($result)), \is_string($state) ? $state : 'HY000');
+        return new QueryException($message, \is_string($state) ? $state : 'HY000');
     }
 
     /**

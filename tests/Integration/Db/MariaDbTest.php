@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Tests\Integration\Db;
 
 use Kiln\Db\Binary;
+use Kiln\Db\QueryException;
 use Kiln\Tests\Support\MariaDbServer;
 
 /** Kiln\Db against a real MariaDB started for this class, through Kiln's own client of the MySQL protocol. */
@@ -27,6 +28,31 @@ final class MariaDbTest extends PoolContractTestCase
                 'ts' => '2026-11-26 10:00:00.123456', 'n' => null, 'num' => '1.10', 'empty' => '',
             ], $values, $how);
         }
+    }
+
+    public function testAServerErrorCarriesMysqlsErrorNumber(): void
+    {
+        $pool = $this->pool('max=1');
+        $errors = $this->inFiber(static function () use ($pool): array {
+            $pool->execute('CREATE TABLE IF NOT EXISTS keyed (id INT PRIMARY KEY)');
+            $pool->execute('INSERT IGNORE INTO keyed VALUES (1)');
+            $errors = [];
+            foreach (['INSERT INTO keyed VALUES (1)', 'SELEC 1'] as $sql) {
+                try {
+                    $pool->execute($sql);
+                } catch (QueryException $e) {
+                    $errors[] = [$e->sqlState, $e->getCode()];
+                }
+            }
+            try {
+                $pool->execute('INSERT INTO keyed VALUES (?)', [1]);
+            } catch (QueryException $e) {
+                $errors[] = [$e->sqlState, $e->getCode()];
+            }
+
+            return $errors;
+        });
+        self::assertSame([['23000', 1062], ['42000', 1064], ['23000', 1062]], $errors, 'getCode() is the error number, from a query and a prepared statement');
     }
 
     public function testAPreparedStatementIsPreparedOncePerConnection(): void

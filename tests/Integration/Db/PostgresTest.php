@@ -66,6 +66,25 @@ final class PostgresTest extends PoolContractTestCase
         self::assertSame(0, $stored, 'nothing was committed, and the connection is usable');
     }
 
+    public function testADuplicateKeyErrorSaysWhichKey(): void
+    {
+        $pool = $this->pool('max=1');
+        $error = $this->inFiber(static function () use ($pool): ?QueryException {
+            $pool->execute('CREATE TABLE IF NOT EXISTS keyed (id int PRIMARY KEY)');
+            $pool->execute('INSERT INTO keyed VALUES (1) ON CONFLICT DO NOTHING');
+            try {
+                $pool->execute('INSERT INTO keyed VALUES ($1)', [1]);
+            } catch (QueryException $e) {
+                return $e;
+            }
+
+            return null;
+        });
+        self::assertInstanceOf(QueryException::class, $error);
+        self::assertSame('23505', $error->sqlState);
+        self::assertStringContainsString('Key (id)=(1) already exists', $error->getMessage(), 'the detail is part of the message');
+    }
+
     public function testAPreparedStatementIsPreparedOncePerConnection(): void
     {
         $pool = $this->pool('max=1');
