@@ -34,6 +34,8 @@ final class MysqlTypes
     public const YEAR = 0x0D;
     public const BLOB = 0xFC;
     public const VAR_STRING = 0xFD;
+    /** The decimals of a FLOAT or DOUBLE declared without them (31 on MySQL and MariaDB 10.x, 39 on later MariaDB) */
+    private const NOT_FIXED_DECIMALS = 31;
 
     private function __construct() {}
 
@@ -61,7 +63,7 @@ final class MysqlTypes
             self::SHORT, self::YEAR => $unsigned || $column->type === self::YEAR ? $in->int2() : Reader::int('s', $in->bytes(2)),
             self::LONG, self::INT24 => $unsigned ? $in->int4() : Reader::int('l', $in->bytes(4)),
             self::LONGLONG => $unsigned ? $in->uint8() : $in->int8(),
-            self::FLOAT => (float) sprintf('%.7g', Reader::float('g', $in->bytes(4))),
+            self::FLOAT => self::float4(Reader::float('g', $in->bytes(4)), $column->decimals),
             self::DOUBLE => Reader::float('e', $in->bytes(8)),
             self::DATE, self::DATETIME, self::TIMESTAMP => self::dateTime($column->type, $column->decimals, $in),
             self::TIME => self::time($column->decimals, $in),
@@ -87,6 +89,15 @@ final class MysqlTypes
             $value instanceof \Stringable => [\chr(self::VAR_STRING) . "\0", Wire::lenencString((string) $value)],
             default => throw new \TypeError('A query parameter must be null, bool, int, float, string, Binary or DateTimeInterface, got ' . get_debug_type($value)),
         };
+    }
+
+    /**
+     * A FLOAT as the server writes it in a text result set: its declared decimals (FLOAT(7,3)), else 6
+     * significant digits (FLT_DIG) — 123456789 is 123457000 there, as it is through mysqlnd.
+     */
+    private static function float4(float $value, int $decimals): float
+    {
+        return (float) ($decimals < self::NOT_FIXED_DECIMALS ? sprintf("%.{$decimals}F", $value) : sprintf('%.6g', $value));
     }
 
     private static function dateTime(int $type, int $decimals, Reader $in): string

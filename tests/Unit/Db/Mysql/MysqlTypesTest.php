@@ -50,6 +50,10 @@ final class MysqlTypesTest extends TestCase
         yield 'INT UNSIGNED' => [MysqlTypes::LONG, Column::FLAG_UNSIGNED, 0, "\xFF\xFF\xFF\xFF", 4294967295];
         yield 'BIGINT UNSIGNED max' => [MysqlTypes::LONGLONG, Column::FLAG_UNSIGNED, 0, str_repeat("\xFF", 8), '18446744073709551615'];
         yield 'FLOAT' => [MysqlTypes::FLOAT, 0, 31, pack('g', 0.1), 0.1];
+        yield 'FLOAT of more than 6 digits, as in a text result' => [MysqlTypes::FLOAT, 0, 31, pack('g', 123456789.0), 123457000.0];
+        yield 'FLOAT of 7 digits' => [MysqlTypes::FLOAT, 0, 31, pack('g', 1234567.0), 1234570.0];
+        yield 'FLOAT(7,3)' => [MysqlTypes::FLOAT, 0, 3, pack('g', 1234.568), 1234.568];
+        yield 'FLOAT MariaDB 11 not fixed' => [MysqlTypes::FLOAT, 0, 39, pack('g', 3.3), 3.3];
         yield 'DOUBLE' => [MysqlTypes::DOUBLE, 0, 31, pack('e', 0.1), 0.1];
         yield 'DATE' => [MysqlTypes::DATE, 0, 0, "\x04" . pack('v', 2026) . "\x0B\x1A", '2026-11-26'];
         yield 'DATETIME zero' => [MysqlTypes::DATETIME, 0, 0, "\x00", '0000-00-00 00:00:00'];
