@@ -70,6 +70,10 @@ final class MysqlConnection implements Connection
             $this->state = $this->state->leave();
             throw $e;
         } catch (\Throwable $e) {
+            if ($this->isMisuse($e)) {
+                $this->state = $this->state->leave();
+                throw $e;
+            }
             throw $this->breakDown($e);
         }
     }
@@ -102,6 +106,10 @@ final class MysqlConnection implements Connection
             throw $e;
         } catch (\Throwable $e) {
             $finished = true;
+            if ($this->isMisuse($e)) {
+                $this->state = $this->state->leave();
+                throw $e;
+            }
             throw $this->breakDown($e);
         } finally {
             if (!$finished) {
@@ -196,6 +204,15 @@ final class MysqlConnection implements Connection
         if ($out !== '') {
             write($this->socket, $out, $cancellation);
         }
+    }
+
+    /**
+     * Parameters the statement cannot take (their number, a type): found before the command is sent, so the
+     * connection has nothing in flight and stays usable.
+     */
+    private function isMisuse(\Throwable $e): bool
+    {
+        return ($e instanceof \ValueError || $e instanceof \TypeError) && $this->codec->isReady();
     }
 
     /** Between commands the server sends nothing: readable means closed, or an error it sent before closing. */

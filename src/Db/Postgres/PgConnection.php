@@ -45,13 +45,14 @@ final class PgConnection implements Connection
 
     public function run(string $sql, array $params = [], ?Cancellation $cancellation = null): Result
     {
+        $values = array_map(PgTypes::encode(...), $params); // a TypeError here leaves the connection as it was
         $this->state = $this->state->enter();
         try {
             if ($params === []) {
                 $this->sent(pg_send_query($this->link, $sql), $cancellation);
             } else {
                 $name = $this->statements[$sql] ?? $this->prepare($sql, $cancellation);
-                $this->sent(pg_send_execute($this->link, $name, array_map(PgTypes::encode(...), $params)), $cancellation);
+                $this->sent(pg_send_execute($this->link, $name, $values), $cancellation);
             }
             $result = $this->collect($cancellation);
             if ($this->lastTag === 'ROLLBACK' && preg_match('/^\s*(COMMIT|END)\b/i', $sql) === 1) {

@@ -55,6 +55,24 @@ final class MariaDbTest extends PoolContractTestCase
         self::assertSame([['23000', 1062], ['42000', 1064], ['23000', 1062]], $errors, 'getCode() is the error number, from a query and a prepared statement');
     }
 
+    public function testTheWrongNumberOfParametersIsAValueErrorAndTheConnectionStaysOpen(): void
+    {
+        $pool = $this->pool('max=1');
+        [$before, $error, $after] = $this->inFiber(static function () use ($pool): array {
+            $before = $pool->query('SELECT CONNECTION_ID() AS id')->scalar();
+            try {
+                $pool->query('SELECT ? AS a', [1, 2]);
+                $error = null;
+            } catch (\ValueError $e) {
+                $error = $e;
+            }
+
+            return [$before, $error, $pool->query('SELECT CONNECTION_ID() AS id')->scalar()];
+        });
+        self::assertInstanceOf(\ValueError::class, $error);
+        self::assertSame($before, $after, 'the same connection serves the next query');
+    }
+
     public function testAPreparedStatementIsPreparedOncePerConnection(): void
     {
         $pool = $this->pool('max=1');

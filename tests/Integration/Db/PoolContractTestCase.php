@@ -205,6 +205,26 @@ abstract class PoolContractTestCase extends TestCase
         self::assertSame(['open' => 1, 'idle' => 1, 'waiting' => 0], $stats);
     }
 
+    public function testParametersOfAWrongTypeAreATypeErrorAndTheConnectionStaysOpen(): void
+    {
+        $pool = $this->pool('max=1');
+        $sessionId = $this->sessionIdQuery();
+        $param = $this->intParam(1);
+        [$before, $error, $after] = $this->inFiber(static function () use ($pool, $sessionId, $param): array {
+            $before = $pool->query($sessionId)->scalar();
+            try {
+                $pool->query("SELECT $param AS n", [new \stdClass()]);
+                $error = null;
+            } catch (\TypeError $e) {
+                $error = $e;
+            }
+
+            return [$before, $error, $pool->query($sessionId)->scalar()];
+        });
+        self::assertInstanceOf(\TypeError::class, $error);
+        self::assertSame($before, $after, 'the same connection serves the next query');
+    }
+
     public function testACancelledQueryEndsAtOnceWithoutHoldingTheLoop(): void
     {
         $pool = $this->pool('max=1');
