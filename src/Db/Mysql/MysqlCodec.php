@@ -82,6 +82,23 @@ final class MysqlCodec
         return null;
     }
 
+    /**
+     * The error packet that $bytes, read from a connection the server then closed, begin with (its sequence id
+     * not checked: a packet refused for its size is answered with 0), or null.
+     */
+    public static function parting(string $bytes): ?ServerError
+    {
+        if (\strlen($bytes) < 5) {
+            return null;
+        }
+        $payload = substr($bytes, 4, Reader::int('V', substr($bytes, 0, 3) . "\0"));
+        try {
+            return ($payload[0] ?? '') === "\xFF" ? self::error($payload) : null;
+        } catch (MysqlProtocolException) {
+            return null;
+        }
+    }
+
     public function isReady(): bool
     {
         return $this->state === CodecState::Ready;

@@ -20,6 +20,7 @@ use function Kiln\Loop\awaitReadable;
 
 use Kiln\Loop\Cancellation;
 use Kiln\Loop\CancelledException;
+use Kiln\Loop\StreamException;
 
 use function Kiln\Loop\write;
 
@@ -226,15 +227,31 @@ final class MysqlConnection implements Connection
 
     private function breakDown(?\Throwable $e): \Throwable
     {
+        $said = $e instanceof StreamException ? $this->lastWords() : null; // a failed write
         if ($this->state !== LinkState::Closed) {
             $this->state = LinkState::Broken;
             @fclose($this->socket);
             $this->state = LinkState::Closed;
+        }
+        if ($said !== null) {
+            return new ConnectionException("The server closed the connection to {$this->describe}: [$said->sqlState] $said->message ($said->code)", 0, $e);
         }
         if ($e === null || $e instanceof ConnectionException || $e instanceof CancelledException || $e instanceof \Error) {
             return $e ?? new ConnectionException('abandoned');
         }
 
         return new ConnectionException("The connection to {$this->describe} failed: {$e->getMessage()}", 0, $e);
+    }
+
+    /**
+     * The error the server sent before it closed the connection, if it is still to be read: e.g. "Got a packet
+     * bigger than 'max_allowed_packet' bytes", which otherwise shows only as a failed write.
+     */
+    private function lastWords(): ?ServerError
+    {
+        // recv() itself: after a failed write the stream counts as ended and fread() reads nothing
+        $bytes = @stream_socket_recvfrom($this->socket, self::READ_SIZE);
+
+        return \is_string($bytes) ? MysqlCodec::parting($bytes) : null;
     }
 }

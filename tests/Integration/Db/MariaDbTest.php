@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Tests\Integration\Db;
 
 use Kiln\Db\Binary;
+use Kiln\Db\ConnectionException;
 use Kiln\Db\QueryException;
 use Kiln\Tests\Support\MariaDbServer;
 
@@ -71,6 +72,34 @@ final class MariaDbTest extends PoolContractTestCase
         });
         self::assertInstanceOf(\ValueError::class, $error);
         self::assertSame($before, $after, 'the same connection serves the next query');
+    }
+
+    public function testAParameterAboveMaxAllowedPacketIsReportedAsTheServerSaysIt(): void
+    {
+        $server = $this->server();
+        \assert($server instanceof MariaDbServer);
+        $admin = $server->admin();
+        $result = $admin->query('SELECT @@global.max_allowed_packet');
+        $was = (int) ($result instanceof \mysqli_result ? ($result->fetch_row()[0] ?? 0) : 0);
+        $admin->query('SET GLOBAL max_allowed_packet = 1048576'); // for connections opened from now on
+        try {
+            $pool = $this->pool('max=1');
+            $big = str_repeat('x', 16 * 1024 * 1024);
+            $error = $this->inFiber(static function () use ($pool, $big): ?ConnectionException {
+                try {
+                    $pool->query('SELECT LENGTH(?) AS n', [$big]);
+                } catch (ConnectionException $e) {
+                    return $e;
+                }
+
+                return null;
+            });
+        } finally {
+            $admin->query('SET GLOBAL max_allowed_packet = ' . $was);
+            $admin->close();
+        }
+        self::assertInstanceOf(ConnectionException::class, $error);
+        self::assertStringContainsString("Got a packet bigger than 'max_allowed_packet' bytes", $error->getMessage(), 'not just a failed write');
     }
 
     public function testAPreparedStatementIsPreparedOncePerConnection(): void

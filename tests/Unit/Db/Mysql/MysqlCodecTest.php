@@ -124,6 +124,17 @@ final class MysqlCodecTest extends TestCase
         $codec->query('SELECT 2');
     }
 
+    public function testTheErrorAServerSentBeforeClosingIsReadWhateverItsSequenceId(): void
+    {
+        $error = MysqlCodec::parting(self::packet(0, "\xFF\x81\x04#08S01Got a packet bigger than 'max_allowed_packet' bytes"));
+        self::assertInstanceOf(ServerError::class, $error);
+        self::assertSame([1153, '08S01', "Got a packet bigger than 'max_allowed_packet' bytes"], [$error->code, $error->sqlState, $error->message]);
+        self::assertNull(MysqlCodec::parting(self::packet(5, self::OK)), 'an OK is no parting error');
+        self::assertNull(MysqlCodec::parting("\x3C\x00"), 'too short to tell');
+        self::assertNull(MysqlCodec::parting(self::packet(1, "\xFF\x81")), 'a cut error packet');
+        self::assertNull(MysqlCodec::parting(self::packet(1, '')), 'an empty packet');
+    }
+
     public function testAQueryIsFramedWithSequenceIdZero(): void
     {
         $codec = $this->readyCodec();
