@@ -45,11 +45,40 @@ final class PgConnection implements Connection
 
     public function run(string $sql, array $params = [], ?Cancellation $cancellation = null): Result
     {
+        return $this->statement($sql, $params, $cancellation, true);
+    }
+
+    public function stream(string $sql, array $params = [], int $batch = 1000): \Generator
+    {
+        $own = !$this->inTransaction();
+        $cursor = 'kiln_cursor_' . ++$this->names;
+        if ($own) {
+            $this->run('BEGIN');
+        }
+        // Not prepared: each cursor has a name of its own, so the statement would never run again.
+        $this->statement("DECLARE $cursor NO SCROLL CURSOR FOR $sql", $params, null, false);
+        do {
+            $rows = $this->run("FETCH $batch FROM $cursor")->rows;
+            foreach ($rows as $row) {
+                yield $row;
+            }
+        } while (\count($rows) === $batch);
+        $this->run("CLOSE $cursor");
+        if ($own) {
+            $this->run('COMMIT');
+        }
+    }
+
+    /** @param list<mixed> $params bound to a statement prepared and kept ($keep), or to one used once */
+    private function statement(string $sql, array $params, ?Cancellation $cancellation, bool $keep): Result
+    {
         $values = array_map(PgTypes::encode(...), $params); // a TypeError here leaves the connection as it was
         $this->state = $this->state->enter();
         try {
             if ($params === []) {
                 $this->sent(pg_send_query($this->link, $sql), $cancellation);
+            } elseif (!$keep) {
+                $this->sent(pg_send_query_params($this->link, $sql, $values), $cancellation);
             } else {
                 $name = $this->statements[$sql] ?? $this->prepare($sql, $cancellation);
                 $this->sent(pg_send_execute($this->link, $name, $values), $cancellation);
@@ -71,26 +100,6 @@ final class PgConnection implements Connection
         $this->state = $this->state->leave();
 
         return $result;
-    }
-
-    public function stream(string $sql, array $params = [], int $batch = 1000): \Generator
-    {
-        $own = !$this->inTransaction();
-        $cursor = 'kiln_cursor_' . ++$this->names;
-        if ($own) {
-            $this->run('BEGIN');
-        }
-        $this->run("DECLARE $cursor NO SCROLL CURSOR FOR $sql", $params);
-        do {
-            $rows = $this->run("FETCH $batch FROM $cursor")->rows;
-            foreach ($rows as $row) {
-                yield $row;
-            }
-        } while (\count($rows) === $batch);
-        $this->run("CLOSE $cursor");
-        if ($own) {
-            $this->run('COMMIT');
-        }
     }
 
     public function inTransaction(): bool

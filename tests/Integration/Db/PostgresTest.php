@@ -98,6 +98,23 @@ final class PostgresTest extends PoolContractTestCase
         self::assertSame(2, $count, 'one statement for the three selects, one for the count');
     }
 
+    public function testAStreamWithParametersLeavesNoPreparedStatementBehind(): void
+    {
+        $pool = $this->pool('max=1');
+        [$rows, $prepared] = $this->inFiber(static function () use ($pool): array {
+            $rows = 0;
+            for ($i = 0; $i < 20; $i++) {
+                foreach ($pool->stream('SELECT i FROM generate_series(1, $1::int) i', [3]) as $row) {
+                    $rows++;
+                }
+            }
+
+            return [$rows, $pool->query('SELECT count(*) AS c FROM pg_prepared_statements WHERE $1::bool', [true])->scalar()];
+        });
+        self::assertSame(60, $rows);
+        self::assertSame(1, $prepared, 'only the count itself is prepared, not a DECLARE per stream');
+    }
+
     public function testNotificationsArriveFromAListen(): void
     {
         $server = $this->server();
