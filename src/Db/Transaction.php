@@ -66,8 +66,14 @@ final class Transaction implements Executor
 
     private function connection(): Connection
     {
-        return $this->open
-            ? $this->connection
-            : throw new \Error('This transaction has ended: use the Transaction only inside its transaction() callback');
+        if (!$this->open) {
+            throw new \Error('This transaction has ended: use the Transaction only inside its transaction() callback');
+        }
+        if ($this->connection->isBroken()) {
+            throw new ConnectionException('The connection of this transaction is closed, and the server has rolled the transaction back:'
+                . ' a statement on it was cancelled or lost, or (MySQL) a stream on it was left unfinished');
+        }
+
+        return $this->connection;
     }
 }

@@ -7,6 +7,7 @@ namespace Kiln\Tests\Integration\Db;
 use Kiln\Db\Binary;
 use Kiln\Db\ConnectionException;
 use Kiln\Db\QueryException;
+use Kiln\Db\Transaction;
 use Kiln\Tests\Support\MariaDbServer;
 
 /** Kiln\Db against a real MariaDB started for this class, through Kiln's own client of the MySQL protocol. */
@@ -100,6 +101,28 @@ final class MariaDbTest extends PoolContractTestCase
         }
         self::assertInstanceOf(ConnectionException::class, $error);
         self::assertStringContainsString("Got a packet bigger than 'max_allowed_packet' bytes", $error->getMessage(), 'not just a failed write');
+    }
+
+    public function testAStreamLeftUnfinishedInATransactionSaysTheTransactionIsGone(): void
+    {
+        $pool = $this->pool('max=1');
+        $error = $this->inFiber(static function () use ($pool): ?\Throwable {
+            try {
+                $pool->transaction(static function (Transaction $tx): void {
+                    foreach ($tx->stream('SELECT seq FROM seq_1_to_10000') as $row) {
+                        break; // the rest of the result is still on the wire: the connection is closed
+                    }
+                    $tx->query('SELECT 1');
+                });
+            } catch (\Throwable $e) {
+                return $e;
+            }
+
+            return null;
+        });
+        self::assertInstanceOf(ConnectionException::class, $error);
+        self::assertStringContainsString('rolled the transaction back', $error->getMessage());
+        self::assertSame(1, $this->inFiber(static fn() => $pool->query('SELECT 1 AS n')->scalar()), 'the pool goes on with a new connection');
     }
 
     public function testAPreparedStatementIsPreparedOncePerConnection(): void
