@@ -126,9 +126,14 @@ final class PgConnection implements Connection
         if ($this->state !== LinkState::Ready) {
             // pg_close() first waits for the answer of a statement still running, blocking the worker until it
             // ends: shut the socket down under libpq so that the wait ends at once (the server may finish it).
+            // A COPY in progress would keep that wait going for ever; libpq gives up on it once it has seen the
+            // connection end.
             $raw = \function_exists('socket_import_stream') ? @socket_import_stream($this->socket) : false;
             if ($raw instanceof \Socket) {
                 @socket_shutdown($raw, 2);
+                for ($i = 0; $i < 1000 && pg_connection_status($this->link) === PGSQL_CONNECTION_OK; $i++) {
+                    @pg_consume_input($this->link);
+                }
             }
         }
         $this->state = LinkState::Closed;
@@ -190,7 +195,14 @@ final class PgConnection implements Connection
             if ($result === false) {
                 break;
             }
-            if (pg_result_status($result) === PGSQL_FATAL_ERROR) {
+            $status = pg_result_status($result);
+            if ($status === PGSQL_COPY_IN || $status === PGSQL_COPY_OUT) {
+                // libpq now waits for the copy's data, and hands this result out again on every call.
+                pg_free_result($result);
+                throw new \Error('COPY … FROM STDIN and COPY … TO STDOUT are not supported by Kiln\\Db (its connection is closed):'
+                    . ' copy from or to a file on the server, or use INSERT and SELECT');
+            }
+            if ($status === PGSQL_FATAL_ERROR) {
                 $error ??= $this->error($result);
             } else {
                 $answer = PgRows::of($result);

@@ -115,6 +115,27 @@ final class PostgresTest extends PoolContractTestCase
         self::assertSame(1, $prepared, 'only the count itself is prepared, not a DECLARE per stream');
     }
 
+    public function testACopyFromOrToTheClientIsRefusedAndTheWorkerGoesOn(): void
+    {
+        $pool = $this->pool('max=1');
+        $outcomes = $this->inFiber(static function () use ($pool): array {
+            $pool->execute('CREATE TABLE IF NOT EXISTS copied (v text)');
+            $outcomes = [];
+            foreach (['COPY copied TO STDOUT', 'COPY copied FROM STDIN'] as $sql) {
+                try {
+                    $pool->query($sql);
+                    $outcomes[] = 'ran';
+                } catch (\Error $e) {
+                    $outcomes[] = str_contains($e->getMessage(), 'not supported') ? 'refused' : $e->getMessage();
+                }
+                $outcomes[] = $pool->query('SELECT 1 AS n')->scalar();
+            }
+
+            return $outcomes;
+        });
+        self::assertSame(['refused', 1, 'refused', 1], $outcomes, 'neither loops for ever nor takes the process down');
+    }
+
     public function testNotificationsArriveFromAListen(): void
     {
         $server = $this->server();
