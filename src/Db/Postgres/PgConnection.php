@@ -25,6 +25,8 @@ use Kiln\Loop\Cancellation;
 final class PgConnection implements Connection
 {
     public const MAX_STATEMENTS = 256;
+    /** What a kept statement fails with once its tables have changed shape ("cached plan must not change result type") */
+    private const FEATURE_NOT_SUPPORTED = '0A000';
 
     private LinkState $state = LinkState::Ready;
     /** @var array<string, string> SQL => prepared statement name, oldest first */
@@ -70,9 +72,10 @@ final class PgConnection implements Connection
     }
 
     /** @param list<mixed> $params bound to a statement prepared and kept ($keep), or to one used once */
-    private function statement(string $sql, array $params, ?Cancellation $cancellation, bool $keep): Result
+    private function statement(string $sql, array $params, ?Cancellation $cancellation, bool $keep, bool $again = false): Result
     {
         $values = array_map(PgTypes::encode(...), $params); // a TypeError here leaves the connection as it was
+        $kept = $keep && $params !== [] && isset($this->statements[$sql]);
         $this->state = $this->state->enter();
         try {
             if ($params === []) {
@@ -90,6 +93,9 @@ final class PgConnection implements Connection
             }
         } catch (QueryException $e) {
             $this->state = $this->state->leave();
+            if ($kept && !$again && $e->sqlState === self::FEATURE_NOT_SUPPORTED) {
+                return $this->prepareAgain($sql, $params, $cancellation, $e);
+            }
             throw $e;
         } catch (\Throwable $e) {
             $this->breakDown();
@@ -100,6 +106,30 @@ final class PgConnection implements Connection
         $this->state = $this->state->leave();
 
         return $result;
+    }
+
+    /**
+     * A kept statement whose tables changed shape since it was prepared (an ALTER TABLE: "cached plan must not
+     * change result type", 0A000) fails so on every run: it is prepared again. Outside a transaction the failed
+     * run changed nothing, so the statement runs again at once; inside one the transaction is aborted and the
+     * error stands (the next transaction prepares it afresh).
+     *
+     * @param list<mixed> $params
+     */
+    private function prepareAgain(string $sql, array $params, ?Cancellation $cancellation, QueryException $error): Result
+    {
+        $stale = $this->statements[$sql];
+        unset($this->statements[$sql]);
+        if ($this->inTransaction()) {
+            throw $error;
+        }
+        try {
+            $this->run("DEALLOCATE $stale");
+        } catch (QueryException) {
+            // gone already: nothing to free
+        }
+
+        return $this->statement($sql, $params, $cancellation, true, true);
     }
 
     public function inTransaction(): bool

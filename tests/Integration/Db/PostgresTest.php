@@ -136,6 +136,31 @@ final class PostgresTest extends PoolContractTestCase
         self::assertSame(['refused', 1, 'refused', 1], $outcomes, 'neither loops for ever nor takes the process down');
     }
 
+    public function testAKeptStatementStillRunsAfterItsTableChangedShape(): void
+    {
+        $pool = $this->pool('max=1');
+        [$before, $after, $inTransaction, $next] = $this->inFiber(static function () use ($pool): array {
+            $pool->execute('CREATE TABLE migrated (id int PRIMARY KEY, a int)');
+            $pool->execute('INSERT INTO migrated VALUES (1, 10)');
+            $select = 'SELECT * FROM migrated WHERE id = $1';
+            $before = $pool->query($select, [1])->first();
+            $pool->execute('ALTER TABLE migrated ADD COLUMN b int DEFAULT 5');
+            $after = $pool->query($select, [1])->first();
+            $pool->execute('ALTER TABLE migrated DROP COLUMN a');
+            try {
+                $inTransaction = $pool->transaction(static fn(Transaction $tx) => $tx->query($select, [1])->first());
+            } catch (QueryException $e) {
+                $inTransaction = $e->sqlState;
+            }
+
+            return [$before, $after, $inTransaction, $pool->transaction(static fn(Transaction $tx) => $tx->query($select, [1])->first())];
+        });
+        self::assertSame(['id' => 1, 'a' => 10], $before);
+        self::assertSame(['id' => 1, 'a' => 10, 'b' => 5], $after, 'prepared again and run, not "cached plan must not change result type"');
+        self::assertSame('0A000', $inTransaction, 'inside a transaction the error stands: the transaction is aborted');
+        self::assertSame(['id' => 1, 'b' => 5], $next, 'the next transaction prepares it afresh');
+    }
+
     public function testNotificationsArriveFromAListen(): void
     {
         $server = $this->server();
