@@ -29,6 +29,10 @@ use Kiln\Store\Internal\Subscribers;
  * subscriptions come back by themselves (the Subscriber resubscribes); what was published meanwhile is lost.
  * A subscribe() returns at once; Redis confirms it shortly after, and a message published before that is not
  * delivered to it (the Bus contract allows this for a listener added while messages flow).
+ *
+ * A process that ends (a worker done draining, recycled or stopped) first hands Redis what it published and Redis
+ * has not taken yet, for up to EXIT_FLUSH seconds, as RelayLink does for the node's relay; what is still queued then
+ * is reported lost.
  */
 final class RedisBus implements Bus
 {
@@ -39,6 +43,9 @@ final class RedisBus implements Bus
 
     /** Messages sent to Redis in one pipelined write. */
     private const BATCH = 512;
+
+    /** How long a process ending waits for Redis to take what it published. */
+    private const EXIT_FLUSH = 2.0;
 
     private readonly Subscribers $subscribers;
 
@@ -63,6 +70,12 @@ final class RedisBus implements Bus
     /** @var array<string, true> channels subscribed at Redis (or on their way) */
     private array $following = [];
 
+    /** The process whose exit flushes the queue (a process forked from it has a copy it must not send). */
+    private ?int $exitFlushFor = null;
+
+    /** @var (\Closure(): void)|null called once the sender Fiber has ended (the process is ending and waits for it) */
+    private ?\Closure $onSent = null;
+
     public function __construct(private readonly RedisConfig $config)
     {
         $this->subscribers = new Subscribers();
@@ -82,6 +95,10 @@ final class RedisBus implements Bus
             throw new BusException('The bus holds ' . self::QUEUE . " messages Redis has not taken yet: the message to '$channel' was not published");
         }
         $this->queue[] = [$channel, $payload];
+        if ($this->exitFlushFor === null) {
+            $this->exitFlushFor = getmypid() ?: 0;
+            register_shutdown_function($this->flushAtExit(...));
+        }
         if (!$this->sending) {
             $this->sending = true;
             Loop::async($this->send(...));
@@ -188,6 +205,44 @@ final class RedisBus implements Bus
             if ($this->closed) {
                 $this->client->close();
             }
+            if ($this->onSent !== null) {
+                ($this->onSent)();
+            }
+        }
+    }
+
+    /**
+     * At the process's end (after the worker's loop returned): runs the loop until the sender Fiber has handed the
+     * queue to Redis, for up to EXIT_FLUSH seconds. Without it, what a handler published just before its worker
+     * ended (a drain, a recycle, a stop) stayed in the queue and went nowhere, silently.
+     */
+    private function flushAtExit(): void
+    {
+        if ($this->exitFlushFor !== getmypid() || (!$this->sending && $this->queue === [])) {
+            return;
+        }
+        if ($this->sending && \Fiber::getCurrent() === null && !Loop::isRunning()) {
+            $this->subscriber->close(); // nothing more is delivered here: the process is ending
+            $suspension = Loop::getSuspension();
+            $done = false;
+            $resume = static function () use ($suspension, &$done): void {
+                if (!$done) {
+                    $done = true;
+                    $suspension->resume();
+                }
+            };
+            $this->onSent = $resume;
+            $timer = Loop::delay(self::EXIT_FLUSH, $resume);
+            try {
+                $suspension->suspend();
+            } catch (\Error) {
+                // The loop stopped under the wait (a signal's handler): what is left is reported below.
+            }
+            Loop::cancel($timer);
+            $this->onSent = null;
+        }
+        if ($this->queue !== []) {
+            error_log(\sprintf('node bus (Redis): the process ended with %d message(s) Redis had not confirmed: they may be lost', \count($this->queue)));
         }
     }
 

@@ -22,6 +22,13 @@ $app->post('/publish/{channel}', static function (Request $request, string $chan
     NodeBus::get()->publish($channel, $request->body());
     return ['pid' => getmypid()];
 });
+// Publishes m1 .. m{n} to {channel} in one go and answers at once: what the bus has not sent yet is still queued.
+$app->post('/burst/{channel}/{n}', static function (string $channel, string $n): array {
+    for ($i = 1; $i <= (int) $n; $i++) {
+        NodeBus::get()->publish($channel, "m$i");
+    }
+    return ['pid' => getmypid()];
+});
 $app->get('/received', static function () use (&$received): array {
     return ['pid' => getmypid(), 'spans' => NodeBus::spansNode(), 'messages' => $received];
 });
