@@ -87,6 +87,12 @@ final class Connection
             && $this->parser->isIdle();
     }
 
+    /** Waiting for a next request, with none of it read yet (what it last sent may still be on its way out). */
+    public function awaitsRequest(): bool
+    {
+        return $this->state === ConnectionState::Reading && $this->head === null && $this->parser->isIdle();
+    }
+
     /** Whether the response being made may keep the connection open: after a half-close, if more was pipelined. */
     public function mayKeepAlive(): bool
     {
@@ -253,13 +259,14 @@ final class Connection
         if ($this->state !== ConnectionState::Responding) {
             return;
         }
-        // Once the client closed its side, or the server drains, only requests already received are served;
-        // once the process ends (finishing) or the core stopped, none more. Serving is tested first: one
-        // comparison of the state on the usual path. Winding down, a response still kept alive is one whose
-        // head went out before: the connection stays, and its next response closes it.
+        // Once the client closed its side, only requests already received are served; once the process ends
+        // (finishing) or the core stopped, none more. Serving is tested first: one comparison of the state on the
+        // usual path. Winding down, a response still kept alive is one whose head went out before: the connection
+        // stays, and its next response closes it. Draining, a response is kept alive only within the drain's idle
+        // grace (HttpCore::startDraining()): the connection waits for a next request, answered with close.
         if ($core === CoreState::Serving || $core === CoreState::WindingDown
             ? !$keepAlive || ($this->peerClosed && $this->parser->buffered() === 0)
-            : !$keepAlive || $core !== CoreState::Draining || $this->parser->buffered() === 0) {
+            : !$keepAlive || $core !== CoreState::Draining || ($this->peerClosed && $this->parser->buffered() === 0)) {
             $this->closeAfterFlush();
             return;
         }

@@ -64,6 +64,9 @@ final class HttpCore
     /** The timer that ends a drain's idle grace (startDraining()). */
     private ?string $graceTimer = null;
 
+    /** When a drain's idle grace ends (Loop::now()'s clock); 0 before a drain. */
+    private float $graceEnds = 0.0;
+
     /** @var array<int, \Closure(bool): void> long-lived connections of other protocols, by registration */
     private array $longLived = [];
 
@@ -164,7 +167,10 @@ final class HttpCore
      * With an $idleGrace, an idle connection stays open that long, and a request its client sends meanwhile is
      * answered (with `Connection: close`): a client sending its next request on a kept connection as the drain
      * begins, or one whose connection the drain accepted from the backlog, gets its answer instead of a closed
-     * connection. Those still idle when it ends are closed then; without a grace, at once.
+     * connection. Those still idle when it ends are closed then; without a grace, at once. A response whose head
+     * promised to keep the connection and that ends within the grace (an event stream the drain ends, a streamed
+     * body under way) leaves its connection idle for the rest of it too: a proxy that reuses the connection at once
+     * (nginx's upstream keep-alive, as a client reconnects its stream) gets an answer instead of a closed connection.
      *
      * @param \Closure(): void $onEmpty
      * @throws \Error unless the core is serving or winding down
@@ -173,6 +179,7 @@ final class HttpCore
     {
         $this->state = $this->state->to(CoreState::Draining);
         $this->onEmpty = $onEmpty;
+        $this->graceEnds = Loop::now() + $idleGrace;
         $this->writeBatch->flush(); // a connection whose response is written is idle: it closes now, or after the grace
         foreach ($this->connections as $connection) {
             $connection->drain();
@@ -196,8 +203,16 @@ final class HttpCore
         foreach ($this->connections as $connection) {
             if ($connection->isIdle()) {
                 $connection->close();
+            } elseif ($connection->awaitsRequest()) {
+                $connection->closeAfterFlush(); // idle, but the end of its last response is still being written
             }
         }
+    }
+
+    /** Whether a response whose head promised keep-alive keeps its connection now that it ended (see startDraining()). */
+    private function keeps(bool $keepAlive): bool
+    {
+        return $keepAlive && ($this->state !== CoreState::Draining || Loop::now() < $this->graceEnds);
     }
 
     /**
@@ -377,7 +392,7 @@ final class HttpCore
             $request->releaseBody();
             $this->context->requestServed();
             $this->record->answered($connection, $request, $status, $sent);
-            $connection->responded($keepAlive, $this->state);
+            $connection->responded($this->keeps($keepAlive), $this->state);
         }
     }
 
@@ -417,7 +432,7 @@ final class HttpCore
         $this->context->requestServed();
         $this->record->answered($connection, $request, $status, $sent);
         if ($connectionOpen) {
-            $connection->responded($keepAlive, $this->state);
+            $connection->responded($this->keeps($keepAlive), $this->state);
         }
     }
 

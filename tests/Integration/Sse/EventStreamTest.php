@@ -6,6 +6,7 @@ namespace Kiln\Tests\Integration\Sse;
 
 use Kiln\Tests\Support\HttpClient;
 use Kiln\Tests\Support\KilnProcess;
+use Kiln\Tests\Support\RawClient;
 use Kiln\Tests\Support\SseClient;
 use Kiln\Tests\Support\SseParser;
 use PHPUnit\Framework\TestCase;
@@ -242,6 +243,31 @@ final class EventStreamTest extends TestCase
         $server->signal(SIGQUIT);
         self::assertTrue($client->waitForClose(10.0), 'the stream ended, so the client reconnects elsewhere');
         self::assertNotNull($server->waitForExit(10.0));
+    }
+
+    /**
+     * A reload ends the open streams; a proxy that keeps its connections to Kiln (nginx's upstream keep-alive)
+     * sends the client's reconnect on the connection the stream just ended on. That request gets an answer (with
+     * `Connection: close`) from the draining worker, not a closed connection, which nginx counts as a failure of the
+     * node and, with max_fails=1 (docs/scaling.md), takes the node out for fail_timeout.
+     */
+    public function testARequestSentOnTheConnectionOfAStreamADrainEndedIsAnswered(): void
+    {
+        $server = $this->start();
+        $client = RawClient::to($server);
+        $client->send("GET /events/reused HTTP/1.1\r\nHost: kiln.test\r\n\r\n");
+        self::assertTrue($this->until(fn(): bool => $this->subscribers('reused') === 1));
+        $server->signal(SIGHUP);
+        $stream = $client->readResponse(10.0);
+        self::assertNotNull($stream);
+        self::assertSame(200, $stream['status']);
+        self::assertArrayNotHasKey('connection', $stream['headers'], 'the stream\'s head promised a kept connection');
+        $client->send("GET /subscribers/reused HTTP/1.1\r\nHost: kiln.test\r\n\r\n");
+        $next = $client->readResponse();
+        self::assertNotNull($next, "the connection was closed under the request sent on it\n" . $server->log());
+        self::assertSame(200, $next['status']);
+        self::assertSame(['close'], $next['headers']['connection'] ?? []);
+        self::assertTrue($client->isClosedWithin(5));
     }
 
     public function testAWorkerThatExitsEndsItsOpenStreamsInsteadOfHoldingThemToTheDeadline(): void
