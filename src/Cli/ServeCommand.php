@@ -157,11 +157,14 @@ final class ServeCommand
                 NodeState::setEventState(new StoreState($store, 'kiln:state:'));
                 // For /metrics and /ready (docs/design/024): whether Redis answers this process, and how often it came back.
                 $registry = Registry::current();
-                $up = $registry->gauge('kiln_redis_up', 'Whether Redis answered this worker the last time it was used (1) or not (0)');
+                // One series per process (its pid): the node's /metrics sums the workers' series, and a 0/1 gauge summed
+                // over the workers read 2 with two workers that reach Redis.
+                $up = $registry->gauge('kiln_redis_up', 'Whether Redis answered the worker with this pid the last time it used it (1) or not (0)', ['pid']);
+                $pid = (string) getmypid();
                 $reconnects = $registry->counter('kiln_redis_reconnects_total', 'Times Redis answered again after it was found unreachable');
                 $counted = 0;
-                $registry->sampler(static function () use ($bus, $store, $up, $reconnects, &$counted): void {
-                    $up->set($bus->reachable() && $store->reachable() ? 1 : 0);
+                $registry->sampler(static function () use ($bus, $store, $up, $pid, $reconnects, &$counted): void {
+                    $up->set($bus->reachable() && $store->reachable() ? 1 : 0, $pid);
                     $recoveries = $bus->recoveries() + $store->recoveries();
                     $reconnects->inc($recoveries - $counted);
                     $counted = $recoveries;

@@ -16,13 +16,19 @@ final class RedisReadinessTest extends TestCase
     public function testReadyFollowsRedisAndTheReconnectIsCounted(): void
     {
         $redis = RedisServer::start();
-        $kiln = KilnProcess::start(__DIR__ . '/../../../examples/realtime/app.php', ['--workers=1', '--redis=' . $redis->uri() . '?connect_timeout=0.5&timeout=1', '--admin-listen=127.0.0.1:0']);
+        $kiln = KilnProcess::start(__DIR__ . '/../../../examples/realtime/app.php', ['--workers=2', '--redis=' . $redis->uri() . '?connect_timeout=0.5&timeout=1', '--admin-listen=127.0.0.1:0']);
         try {
             $line = $kiln->waitForLog('~admin listener on http://127\.0\.0\.1:\d+~');
             $admin = preg_match('~http://127\.0\.0\.1:\d+~', $line, $m) === 1 ? $m[0] : self::fail("no admin address in: $line");
             $publish = static fn(): int => SseClient::post($kiln->host(), $kiln->port(), '/publish/probe', 'x')[0];
             self::assertSame(200, $publish());
-            self::until(static fn(): bool => str_contains(HttpClient::get("$admin/metrics")['body'], "kiln_redis_up 1\n"), 'kiln_redis_up 1');
+            // One series per worker, each 1 (a gauge summed over the workers would read 2).
+            $series = static fn(): array => preg_match_all('~^kiln_redis_up\{pid="(\d+)"\} (\S+)$~m', HttpClient::get("$admin/metrics")['body'], $m) > 0
+                ? array_combine($m[1], $m[2]) : [];
+            self::until(static fn(): bool => \count($series()) === 2, 'kiln_redis_up for each of the 2 workers');
+            self::assertEqualsCanonicalizing($kiln->workerPids(), array_map('intval', array_keys($series())));
+            self::assertSame(['1', '1'], array_values($series()));
+            self::assertDoesNotMatchRegularExpression('~^kiln_redis_up [0-9]~m', HttpClient::get("$admin/metrics")['body']);
             self::assertSame(200, HttpClient::get("$admin/ready")['status']);
 
             $redis->kill();
