@@ -34,7 +34,7 @@ use Kiln\Store\Internal\Subscribers;
  * has not taken yet, for up to EXIT_FLUSH seconds, as RelayLink does for the node's relay; what is still queued then
  * is reported lost.
  */
-final class RedisBus implements Bus
+final class RedisBus implements ReconnectingBus
 {
     public const PREFIX = 'kiln:bus:';
 
@@ -147,6 +147,12 @@ final class RedisBus implements Bus
         if (!$this->sending) {
             $this->client->close();
         }
+    }
+
+    /** Called once the subscriptions are back after a lost connection (Subscriber::onResubscribed()). */
+    public function onResubscribed(\Closure $callback): void
+    {
+        $this->subscriber->onResubscribed($callback);
     }
 
     /** How many times Redis came back after the bus found it unreachable (the metrics' reconnects). */

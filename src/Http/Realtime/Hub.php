@@ -13,6 +13,7 @@ use Kiln\Http\Sse\EventEncoder;
 use Kiln\Http\Sse\EventStream;
 use Kiln\Loop\Loop;
 use Kiln\Store\Bus;
+use Kiln\Store\ReconnectingBus;
 use Kiln\Store\SharedState;
 
 /**
@@ -31,6 +32,9 @@ use Kiln\Store\SharedState;
  *   subscribed before its head is out are followed together, before anything is replayed.
  * - The worker follows a room's bus channel only while it has members there; a topic's, while it has
  *   streams there and for $replayKeep seconds after the last one ends.
+ * - A bus that lost its connection and follows its channels again (ReconnectingBus: Redis) did not carry what was
+ *   published meanwhile: the topics' events of that gap are read from the SharedState and delivered then, each once.
+ *   A topic whose ids went back (Redis restarted without its data) starts again: its streams are owed every event.
  *
  * One Hub per worker (the App makes it): its members and streams are this worker's own.
  */
@@ -78,6 +82,10 @@ final class Hub
         }
         $this->cursors = new \WeakMap();
         $this->log = new EventLog($state, $replay, $replayKeep);
+        if ($bus instanceof ReconnectingBus) {
+            // At once, before the events that follow the resubscription: the log is read without suspending.
+            $bus->onResubscribed($this->catchUp(...));
+        }
     }
 
     public function join(string $room, Member $member): void
@@ -250,7 +258,7 @@ final class Hub
             $cursor->follow($topic, min($last[$topic] ?? $current[$topic], $current[$topic]));
         }
         foreach ($topics as $topic) {
-            $entry = $this->topics[$topic] ??= new Topic($this->bus->subscribe(self::TOPIC . $topic, $this->deliverToTopic(...)), $this->replay);
+            $entry = $this->topics[$topic] ??= new Topic($this->bus->subscribe(self::TOPIC . $topic, $this->deliverToTopic(...)), $this->replay, $current[$topic]);
             if ($entry->linger !== null) {
                 Loop::cancel($entry->linger);
                 $entry->linger = null;
@@ -306,13 +314,49 @@ final class Hub
         if ($newline === false) {
             return; // not from a Hub
         }
-        $id = (int) substr($payload, 0, $newline);
-        $event = substr($payload, $newline + 1);
+        $this->deliver($topic, $entry, (int) substr($payload, 0, $newline), substr($payload, $newline + 1));
+    }
+
+    private function deliver(string $topic, Topic $entry, int $id, string $event): void
+    {
+        if ($entry->has($id, $event)) {
+            return; // it came already: live, or read after a gap of the bus (catchUp())
+        }
         $entry->remember($id, $event);
         foreach ($entry->streams as $stream) {
             $cursor = $this->cursors[$stream] ?? null;
             if ($cursor !== null && $cursor->wants($topic, $id)) {
                 $stream->write($cursor->frame($topic, $id, $event));
+            }
+        }
+    }
+
+    /**
+     * The bus follows its channels again after a gap (its connection to Redis broke): the events each topic got
+     * meanwhile, read from the shared log, go to the streams now (after later ones, if some came first). A topic
+     * whose id is below the last this worker had began again (Redis lost its data): its streams are owed all of it.
+     */
+    private function catchUp(): void
+    {
+        foreach ($this->topics as $topic => $entry) {
+            $topic = (string) $topic;
+            try {
+                $now = $this->log->last($topic);
+                $after = $entry->seen();
+                if ($now < $after) {
+                    $after = 0;
+                    $entry->restartAt(0);
+                    foreach ($entry->streams as $stream) {
+                        ($this->cursors[$stream] ?? null)?->restart($topic);
+                    }
+                }
+                $missed = $now > $after ? $this->log->between($topic, $entry, $after, $now) : [];
+            } catch (\Throwable $e) {
+                Loop::reportError($e); // Redis went away again: the next resubscription tries again
+                continue;
+            }
+            foreach ($missed as $id => $event) {
+                $this->deliver($topic, $entry, $id, $event);
             }
         }
     }

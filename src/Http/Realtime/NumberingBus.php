@@ -6,6 +6,7 @@ namespace Kiln\Http\Realtime;
 
 use Kiln\Store\Bus;
 use Kiln\Store\BusException;
+use Kiln\Store\ReconnectingBus;
 
 /**
  * A worker's node bus as its App sets it: every message passes through to the node bus, except the events
@@ -14,7 +15,7 @@ use Kiln\Store\BusException;
  * worker itself for the sequential tier, through the worker's gateway for the isolated and fork tiers).
  * The App sets it as the worker's NodeBus when the worker configures it.
  */
-final class NumberingBus implements Bus
+final class NumberingBus implements ReconnectingBus
 {
     /** @param \Closure(): Hub $hub */
     public function __construct(private readonly Bus $bus, private readonly \Closure $hub) {}
@@ -52,5 +53,13 @@ final class NumberingBus implements Bus
     public function close(): void
     {
         $this->bus->close();
+    }
+
+    /** The node bus's, when it has gaps to tell of (Redis); never called on one that has none. */
+    public function onResubscribed(\Closure $callback): void
+    {
+        if ($this->bus instanceof ReconnectingBus) {
+            $this->bus->onResubscribed($callback);
+        }
     }
 }

@@ -41,6 +41,15 @@ final class Cursor
         $this->replayedTo[$topic] = $id;
     }
 
+    /** The topic's ids began again: every event of it from now on is owed, whatever was replayed before. */
+    public function restart(string $topic): void
+    {
+        if (isset($this->positions[$topic])) {
+            $this->positions[$topic] = 0;
+            $this->replayedTo[$topic] = 0;
+        }
+    }
+
     public function forget(string $topic): void
     {
         unset($this->positions[$topic], $this->replayedTo[$topic], $this->pending[$topic]);

@@ -23,10 +23,35 @@ final class Topic
     /** @var array<int, string> encoded events by id, in id order */
     private array $buffer = [];
 
-    public function __construct(public readonly int $subscription, private readonly int $size) {}
+    /**
+     * @param int $seen the topic's id when the worker began to follow it: the events after it are this worker's to
+     *        deliver (Hub::catchUp() reads those a gap of the bus kept from it)
+     */
+    public function __construct(public readonly int $subscription, private readonly int $size, private int $seen = 0) {}
+
+    /** The greatest id this worker had of the topic (or the topic's id when it began to follow it). */
+    public function seen(): int
+    {
+        return $this->seen;
+    }
+
+    /** The topic's ids began again (its log was lost): the events after $id are the ones to come. */
+    public function restartAt(int $id): void
+    {
+        $this->seen = $id;
+    }
+
+    /** Whether this very event came already (by the bus, or read after a gap). */
+    public function has(int $id, string $event): bool
+    {
+        return ($this->buffer[$id] ?? null) === $event;
+    }
 
     public function remember(int $id, string $event): void
     {
+        if ($id > $this->seen) {
+            $this->seen = $id;
+        }
         $last = array_key_last($this->buffer);
         $this->buffer[$id] = $event;
         if ($last !== null && $id < $last) {

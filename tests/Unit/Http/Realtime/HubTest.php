@@ -219,6 +219,52 @@ final class HubTest extends TestCase
         self::assertSame(['c', 'd', 'e'], array_column(self::events($sink), 'data'));
     }
 
+    public function testEventsPublishedWhileTheBusWasCutReachTheStreamsOnceItFollowsAgain(): void
+    {
+        $bus = new GappyBus();
+        $hub = new Hub($bus, $this->ids);
+        $hub->subscribe('t', $stream = new EventStream());
+        $sink = FakeSink::start($stream);
+        $hub->publish('t', 'a');
+        self::settle();
+        $bus->cut();
+        $hub->publish('t', 'b');
+        $hub->publish('t', 'c');
+        self::settle();
+        self::assertSame(['a'], array_column(self::events($sink), 'data'), 'the bus carried nothing meanwhile');
+        $bus->resubscribed();
+        $hub->publish('t', 'd');
+        self::settle();
+        self::assertSame(['a', 'b', 'c', 'd'], array_column(self::events($sink), 'data'), 'the gap was read from the log, each event once');
+        self::assertSame(['1', '2', '3', '4'], array_column(self::events($sink), 'id'));
+        self::assertSame([], $this->errors);
+    }
+
+    /** Redis restarted without its data: the ids begin again at 1, below what the stream was replayed up to. */
+    public function testAStreamReplayedUpToAnIdGetsTheEventsOfATopicWhoseIdsBeganAgain(): void
+    {
+        $bus = new GappyBus();
+        $hub = new Hub($bus, $this->ids);
+        foreach (['a', 'b', 'c', 'd', 'e'] as $data) {
+            $hub->publish('t', $data);
+        }
+        $hub->subscribe('t', $stream = new EventStream('2'));
+        $sink = FakeSink::start($stream);
+        self::settle();
+        self::assertSame(['3', '4', '5'], array_column(self::events($sink), 'id'), 'replayed up to 5');
+        $bus->cut();
+        $this->ids->delete('kiln.sse.id:t');
+        foreach (range(1, 5) as $id) {
+            $this->ids->delete("kiln.sse.event:$id:t");
+        }
+        $hub->publish('t', 'new 1');
+        $bus->resubscribed();
+        $hub->publish('t', 'new 2');
+        self::settle();
+        self::assertSame(['c', 'd', 'e', 'new 1', 'new 2'], array_column(self::events($sink), 'data'), 'nothing of the new sequence is held back');
+        self::assertSame(['3', '4', '5', '1', '2'], array_column(self::events($sink), 'id'));
+    }
+
     public function testAnIdOlderThanTheBufferReplaysWhatIsLeft(): void
     {
         $hub = $this->hub(replay: 3);
