@@ -9,8 +9,9 @@ namespace Kiln\Site;
  * a script to run (with SCRIPT_NAME / PATH_INFO split), a directory redirect, or a refusal.
  *
  * Rules, in order: malformed percent-encoding, encoded `/` or `\`, NUL and control bytes → 400; decoded
- * once, empty and `.` segments dropped, `..` applied (climbing above the root → 400); a segment starting
- * with a dot (but a leading `/.well-known/`) → 404. Then the file system is walked: a file that has a
+ * once, empty and `.` segments dropped, `..` applied (climbing above the root → 400). Then the file system
+ * is walked: a segment starting with a dot (but a leading `/.well-known/`) → 404 unless a script comes
+ * before it, whose PATH_INFO it is (`/caldav.php/.well-known/caldav`, run as under Apache); a file that has a
  * script extension is run with the rest of the path as PATH_INFO (`/index.php/a/b`); `/page` reaches
  * `page.php` when no `page` exists; a directory without its slash → 301, with it → its index file (in
  * order), else 403; anything else → the front controller (`/index.php`) when it exists and the caller did
@@ -39,7 +40,10 @@ final class PathResolver
 
     private readonly ?string $cgiBin;
 
-    /** @var array<string, array{list<string>, bool}|Refusal> raw path => what parse() made of it */
+    /**
+     * @var array<string, array{list<string>, bool, int}|Refusal> raw path => what parse() made of it: the segments,
+     *      whether it ends in a slash, the index of its first hidden segment (-1: none)
+     */
     private array $parsed = [];
 
     /**
@@ -135,19 +139,20 @@ final class PathResolver
         if ($parsed instanceof Refusal) {
             return $parsed;
         }
-        [$segments, $slash] = $parsed;
+        [$segments, $slash, $hidden] = $parsed;
         if ($this->cgiBin !== null && ($segments[0] ?? '') === 'cgi-bin') {
             clearstatcache();
-            return $this->cgi($this->cgiBin, $segments, $slash);
+            return $this->cgi($this->cgiBin, $segments, $slash, $hidden);
         }
-        return $this->walk($path, $segments, $slash, $query, $indexFiles ?? $this->indexFiles, $frontController);
+        return $this->walk($path, $segments, $slash, $hidden, $query, $indexFiles ?? $this->indexFiles, $frontController);
     }
 
     /**
-     * The path's segments (decoded, dot segments applied) and whether it ends in a slash, or its refusal;
-     * remembered for the next request for it (the file system is looked at again every time).
+     * The path's segments (decoded, dot segments applied), whether it ends in a slash and where its first
+     * hidden segment is (-1: none), or its refusal; remembered for the next request for it (the file system
+     * is looked at again every time).
      *
-     * @return array{list<string>, bool}|Refusal
+     * @return array{list<string>, bool, int}|Refusal
      */
     private function parse(string $path): array|Refusal
     {
@@ -157,7 +162,7 @@ final class PathResolver
         return $this->parsed[$path] = self::segments($path);
     }
 
-    /** @return array{list<string>, bool}|Refusal */
+    /** @return array{list<string>, bool, int}|Refusal */
     private static function segments(string $path): array|Refusal
     {
         if ($path === '' || $path[0] !== '/') {
@@ -189,20 +194,22 @@ final class PathResolver
         $slash = $last === '' || $last === '.' || $last === '..';
         foreach ($segments as $i => $segment) {
             if ($segment[0] === '.' && ($i !== 0 || $segment !== '.well-known')) {
-                return new Refusal(404, 'hidden file');
+                return [$segments, $slash, $i];
             }
         }
-        return [$segments, $slash];
+        return [$segments, $slash, -1];
     }
 
     /**
+     * A hidden segment (at $hidden, -1: none) is refused unless a script comes before it: then it is PATH_INFO.
+     *
      * @param list<string> $segments
      * @param list<string> $indexFiles
      */
-    private function walk(string $path, array $segments, bool $slash, string $query, array $indexFiles, bool $frontController): Script|StaticFile|Redirect|Refusal
+    private function walk(string $path, array $segments, bool $slash, int $hidden, string $query, array $indexFiles, bool $frontController): Script|StaticFile|Redirect|Refusal
     {
         $count = \count($segments);
-        if ($count > 0 && !$slash) {
+        if ($count > 0 && !$slash && $hidden < 0) {
             // The common case: a file named as it is. What it is (script, static file, refusal) is what the last
             // request for the same path found (resolve() does not even look at a script found lately).
             $full = $this->root . '/' . implode('/', $segments);
@@ -222,6 +229,9 @@ final class PathResolver
         }
         $dir = $this->root;
         for ($i = 0; $i < $count; $i++) {
+            if ($i === $hidden) {
+                return new Refusal(404, 'hidden file');
+            }
             $candidate = $dir . '/' . $segments[$i];
             if (is_dir($candidate)) {
                 $dir = $candidate;
@@ -229,6 +239,9 @@ final class PathResolver
             }
             $rest = \array_slice($segments, $i + 1);
             if (is_file($candidate)) {
+                if ($hidden >= 0 && !$this->isScript($segments[$i])) {
+                    return new Refusal(404, 'hidden file');
+                }
                 return $this->file($candidate, \array_slice($segments, 0, $i + 1), $rest, $slash, $frontController);
             }
             if (!str_ends_with($candidate, '.php') && \in_array('.php', $this->scriptExtensions, true) && is_file($candidate . '.php')) {
@@ -236,7 +249,7 @@ final class PathResolver
                 $names[] = $segments[$i] . '.php';
                 return $this->file($candidate . '.php', $names, $rest, $slash, $frontController);
             }
-            return $this->fallback($frontController);
+            return $hidden >= 0 ? new Refusal(404, 'hidden file') : $this->fallback($frontController);
         }
         return $this->directory($dir, $segments, $slash, $query, $indexFiles);
     }
@@ -349,15 +362,18 @@ final class PathResolver
     /**
      * `/cgi-bin/NAME/rest`: NAME (maybe in a subdirectory: `/cgi-bin/tools/run.py/x`) must be an executable
      * file in the cgi-bin directory; no index, no extensionless, no front controller (Apache's ScriptAlias,
-     * and the same rules as Cgi\CgiBinResolver).
+     * and the same rules as Cgi\CgiBinResolver). A hidden segment is refused unless it is the script's PATH_INFO.
      *
      * @param list<string> $segments
      */
-    private function cgi(string $cgiBin, array $segments, bool $slash): Script|Refusal
+    private function cgi(string $cgiBin, array $segments, bool $slash, int $hidden): Script|Refusal
     {
         $file = $cgiBin;
         $count = \count($segments);
         for ($i = 1; $i < $count; $i++) {
+            if ($i === $hidden) {
+                return new Refusal(404, 'hidden file');
+            }
             $file .= '/' . $segments[$i];
             if (is_dir($file)) {
                 continue;

@@ -118,7 +118,13 @@ final class PathResolverTest extends TestCase
         yield 'dotfile under well-known' => ['/.well-known/.hidden', 'refuse 404'];
         yield 'well-known only at the top' => ['/blog/.well-known/x', 'refuse 404'];
         yield 'encoded dotfile' => ['/%2eenv', 'refuse 404'];
-        yield 'dotfile as path info' => ['/index.php/.env', 'refuse 404'];
+        yield 'dotfile as path info is the script\'s' => ['/index.php/.env', 'script index.php /index.php /.env'];
+        yield 'well-known as path info' => ['/page.php/.well-known/caldav', 'script page.php /page.php /.well-known/caldav'];
+        yield 'dot folder deep in path info' => ['/a/b.php/x/.git/config', 'script a/b.php /a/b.php /x/.git/config'];
+        yield 'dotfile as path info of an extensionless script' => ['/page/.env', 'script page.php /page.php /.env'];
+        yield 'dotfile after a static file' => ['/style.css/.env', 'refuse 404'];
+        yield 'dotfile after a missing name' => ['/missing/.env', 'refuse 404'];
+        yield 'script in a dot folder' => ['/.git/x.php/y', 'refuse 404'];
         // Sources never sent
         yield 'include file' => ['/config.inc', 'refuse 403'];
         yield 'editor backup' => ['/backup.php~', 'refuse 403'];
@@ -282,6 +288,8 @@ final class PathResolverTest extends TestCase
         yield 'missing in a subdirectory' => ['/cgi-bin/sub/nope/a', 'refuse 404'];
         yield 'symlink out of cgi-bin' => ['/cgi-bin/link-out', 'refuse 404'];
         yield 'dotfile' => ['/cgi-bin/.env', 'refuse 404'];
+        yield 'dotfile as path info' => ['/cgi-bin/hello.py/.well-known/x', 'script ../cgi/hello.py /cgi-bin/hello.py /.well-known/x'];
+        yield 'dot folder before the script' => ['/cgi-bin/.sub/run.sh', 'refuse 404'];
         yield 'climbing out of cgi-bin is a root path' => ['/cgi-bin/../style.css', 'file style.css'];
     }
 
