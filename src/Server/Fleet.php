@@ -6,7 +6,8 @@ namespace Kiln\Server;
 
 /**
  * The worker generations and their slots: keeps one live worker per slot in the current generation
- * (replacing the dead at once, with backoff for those that die before a first request), runs a reload
+ * (replacing the dead at once, with backoff for those that die before they begin a first request: a crash
+ * in a request is the request's, and its worker is replaced at once, as Apache replaces a child), runs a reload
  * as a pending generation that takes over only once all of it is ready, and retires recycled workers
  * once their replacement serves.
  */
@@ -23,6 +24,9 @@ final class Fleet
 
     /** @var array<int, int> slot => consecutive deaths before a first request */
     private array $failures = [];
+
+    /** Whether the log said once what a crash under the JIT may mean. */
+    private bool $crashExplained = false;
 
     public function __construct(
         private readonly WorkerPool $pool,
@@ -60,6 +64,7 @@ final class Fleet
         }
     }
 
+    /** A worker began its first request: it came up fine. */
     public function onFirstRequest(WorkerHandle $handle): void
     {
         $handle->servedFirst = true;
@@ -79,12 +84,34 @@ final class Fleet
         }
         if ($handle->servedFirst) {
             $this->failures[$handle->slot] = 0;
-            $this->log->warning("{$handle->label()} $why; replacing it now");
+            $this->log->warning("{$handle->label()} $why; replacing it now" . $this->crashHint($why));
             return;
         }
         $failures = $this->failures[$handle->slot] = ($this->failures[$handle->slot] ?? 0) + 1;
         $this->log->error("{$handle->label()} $why before serving a request; "
             . sprintf('restarting it in %.1f s (failure %d in a row)', $this->backoff->delay($failures), $failures));
+    }
+
+    /**
+     * A worker killed by SIGSEGV or SIGBUS hit a fault inside PHP (PHP code cannot cause one). With the JIT on,
+     * the code the JIT compiled lives in a buffer every worker shares, and a new worker runs the same code: said
+     * once, with what to do.
+     */
+    private function crashHint(string $why): string
+    {
+        if ($this->crashExplained || preg_match('/\((SIGSEGV|SIGBUS)\)/', $why) !== 1 || !self::jitOn()) {
+            return '';
+        }
+        $this->crashExplained = true;
+        return ' (a fault inside PHP: with the JIT on, the code it compiled is shared by every worker and outlives them,'
+            . ' so if such crashes repeat, restart the server, or serve with --jit=off)';
+    }
+
+    /** Whether PHP's JIT compiles in this process, and so in the workers forked from it. */
+    private static function jitOn(): bool
+    {
+        $status = \function_exists('opcache_get_status') ? @opcache_get_status(false) : false;
+        return \is_array($status) && \is_array($status['jit'] ?? null) && ($status['jit']['on'] ?? false) === true;
     }
 
     /** Every slot has a live, non-recycling worker of the current generation, or one is scheduled. */

@@ -37,6 +37,9 @@ final class Worker implements WorkerContext
 
     private bool $recycleAsked = false;
 
+    /** Whether the supervisor was told this worker began its first request (it came up fine). */
+    private bool $healthSent = false;
+
     /** Why the replacement was asked for, and when (hrtime, ns): asked again after RECYCLE_ASK_AGAIN without a drain. */
     private string $recycleReason = '';
     private int $recycleAskedAt = 0;
@@ -224,6 +227,14 @@ final class Worker implements WorkerContext
         }
     }
 
+    public function firstRequestBegan(): void
+    {
+        if (!$this->healthSent) {
+            $this->healthSent = true;
+            $this->send(new Message(Message::FIRST_REQUEST));
+        }
+    }
+
     public function requestServed(): void
     {
         // A finished request is progress: with the stall timeout on, it beats when a beat is due, so a
@@ -233,7 +244,7 @@ final class Worker implements WorkerContext
         }
         $this->served++;
         if ($this->served === 1) {
-            $this->send(new Message(Message::FIRST_REQUEST));
+            $this->firstRequestBegan(); // a service that does not say when a request begins
         }
         if ($this->recycleAsked) {
             return;

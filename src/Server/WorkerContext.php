@@ -13,6 +13,12 @@ interface WorkerContext
     /** One request was answered (counts toward max_requests; the first marks the worker healthy). */
     public function requestServed(): void;
 
+    /**
+     * The service began its first request (called once, before its handler runs): the worker came up fine, so
+     * a crash from now on is the request's, not a failed start, and the worker is replaced at once.
+     */
+    public function firstRequestBegan(): void;
+
     /** The service hit a limit or problem the operator should see. */
     public function log(string $level, string $message): void;
 

@@ -42,6 +42,9 @@ final class HttpCore
 
     private int $nextId = 1;
 
+    /** Whether a request began here yet (the worker is told of the first). */
+    private bool $began = false;
+
     /** @var array<int, Request> connection id => the request whose handler runs now, suspended or not (the in-flight ones) */
     private array $serving = [];
 
@@ -324,6 +327,10 @@ final class HttpCore
             $response = ErrorResponse::plain(503, '', ['Retry-After' => '1']);
             $this->record->refused(503, 'concurrency');
         } else {
+            if (!$this->began) {
+                $this->began = true;
+                $this->context->firstRequestBegan(); // a crash in it is then the request's, not the worker's start
+            }
             $this->serving[$id] = $request;
             $failure = null;
             try {

@@ -23,6 +23,8 @@ final class RecordingContext implements WorkerContext
 
     public function __construct(private readonly float $drainTimeout = 5.0) {}
 
+    public function firstRequestBegan(): void {}
+
     public function requestServed(): void
     {
         $this->served++;

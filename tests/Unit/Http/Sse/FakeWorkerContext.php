@@ -18,6 +18,8 @@ final class FakeWorkerContext implements WorkerContext
     /** @var array<string, int> what count() was told last */
     public array $counts = [];
 
+    public function firstRequestBegan(): void {}
+
     public function requestServed(): void
     {
         $this->served++;

@@ -510,6 +510,8 @@ final class WebSocketServerTest extends TestCase
 
             public function requestServed(): void {}
 
+            public function firstRequestBegan(): void {}
+
             public function log(string $level, string $message): void
             {
                 $this->logged[] = "[$level] $message";
