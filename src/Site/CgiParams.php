@@ -109,6 +109,24 @@ final class CgiParams
         return $params;
     }
 
+    /**
+     * $params as PHP's own FastCGI SAPIs (php-cgi, php-fpm) are given them: without REDIRECT_URL when the script
+     * has a PATH_INFO. With cgi.fix_pathinfo on (PHP's default), a REDIRECT_URL beside a PATH_TRANSLATED makes
+     * them run PATH_TRANSLATED as the script (Apache's `Action` handler, where SCRIPT_FILENAME is php-cgi
+     * itself): "No input file specified." and a 404 for a rewrite to `caldav.php/$1`; and beside a PATH_INFO
+     * alone they drop the PATH_INFO. The script's PATH_INFO is worth more than the rewrite's old path.
+     *
+     * @param array<string, string> $params
+     * @return array<string, string>
+     */
+    public static function forPhpFastCgi(array $params): array
+    {
+        if (($params['PATH_INFO'] ?? '') !== '' && isset($params['REDIRECT_URL'])) {
+            unset($params['REDIRECT_URL']);
+        }
+        return $params;
+    }
+
     /** The variable of a (lower-case) header name, '' for one that gets none; remembered for the next request. */
     private static function variable(string $name): string
     {

@@ -94,7 +94,7 @@ final class PhpCgiRunner implements ScriptRunner
 
     public function run(Request $request, Script $script): Response
     {
-        $params = CgiParams::build($request, $script);
+        $params = CgiParams::forPhpFastCgi(CgiParams::build($request, $script));
         unset($params['HTTP_PROXY']); // httpoxy: never, whatever built the params
         // The script's way to the node bus (Kiln\Store\Publish::to()): set here, never from the request.
         foreach ($this->busParams ??= NodeBus::scriptParams() as $name => $value) {

@@ -119,7 +119,7 @@ final class FastCgiUpstream implements ScriptRunner
         try {
             $fcgi = $this->client->request(
                 $address,
-                CgiParams::build($request, $script, self::phpValue($script)),
+                CgiParams::forPhpFastCgi(CgiParams::build($request, $script, self::phpValue($script))),
                 $request->isBodySpooled() ? $request->bodyStream() : $request->body(),
                 $this->stderrLogger($label),
                 $limit->getCancellation(),

@@ -53,6 +53,15 @@ abstract class HtaccessServingTestCase extends TestCase
         self::assertSame('/2024/hello-world/', $seen['redirect_url'], 'REDIRECT_URL, as after an Apache internal rewrite');
     }
 
+    public function testARewriteToAScriptWithPathInfoRunsItWithThatPathInfo(): void
+    {
+        foreach (['/dav/principals/users/alice/calendar/' => '/alice/calendar/', '/dav/.well-known/caldav' => '/.well-known/caldav'] as $target => $pathInfo) {
+            $response = $this->get($target);
+            self::assertSame(200, $response['status'], "$target: {$response['body']}");
+            self::assertSame(['script' => '/dav/caldav.php', 'path_info' => $pathInfo, 'self' => "/dav/caldav.php$pathInfo", 'uri' => $target], self::json($response));
+        }
+    }
+
     public function testExistingFilesAndDirectoriesAreServedDirectly(): void
     {
         $file = $this->get('/readme.txt');
@@ -224,6 +233,11 @@ abstract class HtaccessServingTestCase extends TestCase
             'headers/shutdown.php' => '<?php register_shutdown_function(function () {}); echo "x";',
             'errors/.htaccess' => "RewriteEngine Off\nErrorDocument 404 /404.php\n",
             '404.php' => '<?php echo "custom {$_SERVER["REDIRECT_STATUS"]} for {$_SERVER["REDIRECT_URL"]} ({$_SERVER["REDIRECT_QUERY_STRING"]})";',
+            // A CalDAV server's rewrites (DAViCal's): pretty paths to one script, the rest as its PATH_INFO.
+            'dav/.htaccess' => "RewriteEngine On\nRewriteRule ^\\.well-known/(.*)$ /dav/caldav.php/.well-known/$1 [NC,L]\n"
+                . "RewriteRule ^principals/users/(.*)$ /dav/caldav.php/$1 [NC,L]\n",
+            'dav/caldav.php' => '<?php header("Content-Type: application/json"); echo json_encode(["script" => $_SERVER["SCRIPT_NAME"], '
+                . '"path_info" => $_SERVER["PATH_INFO"] ?? null, "self" => $_SERVER["PHP_SELF"], "uri" => $_SERVER["REQUEST_URI"]]);',
             'legacy/.htaccess' => "RewriteEngine Off\nAddHandler cgi-script .cgi\n",
             'legacy/page.txt' => "legacy\n",
             'ini/.htaccess' => "php_value precision 5\n",

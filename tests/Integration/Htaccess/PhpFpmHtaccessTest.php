@@ -35,4 +35,27 @@ final class PhpFpmHtaccessTest extends TestCase
             PeerProcess::removeDir($root);
         }
     }
+
+    /** php-fpm, like php-cgi, runs PATH_TRANSLATED as the script when REDIRECT_URL comes with it: it does not. */
+    public function testARewriteToAScriptWithPathInfoRunsItWithThatPathInfo(): void
+    {
+        if (!is_executable(PhpFpmProcess::BINARY)) {
+            self::fail('php-fpm8.2 is not installed (apt-get install php8.2-fpm): scripts/install-deps.sh installs it');
+        }
+        $root = PeerProcess::tempDir('kiln-htaccess-fpm');
+        $fpm = null;
+        $kiln = null;
+        try {
+            file_put_contents("$root/.htaccess", "RewriteEngine On\nRewriteRule ^principals/users/(.*)$ caldav.php/$1 [L]\n");
+            file_put_contents("$root/caldav.php", '<?php echo $_SERVER["SCRIPT_NAME"], "|", $_SERVER["PATH_INFO"] ?? "none";');
+            $fpm = PhpFpmProcess::start(children: 1);
+            $kiln = KilnProcess::start($root, ['--tier=fastcgi', '--fastcgi=' . $fpm->address(), '--workers=1']);
+            $response = HttpClient::get($kiln->baseUrl() . '/principals/users/alice/');
+            self::assertSame([200, '/caldav.php|/alice/'], [$response['status'], $response['body']], $kiln->log() . $fpm->diagnostics());
+        } finally {
+            $kiln?->stop();
+            $fpm?->stop();
+            PeerProcess::removeDir($root);
+        }
+    }
 }
