@@ -89,6 +89,8 @@ final class ConfigBuilder
                         $lower = strtolower($option);
                         if ($lower === 'inherit' || $lower === 'inheritbefore') {
                             $set->inherit = $lower;
+                        } elseif ($lower === 'mergebase') {
+                            $set->mergeBase = true;
                         } else {
                             $this->warn($d, "option '$option' is not supported; ignored");
                         }

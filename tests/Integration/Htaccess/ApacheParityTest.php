@@ -163,6 +163,17 @@ final class ApacheParityTest extends TestCase
             'more/before/f.txt' => 'f',
             'more/noindex/.htaccess' => "Options -Indexes\n",
             'more/noindex/f.txt' => 'f',
+            // A RewriteBase is the directory's own (Apache >= 2.4.4): a child's relative rules stay in the child.
+            'base/.htaccess' => "RewriteEngine On\nRewriteBase /base/\nRewriteRule ^top$ t.php?top=1 [L]\n",
+            'base/t.php' => self::SCRIPT,
+            'base/dav/.htaccess' => "RewriteEngine On\nRewriteRule ^principals/(.*)$ caldav.php/$1 [L]\n",
+            'base/dav/caldav.php' => self::SCRIPT,
+            'base/merged/.htaccess' => "RewriteEngine On\nRewriteOptions MergeBase\nRewriteRule ^up$ t.php?merged=1 [L]\n",
+            'base/merged/t.php' => self::SCRIPT,
+            'mbase/.htaccess' => "RewriteEngine On\nRewriteOptions MergeBase\nRewriteBase /mbase/\n",
+            'mbase/t.php' => self::SCRIPT,
+            'mbase/sub/.htaccess' => "RewriteEngine On\nRewriteRule ^up$ t.php?merged=1 [L]\n",
+            'mbase/sub/t.php' => self::SCRIPT,
         ];
     }
 
@@ -187,6 +198,7 @@ final class ApacheParityTest extends TestCase
             '/more/chain', '/more/skip', '/more/b/a&b', '/more/nob/a&b', '/more/dash?z=1', '/more/go?x=1&go=home',
             '/more/host', '/more/uri', '/more/req?x=1', '/more/sub', '/more/sub/', '/more/off/x', '/more/off/f.txt',
             '/more/before/f.txt', '/more/t.php',
+            '/base/top', '/base/dav/principals/alice/', '/base/merged/up', '/mbase/sub/up',
             '/mix/a/f.txt', '/mix/b/c/f.txt', '/mix/d/e/f.txt', '/mix/g/h/f.txt', '/mix/i/j/f.txt',
         ];
     }

@@ -142,6 +142,24 @@ final class RewriteTest extends TestCase
         self::assertSame('q', $outcome->env['PARENT'], 'inherited rules match against the child directory');
     }
 
+    public function testAChildDirectoryDoesNotTakeItsParentsRewriteBase(): void
+    {
+        $files = self::FILES + [
+            '.htaccess' => "RewriteEngine On\nRewriteBase /\nRewriteRule ^y$ app.php [L]\n",
+            'sub/.htaccess' => "RewriteEngine On\nRewriteRule ^x/(.*)$ index.php/$1 [L]\n",
+        ];
+        $site = Fixtures::rules($files);
+        self::assertSame('serve /sub/index.php/a', Fixtures::describe($site->forRequest(Fixtures::request('/sub/x/a'))), 'relative to sub/, as Apache 2.4');
+        self::assertSame('serve /app.php', Fixtures::describe($site->forRequest(Fixtures::request('/y'))));
+        $files['.htaccess'] = "RewriteEngine On\nRewriteOptions MergeBase\nRewriteBase /\n";
+        $merged = Fixtures::rules($files);
+        self::assertSame('serve /index.php/a', Fixtures::describe($merged->forRequest(Fixtures::request('/sub/x/a'))), 'RewriteOptions MergeBase');
+        $files['sub/.htaccess'] = "RewriteEngine On\nRewriteOptions MergeBase\nRewriteRule ^x/(.*)$ index.php/$1 [L]\n";
+        $files['.htaccess'] = "RewriteEngine On\nRewriteBase /\n";
+        $inChild = Fixtures::rules($files);
+        self::assertSame('serve /sub/index.php/a', Fixtures::describe($inChild->forRequest(Fixtures::request('/sub/x/a'))), 'MergeBase is read in the parent');
+    }
+
     public function testRoundsAreBoundedByMaxRounds(): void
     {
         $fs = new FakeFilesystem(['/srv/www/.htaccess' => "RewriteEngine On\nRewriteRule ^a(\\d)$ a$1x\nRewriteRule ^a(\\d)(x+)$ a$1$2x\n"]);
