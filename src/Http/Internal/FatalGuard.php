@@ -357,15 +357,19 @@ final class FatalGuard
             $this->core->log('error', 'Editing the response of a script that exited failed: ' . $e::class . ': ' . $e->getMessage());
         }
         $body = $response->body();
-        if (!\is_string($body)) {
+        $head = $request->head();
+        $headRequest = $head->method === 'HEAD';
+        $measured = true;
+        if ($headRequest && $body === []) {
+            $body = ''; // a script's answer to HEAD (SequentialRunner): what it printed is no measure of its GET
+            $measured = false;
+        } elseif (!\is_string($body)) {
             $response = ErrorResponse::plain(500);
             $body = $response->body();
             \assert(\is_string($body));
         }
-        $head = $request->head();
-        $headRequest = $head->method === 'HEAD';
         try {
-            $length = $headRequest ? $response->declaredLength() ?? \strlen($body) : \strlen($body);
+            $length = $headRequest ? $response->declaredLength() ?? ($measured ? \strlen($body) : null) : \strlen($body);
             $bytes = $this->core->encoder->responseHead($response, $length, $head->version, false, $headRequest);
         } catch (\ValueError) {
             $bytes = $this->core->encoder->dated($this->failed);

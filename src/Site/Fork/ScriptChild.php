@@ -106,7 +106,7 @@ final class ScriptChild implements ForkChild
             // PHP's own shutdown closes php://input's stream (removing the file a large body spilled to); _exit() skips it.
             $input?->release();
         };
-        $output = new ChildOutput($sink, $this->quickExit, $cleanUp);
+        $output = new ChildOutput($sink, $this->quickExit, $cleanUp, measured: ($params['REQUEST_METHOD'] ?? '') !== 'HEAD');
         $output->start();
         // Registered from a shutdown function, so it runs after the script's own shutdown functions. One of
         // those that calls exit() makes PHP skip the rest; the destructors that run next do not skip this one.

@@ -349,6 +349,11 @@ final class SequentialRunner implements ScriptRunner
             $body = '';
         }
         $response = ResponseCapture::build($body, $this->onRefused ??= fn(string $message) => ($this->log)('warning', $message));
+        if ($this->request?->method() === 'HEAD') {
+            // Nothing of it is sent, and what a script prints for HEAD (often nothing) is no measure of its GET: the
+            // only Content-Length is one it set itself, as under Apache and on the other tiers.
+            $response->setBody([]);
+        }
         $runtime->state->end();
         $runtime->ini->reset();
         $runtime->state->resetZone(); // after the settings: a zone date.timezone gave goes with them

@@ -46,6 +46,8 @@ final class ChildOutput
         private readonly mixed $sink,
         private readonly ?\Closure $quickExit,
         private readonly \Closure $cleanUp,
+        /** False for HEAD: what a script prints then (often nothing) is no measure of its GET, so no length is added. */
+        private readonly bool $measured = true,
     ) {}
 
     public function start(): void
@@ -155,7 +157,7 @@ final class ChildOutput
             $length = \stripos($line, 'content-length:') === 0 ? null : $length;
             $head .= \strtr($line, ["\r" => '', "\n" => '']) . "\r\n";
         }
-        if ($length !== null) {
+        if ($length !== null && $this->measured) {
             $head .= "Content-Length: $length\r\n";
         }
         $mime = (string) \ini_get('default_mimetype');
