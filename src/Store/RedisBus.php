@@ -76,6 +76,9 @@ final class RedisBus implements ReconnectingBus
     /** @var (\Closure(): void)|null called once the sender Fiber has ended (the process is ending and waits for it) */
     private ?\Closure $onSent = null;
 
+    /** @var list<\Closure(): void> onResubscribed()'s callbacks, also run when a subscription that failed succeeds */
+    private array $onResubscribed = [];
+
     public function __construct(private readonly RedisConfig $config)
     {
         $this->subscribers = new Subscribers();
@@ -152,6 +155,7 @@ final class RedisBus implements ReconnectingBus
     /** Called once the subscriptions are back after a lost connection (Subscriber::onResubscribed()). */
     public function onResubscribed(\Closure $callback): void
     {
+        $this->onResubscribed[] = $callback;
         $this->subscriber->onResubscribed($callback);
     }
 
@@ -171,7 +175,7 @@ final class RedisBus implements ReconnectingBus
      * SUBSCRIBEs at Redis; when Redis cannot be reached now, tries again every second for as long as the
      * channel has listeners here (once subscribed, the Subscriber itself resubscribes after a lost connection).
      */
-    private function follow(string $channel): void
+    private function follow(string $channel, bool $retry = false): void
     {
         if ($this->closed || !isset($this->following[$channel])) {
             return;
@@ -180,7 +184,15 @@ final class RedisBus implements ReconnectingBus
             $this->subscriber->subscribe(self::PREFIX . $channel, $this->received(...));
         } catch (RedisException $e) {
             Loop::reportError(new BusException("node bus (Redis): the subscription to '$channel' failed, trying again in 1 s: " . $e->getMessage(), 0, $e));
-            Loop::delay(1.0, fn() => Loop::async(fn() => $this->follow($channel)));
+            Loop::delay(1.0, fn() => Loop::async(fn() => $this->follow($channel, true)));
+            return;
+        }
+        if ($retry) {
+            // What was published on the channel while the subscription was failing never came here: the same gap as
+            // after a lost connection, told to the same listeners (ReconnectingBus).
+            foreach ($this->onResubscribed as $callback) {
+                $callback();
+            }
         }
     }
 
