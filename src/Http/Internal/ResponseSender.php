@@ -101,6 +101,11 @@ final class ResponseSender
     }
 
     /**
+     * Chunked on HTTP/1.1 and close-delimited on 1.0, unless the handler declared the length (a CGI or FastCGI
+     * script's own `Content-Length`, as Apache and nginx pass it on): then sent with that length, so a download
+     * shows its size. What the body yields past a declared length is read and dropped (the script runs to its end);
+     * a body that ends short closes the connection, so the client sees the message is incomplete. Either is logged.
+     *
      * @param iterable<string> $body
      * @return array{bool, int}
      */
@@ -108,21 +113,23 @@ final class ResponseSender
     {
         $head = $request->head();
         $length = $response->declaredLength();
-        if ($length !== null) {
-            return $this->sendDeclared($connection, $head, $response, $body, $length, $keepAlive, $withBody);
-        }
-        $chunked = $head->version === '1.1';
-        if (!$chunked) {
+        $chunked = $length === null && $head->version === '1.1';
+        if ($length === null && !$chunked) {
             $keepAlive = false;
         }
-        $connection->write($this->encoder->responseHead($response, null, $head->version, $keepAlive, !$withBody));
+        $connection->write($this->encoder->responseHead($response, $length, $head->version, $keepAlive, !$withBody));
         if (!$withBody) {
             return [$keepAlive, 0];
         }
         $sent = 0;
+        $dropped = 0;
         try {
             foreach ($body as $piece) {
                 $piece = (string) $piece;
+                if ($length !== null && \strlen($piece) > $length - $sent) {
+                    $dropped += \strlen($piece) - ($length - $sent);
+                    $piece = substr($piece, 0, $length - $sent);
+                }
                 if ($piece === '') {
                     continue;
                 }
@@ -140,46 +147,8 @@ final class ResponseSender
         if ($chunked) {
             $connection->write($this->encoder->end());
         }
-        return [$keepAlive, $sent];
-    }
-
-    /**
-     * A streamed body whose length the handler declared (a CGI or FastCGI script's own `Content-Length`, as
-     * Apache and nginx pass it on): sent with that length instead of chunked, so a download shows its size.
-     * What the body yields past the length is read and dropped (the script runs to its end); a body that ends
-     * short closes the connection, so the client sees the message is incomplete. Either is logged.
-     *
-     * @param iterable<string> $body
-     * @return array{bool, int}
-     */
-    private function sendDeclared(Connection $connection, RequestHead $head, Response $response, iterable $body, int $length, bool $keepAlive, bool $withBody): array
-    {
-        $connection->write($this->encoder->responseHead($response, $length, $head->version, $keepAlive, !$withBody));
-        if (!$withBody) {
-            return [$keepAlive, 0];
-        }
-        $sent = 0;
-        $dropped = 0;
-        try {
-            foreach ($body as $piece) {
-                $piece = (string) $piece;
-                $room = $length - $sent;
-                if (\strlen($piece) > $room) {
-                    $dropped += \strlen($piece) - $room;
-                    $piece = substr($piece, 0, $room);
-                }
-                if ($piece === '') {
-                    continue;
-                }
-                $connection->write($piece);
-                $sent += \strlen($piece);
-                if (!$connection->output->awaitDrain()) {
-                    return [false, $sent];
-                }
-            }
-        } catch (\Throwable $e) {
-            $this->context->log('error', 'Streamed body of ' . $head->method . ' ' . $head->target . ' failed: ' . $e->getMessage());
-            return [false, $sent];
+        if ($length === null) {
+            return [$keepAlive, $sent];
         }
         $where = "$head->method $head->target declared Content-Length: $length";
         if ($sent < $length) {
