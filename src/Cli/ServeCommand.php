@@ -54,8 +54,10 @@ final class ServeCommand
         $configured = \get_cfg_var('memory_limit');
         $memoryLimit = $options->config->workerMemoryLimit(\is_string($configured) ? $configured : false);
         $spelled = $memoryLimit === -1 ? '-1' : Config::size($memoryLimit);
-        // The sequential tier's --php-ini settings PHP takes only at start-up (upload_max_filesize…) go there too.
-        JitLauncher::relaunch($options->jit, $args, StartupIni::of($options->site) + ['memory_limit' => $spelled]);
+        // The sequential tier's --php-ini settings PHP takes only at start-up (upload_max_filesize…) go there too,
+        // and its JIT mode (StartupIni::jit()).
+        $startup = StartupIni::of($options->site) + StartupIni::jit($options->site, $options->jit) + ['memory_limit' => $spelled];
+        JitLauncher::relaunch($options->jit, $args, $startup);
         // A tier that cannot run here (the sequential tier without FFI) is refused as each worker builds its
         // site, for a document root and an app's site() alike (RunnerFactory::tierMap()): a start-up error.
         // The sequential tier's engine probes, made once here rather than in every worker (and every

@@ -26,6 +26,25 @@ final class StartupIni
     ];
 
     /**
+     * The JIT mode of workers that run a site's scripts on the sequential tier: `function`, not `tracing`, unless
+     * `--php-ini` names one (given at start-up too, since the mode is fixed there). A worker there is replaced after a script that calls exit() or declares what it cannot
+     * declare twice, so different workers run the same scripts on different paths, and they share one JIT buffer.
+     * With the tracing JIT, a trace compiled in one worker crashed others (SIGSEGV inside the compiled code) in 4 of
+     * 12 starts of DAViCal's CalDAV flow, again on every worker that ran it until a restart; with the function JIT,
+     * in none of 12; `hello.php` costs some 15-20 % more with it (docs/tiers.md).
+     *
+     * @param string $jit `--jit`: on, off, or opcache (no JIT buffer)
+     * @return array<string, string>
+     */
+    public static function jit(SiteConfig $site, string $jit): array
+    {
+        if ($site->tier !== Tier::Sequential || $jit !== 'on') {
+            return [];
+        }
+        return ['opcache.jit' => $site->phpIni['opcache.jit'] ?? 'function'];
+    }
+
+    /**
      * The settings of $site's `--php-ini` to start PHP with: none unless its scripts run on the sequential tier.
      *
      * @return array<string, string>

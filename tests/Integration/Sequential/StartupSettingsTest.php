@@ -50,6 +50,20 @@ final class StartupSettingsTest extends TestCase
         }
     }
 
+    public function testTheWorkersRunTheFunctionJitUnlessPhpIniNamesAMode(): void
+    {
+        $server = KilnProcess::launch([PHP_BINARY, self::KILN, 'serve', self::PUBLIC, '--listen=127.0.0.1:0', '--workers=1', '--tier=sequential']);
+        try {
+            $response = HttpClient::get($server->baseUrl() . '/setting.php?name=opcache.jit');
+            self::assertSame(200, $response['status'], $server->log());
+            self::assertSame('function', $response['body'], 'the tracing JIT crashed workers that shared its traces');
+        } finally {
+            $server->stop();
+        }
+        [$seen] = $this->serve([], 'opcache.jit=tracing');
+        self::assertSame('tracing', $seen, 'a mode the user names wins');
+    }
+
     public function testAStartupSettingOfPhpItselfIsReportedOnlyWhilePhpRunsWithAnotherValue(): void
     {
         [$seen, $log] = $this->serve([], 'user_ini.filename=.kiln.ini');

@@ -27,6 +27,16 @@ final class StartupIniTest extends TestCase
         self::assertSame(['post_max_size' => '16M'], StartupIni::of(SiteConfig::create(tier: 'sequential', phpIni: $ini)));
     }
 
+    public function testTheSequentialTiersWorkersGetTheFunctionJitWhenTheJitIsOnAndNoModeIsNamed(): void
+    {
+        $sequential = SiteConfig::create(tier: 'sequential');
+        self::assertSame(['opcache.jit' => 'function'], StartupIni::jit($sequential, 'on'));
+        self::assertSame([], StartupIni::jit($sequential, 'off'));
+        self::assertSame([], StartupIni::jit($sequential, 'opcache'));
+        self::assertSame(['opcache.jit' => 'tracing'], StartupIni::jit(SiteConfig::create(tier: 'sequential', phpIni: ['opcache.jit' => 'tracing']), 'on'));
+        self::assertSame([], StartupIni::jit(SiteConfig::create(tier: 'fork'), 'on'));
+    }
+
     public function testOtherTiersGiveTheirSettingsToTheirOwnPhp(): void
     {
         self::assertSame([], StartupIni::of(SiteConfig::create(tier: 'fork', phpIni: ['post_max_size' => '16M'])));
