@@ -64,11 +64,7 @@ final class HttpCore
     /** @var \Closure(): void|null called once when a drain or a finish has nothing left */
     private ?\Closure $onEmpty = null;
 
-    /** The timer that ends a drain's idle grace (startDraining()). */
-    private ?string $graceTimer = null;
-
-    /** When a drain's idle grace ends (Loop::now()'s clock); 0 before a drain. */
-    private float $graceEnds = 0.0;
+    private readonly DrainGrace $grace;
 
     /** @var array<int, \Closure(bool): void> long-lived connections of other protocols, by registration */
     private array $longLived = [];
@@ -92,6 +88,7 @@ final class HttpCore
     ) {
         $this->encoder = new ResponseEncoder();
         $this->writeBatch = new WriteBatch($limits->responseHold);
+        $this->grace = new DrainGrace();
         $this->sender = new ResponseSender($this->encoder, $context);
         $this->pushes = new PushedStreams($this, $this->encoder, $limits, $context);
         $this->record = new RequestRecord($context, $accessLog, $slowRequest, fn(): array => [\count($this->serving), \count($this->connections) - $this->pushes->openCount()]);
@@ -182,7 +179,7 @@ final class HttpCore
     {
         $this->state = $this->state->to(CoreState::Draining);
         $this->onEmpty = $onEmpty;
-        $this->graceEnds = Loop::now() + $idleGrace;
+        $this->grace->begin($idleGrace); // first: the streams the drain ends keep their connections for it
         $this->writeBatch->flush(); // a connection whose response is written is idle: it closes now, or after the grace
         foreach ($this->connections as $connection) {
             $connection->drain();
@@ -190,14 +187,7 @@ final class HttpCore
         foreach ($this->longLived as $close) {
             $close(true);
         }
-        if ($idleGrace <= 0.0) {
-            $this->closeIdle();
-        } elseif ($this->connections !== []) {
-            $this->graceTimer = Loop::delay($idleGrace, function (): void {
-                $this->graceTimer = null;
-                $this->closeIdle();
-            });
-        }
+        $this->grace->whenOver($this->connections !== [], $this->closeIdle(...));
         $this->settle();
     }
 
@@ -215,7 +205,7 @@ final class HttpCore
     /** Whether a response whose head promised keep-alive keeps its connection now that it ended (see startDraining()). */
     private function keeps(bool $keepAlive): bool
     {
-        return $keepAlive && ($this->state !== CoreState::Draining || Loop::now() < $this->graceEnds);
+        return $keepAlive && ($this->state !== CoreState::Draining || $this->grace->running());
     }
 
     /**
@@ -251,7 +241,7 @@ final class HttpCore
     {
         $this->state = $this->state->to(CoreState::Stopped);
         $this->onEmpty = null;
-        $this->cancelGrace();
+        $this->grace->cancel();
         $this->writeBatch->flush();
         foreach ($this->connections as $connection) {
             $connection->close();
@@ -293,18 +283,10 @@ final class HttpCore
         }
         $done = $this->onEmpty;
         $this->onEmpty = null;
-        $this->cancelGrace();
+        $this->grace->cancel();
         $this->state = $this->state->to(CoreState::Stopped);
         $this->flushLogs();
         $done();
-    }
-
-    private function cancelGrace(): void
-    {
-        if ($this->graceTimer !== null) {
-            Loop::cancel($this->graceTimer);
-            $this->graceTimer = null;
-        }
     }
 
     /** See WorkerContext::retiring(). */
