@@ -108,6 +108,38 @@ final class PhpCgiPoolTest extends TestCase
         self::assertSame(['a', 'b'], $order);
     }
 
+    public function testAfterWaitersThatGaveUpTheNextOnesAreStillServedInArrivalOrder(): void
+    {
+        $pool = $this->pool(new PhpCgiOptions(size: 1, timeLimit: 0.2));
+        $pool->sidecarUp(0, 101, '/s');
+        $held = $pool->acquire();
+        $gaveUp = [async(fn() => $pool->acquire()), async(fn() => $pool->acquire())];
+        foreach ($gaveUp as $waiter) {
+            $thrown = null;
+            try {
+                $waiter->await();
+            } catch (\Throwable $e) {
+                $thrown = $e;
+            }
+            self::assertInstanceOf(PoolBusyException::class, $thrown);
+        }
+        $order = [];
+        $waiters = [];
+        foreach (range(1, 300) as $n) {
+            $waiters[] = async(function () use ($pool, &$order, $n): PhpCgiLease {
+                $lease = $pool->acquire();
+                $order[] = $n;
+                return $lease;
+            });
+        }
+        $pool->release($held);
+        foreach ($waiters as $waiter) {
+            $pool->release($waiter->await());
+        }
+        self::assertSame(range(1, 300), $order);
+        self::assertSame(0, $pool->stats()['waiting']);
+    }
+
     public function testUpToPoolSizeRequestsGoToTheParentAtOnceAndTheNextWaitsForARelease(): void
     {
         $pool = $this->pool(new PhpCgiOptions(size: 2, maxRequests: 2));
