@@ -27,8 +27,9 @@ final class KeyedPool
     private array $open = [];
     /** @var array<int, true> spl_object_id of every object counted in $open and not idle */
     private array $taken = [];
-    /** @var array<string, array<int, \Closure(): bool>> */
+    /** @var array<string, Fifo<\Closure(): bool>> */
     private array $waiting = [];
+    /** The first id of a key's next queue of waiters: ids are never given twice, even after a key was forgotten. */
     private int $nextWaiter = 0;
     private int $opened = 0;
 
@@ -135,7 +136,10 @@ final class KeyedPool
             return false;
         }
         unset($this->taken[$id]);
-        if (--$this->open[$key] === 0 && ($this->idle[$key] ?? []) === [] && ($this->waiting[$key] ?? []) === []) {
+        if (--$this->open[$key] === 0 && ($this->idle[$key] ?? []) === [] && ($this->waiting[$key] ?? null)?->isEmpty() !== false) {
+            if (isset($this->waiting[$key])) {
+                $this->nextWaiter = max($this->nextWaiter, $this->waiting[$key]->nextId());
+            }
             unset($this->open[$key], $this->idle[$key], $this->waiting[$key]);
         }
 
@@ -149,22 +153,25 @@ final class KeyedPool
      */
     public function wait(string $key, \Closure $wake): int
     {
-        $id = $this->nextWaiter++;
-        $this->waiting[$key][$id] = $wake;
+        if (!isset($this->waiting[$key])) {
+            /** @var Fifo<\Closure(): bool> $waiting */
+            $waiting = new Fifo($this->nextWaiter);
+            $this->waiting[$key] = $waiting;
+        }
 
-        return $id;
+        return $this->waiting[$key]->push($wake);
     }
 
     public function stopWaiting(string $key, int $id): void
     {
-        unset($this->waiting[$key][$id]);
+        ($this->waiting[$key] ?? null)?->remove($id);
     }
 
     /** Gives the turn of $key to its first waiter (also: one woken that gives up passes it on). */
     public function wakeOne(string $key): void
     {
-        foreach ($this->waiting[$key] ?? [] as $id => $wake) {
-            unset($this->waiting[$key][$id]);
+        $waiting = $this->waiting[$key] ?? null;
+        while (($wake = $waiting?->shift()) !== null) {
             if ($wake()) {
                 return;
             }

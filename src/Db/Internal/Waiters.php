@@ -7,6 +7,7 @@ namespace Kiln\Db\Internal;
 use Kiln\Db\Connection;
 use Kiln\Db\PoolTimeoutException;
 use Kiln\Loop\Cancellation;
+use Kiln\Loop\Fifo;
 use Kiln\Loop\Loop;
 use Kiln\Loop\Suspension;
 
@@ -18,33 +19,34 @@ use Kiln\Loop\Suspension;
  */
 final class Waiters
 {
-    /** @var array<int, Suspension> */
-    private array $waiting = [];
-    private int $next = 0;
+    /** @var Fifo<Suspension> */
+    private readonly Fifo $waiting;
+
+    public function __construct()
+    {
+        $this->waiting = new Fifo();
+    }
 
     /** @param \Closure(): string $timeoutMessage */
     public function wait(float $timeout, ?Cancellation $cancellation, \Closure $timeoutMessage): ?Connection
     {
         $cancellation?->throwIfRequested();
-        $id = $this->next++;
         $suspension = Loop::getSuspension();
-        $this->waiting[$id] = $suspension;
+        $id = $this->waiting->push($suspension);
         $timer = Loop::delay($timeout, function () use ($id, $suspension, $timeoutMessage): void {
-            if (isset($this->waiting[$id])) {
-                unset($this->waiting[$id]);
+            if ($this->waiting->remove($id)) {
                 $suspension->throw(new PoolTimeoutException($timeoutMessage()));
             }
         });
         $subscription = $cancellation?->subscribe(function (\Throwable $e) use ($id, $suspension): void {
-            if (isset($this->waiting[$id])) {
-                unset($this->waiting[$id]);
+            if ($this->waiting->remove($id)) {
                 $suspension->throw($e);
             }
         });
         try {
             $connection = $suspension->suspend();
         } finally {
-            unset($this->waiting[$id]);
+            $this->waiting->remove($id);
             Loop::cancel($timer);
             if ($subscription !== null) {
                 $cancellation?->unsubscribe($subscription);
@@ -58,27 +60,24 @@ final class Waiters
     /** Wakes the longest waiter with $connection (null: "try again"); false when nobody waits. */
     public function handOver(?Connection $connection): bool
     {
-        foreach ($this->waiting as $id => $suspension) {
-            unset($this->waiting[$id]);
-            $suspension->resume($connection);
-
-            return true;
+        $suspension = $this->waiting->shift();
+        if ($suspension === null) {
+            return false;
         }
+        $suspension->resume($connection);
 
-        return false;
+        return true;
     }
 
     public function failAll(\Throwable $error): void
     {
-        $waiting = $this->waiting;
-        $this->waiting = [];
-        foreach ($waiting as $suspension) {
+        foreach ($this->waiting->drain() as $suspension) {
             $suspension->throw($error);
         }
     }
 
     public function count(): int
     {
-        return \count($this->waiting);
+        return $this->waiting->count();
     }
 }

@@ -7,6 +7,7 @@ namespace Kiln\Isolation\PhpCgi;
 use Kiln\Isolation\FastCgi\FastCgiAddress;
 use Kiln\Isolation\FastCgi\RecordEncoder;
 use Kiln\Kiln;
+use Kiln\Loop\Fifo;
 use Kiln\Loop\Loop;
 use Kiln\Loop\Suspension;
 use Kiln\Server\Metrics\Registry;
@@ -36,19 +37,11 @@ use Kiln\Server\SidecarSpec;
  */
 final class PhpCgiPool implements SidecarListener
 {
-    /** @var array<int, Suspension> FIFO */
-    private array $waiters = [];
+    /** @var Fifo<Suspension> */
+    private readonly Fifo $waiters;
 
-    /** @var array<int, float> Loop::now() + timeLimit of each waiter, in the same order */
+    /** @var array<int, float> Loop::now() + timeLimit of each waiter, by its id in $waiters */
     private array $giveUpAt = [];
-
-    private int $nextWaiter = 0;
-
-    /**
-     * No waiter has an id below this: where handOut() starts looking for the oldest. array_key_first() would
-     * walk over every slot the waiters already served left in the array, hundreds under load.
-     */
-    private int $oldestWaiter = 0;
 
     /**
      * The one timer for the oldest waiter's time limit, while any waits: not one per waiter, which under
@@ -90,6 +83,7 @@ final class PhpCgiPool implements SidecarListener
         private readonly ?array $environment = null,
     ) {
         $this->host = $host ?? SidecarClient::current();
+        $this->waiters = new Fifo();
         [$command, $env] = $this->commandAndEnvironment();
         $settings = [$command, $env, $options->queue, $options->timeLimit];
         $this->name = 'php-cgi-' . substr(hash('sha256', json_encode($settings, JSON_THROW_ON_ERROR)), 0, 16);
@@ -186,11 +180,11 @@ final class PhpCgiPool implements SidecarListener
         if (!$this->opened) {
             $this->open();
         }
-        if ($this->waiters === [] && $this->free()) {
+        if ($this->waiters->isEmpty() && $this->free()) {
             return $this->lease();
         }
         $this->throwIfUnavailable();
-        if (\count($this->waiters) >= $this->options->queue) {
+        if ($this->waiters->count() >= $this->options->queue) {
             throw new PoolBusyException("All {$this->options->size} php-cgi children are busy with this worker's requests and {$this->options->queue} requests wait already (--pool-queue)");
         }
         return $this->await();
@@ -205,8 +199,7 @@ final class PhpCgiPool implements SidecarListener
     private function await(): PhpCgiLease
     {
         $suspension = Loop::getSuspension();
-        $id = $this->nextWaiter++;
-        $this->waiters[$id] = $suspension;
+        $id = $this->waiters->push($suspension);
         if ($this->options->timeLimit > 0) {
             $this->giveUpAt[$id] = Loop::now() + $this->options->timeLimit;
             $this->expiry ??= $this->armExpiry();
@@ -224,7 +217,8 @@ final class PhpCgiPool implements SidecarListener
 
     private function leaveQueue(int $id): void
     {
-        unset($this->waiters[$id], $this->giveUpAt[$id]);
+        $this->waiters->remove($id);
+        unset($this->giveUpAt[$id]);
         if ($this->giveUpAt === [] && $this->expiry !== null) {
             Loop::cancel($this->expiry);
             $this->expiry = null;
@@ -234,19 +228,17 @@ final class PhpCgiPool implements SidecarListener
     /** A timer for the time limit of the oldest waiter (FIFO: the first to run out), null when none waits. */
     private function armExpiry(): ?string
     {
-        $first = array_key_first($this->giveUpAt);
-        if ($first === null) {
+        $first = $this->waiters->firstId();
+        if ($first === null || !isset($this->giveUpAt[$first])) {
             return null;
         }
         $timer = Loop::delay(max(0.0, $this->giveUpAt[$first] - Loop::now()), function (): void {
             $this->expiry = null;
             $now = Loop::now();
-            foreach ($this->giveUpAt as $id => $at) {
-                if ($at > $now) {
-                    break;
-                }
-                $waiter = $this->waiters[$id];
-                unset($this->waiters[$id], $this->giveUpAt[$id]);
+            while (($id = $this->waiters->firstId()) !== null && ($this->giveUpAt[$id] ?? \INF) <= $now) {
+                $waiter = $this->waiters->shift();
+                \assert($waiter !== null);
+                unset($this->giveUpAt[$id]);
                 $waiter->throw(new PoolBusyException("No php-cgi child came free within {$this->options->timeLimit} s"));
             }
             $this->expiry ??= $this->armExpiry();
@@ -300,8 +292,8 @@ final class PhpCgiPool implements SidecarListener
         if ($retryIn > 0) {
             $this->state = ChildState::Failed;
             $this->failure = $reason;
-            foreach ($this->waiters as $id => $waiter) {
-                unset($this->waiters[$id], $this->giveUpAt[$id]);
+            $this->giveUpAt = [];
+            foreach ($this->waiters->drain() as $waiter) {
                 $waiter->throw(new PoolUnavailableException('php-cgi cannot run: ' . $reason));
             }
         } else {
@@ -327,7 +319,7 @@ final class PhpCgiPool implements SidecarListener
     /** @return array<string, int> this worker's view of the children by state, and requests waiting (for status and tests) */
     public function stats(): array
     {
-        $stats = ['waiting' => \count($this->waiters)];
+        $stats = ['waiting' => $this->waiters->count()];
         foreach (ChildState::cases() as $state) {
             $stats[$state->value] = 0;
         }
@@ -357,14 +349,11 @@ final class PhpCgiPool implements SidecarListener
     private function handOut(): bool
     {
         $given = false;
-        while ($this->waiters !== [] && $this->free()) {
-            $id = $this->oldestWaiter;
-            while (!isset($this->waiters[$id])) {
-                $id++;
-            }
-            $this->oldestWaiter = $id + 1;
-            $waiter = $this->waiters[$id];
-            unset($this->waiters[$id], $this->giveUpAt[$id]);
+        while (!$this->waiters->isEmpty() && $this->free()) {
+            $id = $this->waiters->firstId();
+            $waiter = $this->waiters->shift();
+            \assert($waiter !== null);
+            unset($this->giveUpAt[$id]);
             $waiter->resume($this->lease());
             $given = true;
         }
