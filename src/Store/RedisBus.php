@@ -11,6 +11,7 @@ use Kiln\Redis\RedisException;
 use Kiln\Redis\RedisMode;
 use Kiln\Redis\Resp\ErrorReply;
 use Kiln\Redis\Subscriber;
+use Kiln\Server\WorkerLog;
 use Kiln\Store\Internal\Subscribers;
 
 /**
@@ -24,9 +25,11 @@ use Kiln\Store\Internal\Subscribers;
  * publish() itself never waits.
  *
  * Redis unreachable: publish() throws BusException (the message is lost, and said to be) until Redis answers
- * again, which the bus checks once a second; messages queued when the connection broke are reported to the
- * loop's error handler as lost, with their count (a PUBLISH whose reply never came is never sent twice). The
- * subscriptions come back by themselves (the Subscriber resubscribes); what was published meanwhile is lost.
+ * again, which the bus checks once a second; messages queued when the connection broke are logged as lost,
+ * with their count (a PUBLISH whose reply never came is never sent twice). The subscriptions come back by
+ * themselves (the Subscriber resubscribes); what was published meanwhile is lost. The log has one warning when
+ * Redis stops answering and one line when it answers again, not one a second: a subscription that cannot be made
+ * is tried again every second, and said so the first time.
  * A subscribe() returns at once; Redis confirms it shortly after, and a message published before that is not
  * delivered to it (the Bus contract allows this for a listener added while messages flow).
  *
@@ -79,8 +82,16 @@ final class RedisBus implements ReconnectingBus
     /** @var list<\Closure(): void> onResubscribed()'s callbacks, also run when a subscription that failed succeeds */
     private array $onResubscribed = [];
 
-    public function __construct(private readonly RedisConfig $config)
+    /** @var \Closure(string, string): void (level, message) */
+    private readonly \Closure $log;
+
+    /** When publishing found Redis unreachable (hrtime), for the line that says it answers again. */
+    private int $downSince = 0;
+
+    /** @param (\Closure(string $level, string $message): void)|null $log null: the worker's error log (WorkerLog) */
+    public function __construct(private readonly RedisConfig $config, ?\Closure $log = null)
     {
+        $this->log = $log ?? WorkerLog::write(...);
         $this->subscribers = new Subscribers();
         $this->client = new RedisClient($config);
         $this->subscriber = new Subscriber($config);
@@ -183,11 +194,14 @@ final class RedisBus implements ReconnectingBus
         try {
             $this->subscriber->subscribe(self::PREFIX . $channel, $this->received(...));
         } catch (RedisException $e) {
-            Loop::reportError(new BusException("node bus (Redis): the subscription to '$channel' failed, trying again in 1 s: " . $e->getMessage(), 0, $e));
+            if (!$retry) {
+                ($this->log)('warning', "node bus (Redis): the subscription to '$channel' failed: {$e->getMessage()}; trying again every second");
+            }
             Loop::delay(1.0, fn() => Loop::async(fn() => $this->follow($channel, true)));
             return;
         }
         if ($retry) {
+            ($this->log)('info', "node bus (Redis): subscribed to '$channel' again");
             // What was published on the channel while the subscription was failing never came here: the same gap as
             // after a lost connection, told to the same listeners (ReconnectingBus).
             foreach ($this->onResubscribed as $callback) {
@@ -213,7 +227,8 @@ final class RedisBus implements ReconnectingBus
                     $lost = \count($this->queue);
                     $this->queue = [];
                     $this->wentDown($e->getMessage());
-                    Loop::reportError(new BusException("node bus (Redis): $lost message(s) lost, Redis is unreachable: " . $e->getMessage(), 0, $e));
+                    ($this->log)('warning', "node bus (Redis): Redis is unreachable ({$e->getMessage()}): $lost message(s) queued here are lost,"
+                        . ' and publishing is refused until it answers again (checked every second)');
                     return;
                 }
                 $this->queue = \array_slice($this->queue, \count($batch));
@@ -260,7 +275,7 @@ final class RedisBus implements ReconnectingBus
             $this->onSent = null;
         }
         if ($this->queue !== []) {
-            error_log(\sprintf('node bus (Redis): the process ended with %d message(s) Redis had not confirmed: they may be lost', \count($this->queue)));
+            ($this->log)('warning', \sprintf('node bus (Redis): the process ended with %d message(s) Redis had not confirmed: they may be lost', \count($this->queue)));
         }
     }
 
@@ -281,16 +296,22 @@ final class RedisBus implements ReconnectingBus
         foreach ($batch as [$channel, $payload]) {
             $commands[] = ['PUBLISH', self::PREFIX . $channel, $payload];
         }
+        $refused = 0;
+        $first = '';
         foreach ($this->client->pipeline($commands) as $reply) {
             if ($reply instanceof ErrorReply) {
-                Loop::reportError(new BusException('node bus (Redis): a PUBLISH was refused: ' . $reply->message));
+                $first = $refused++ === 0 ? $reply->message : $first;
             }
+        }
+        if ($refused > 0) {
+            ($this->log)('warning', "node bus (Redis): Redis refused $refused PUBLISH of " . \count($commands) . ": $first");
         }
     }
 
     private function wentDown(string $why): void
     {
         $this->down = $why;
+        $this->downSince = hrtime(true);
         $this->probe ??= Loop::repeat(1.0, function (): void {
             Loop::async(function (): void {
                 try {
@@ -304,6 +325,7 @@ final class RedisBus implements ReconnectingBus
                 }
                 $this->down = null;
                 $this->recoveries++;
+                ($this->log)('info', \sprintf('node bus (Redis): Redis answers again, after %.1f s; publishing works again', (hrtime(true) - $this->downSince) / 1e9));
             });
         });
     }

@@ -11,6 +11,7 @@ use Kiln\Redis\RedisException;
 use Kiln\Redis\Resp\ErrorReply;
 use Kiln\Redis\Script;
 use Kiln\Redis\SyncRedisClient;
+use Kiln\Server\WorkerLog;
 use Kiln\Store\Internal\Values;
 
 /**
@@ -65,21 +66,31 @@ final class RedisStore implements Store
 
     private readonly Script $compareAndSet;
 
+    /** @var \Closure(string, string): void (level, message) */
+    private readonly \Closure $log;
+
+    /** When a call found Redis unreachable (hrtime), for the line that says it answers again. */
+    private int $downSince = 0;
+
     /**
      * @param \Closure(): Commands $connect makes this process's connection
      * @param string $prefix put before every key (sessions need none: php-redis's keys have no prefix of Kiln's)
+     * @param (\Closure(string $level, string $message): void)|null $log null: the worker's error log (WorkerLog)
      */
     public function __construct(
         private readonly \Closure $connect,
         private readonly string $prefix = '',
         private readonly int $maxValueBytes = 1 << 20,
+        ?\Closure $log = null,
     ) {
         $this->compareAndSet = new Script(self::COMPARE_AND_SET);
+        $this->log = $log ?? WorkerLog::write(...);
     }
 
-    public static function connect(RedisConfig $config, string $prefix = ''): self
+    /** @param (\Closure(string $level, string $message): void)|null $log null: the worker's error log (WorkerLog) */
+    public static function connect(RedisConfig $config, string $prefix = '', ?\Closure $log = null): self
     {
-        return new self(static fn(): Commands => new SyncRedisClient($config), $prefix);
+        return new self(static fn(): Commands => new SyncRedisClient($config), $prefix, log: $log);
     }
 
     public function get(string $key): mixed
@@ -241,13 +252,16 @@ final class RedisStore implements Store
         if ($this->down) {
             $this->down = false;
             $this->recoveries++;
+            ($this->log)('info', \sprintf('Store (Redis): Redis answers again, after %.1f s', (hrtime(true) - $this->downSince) / 1e9));
         }
     }
 
     private function failed(RedisException $e): StoreException
     {
-        if (!$e instanceof ErrorReplyException) {
-            $this->down = true; // an error reply is an answer
+        if (!$e instanceof ErrorReplyException && !$this->down) { // an error reply is an answer
+            $this->down = true;
+            $this->downSince = hrtime(true);
+            ($this->log)('warning', "Store (Redis): Redis is unreachable ({$e->getMessage()}): what uses the Store (sessions, counters, cache, locks) fails until it answers again");
         }
         return new StoreException('Redis: ' . $e->getMessage(), 0, $e);
     }

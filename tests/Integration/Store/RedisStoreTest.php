@@ -7,6 +7,7 @@ namespace Kiln\Tests\Integration\Store;
 use Kiln\Redis\RedisConfig;
 use Kiln\Store\RedisStore;
 use Kiln\Store\Store;
+use Kiln\Store\StoreException;
 use Kiln\Tests\Support\RedisServer;
 use Kiln\Tests\Unit\Store\StoreTestCase;
 
@@ -58,5 +59,42 @@ final class RedisStoreTest extends StoreTestCase
         self::assertSame('6', self::$redis->cli('INCR', "hits:$id"), 'a counter other clients can increment');
         self::assertSame(6, $store->get("hits:$id"));
         self::assertSame('42', $store->get("text:$id"), 'a string of digits stays a string');
+    }
+
+    public function testTheLogSaysOnceThatRedisStoppedAnsweringAndOnceThatItAnswersAgain(): void
+    {
+        $server = $this->small[] = RedisServer::start();
+        $logged = [];
+        $store = RedisStore::connect(RedisConfig::fromUri($server->uri() . '?connect_timeout=0.5&timeout=1'), 'kiln-test:', static function (string $level, string $message) use (&$logged): void {
+            $logged[] = "$level: $message";
+        });
+        $store->set('k', 1);
+        $server->kill();
+        $failures = 0;
+        foreach (range(1, 3) as $_) {
+            try {
+                $store->get('k');
+            } catch (StoreException) {
+                $failures++;
+            }
+        }
+        self::assertSame(3, $failures);
+        self::assertCount(1, $logged, implode("\n", $logged));
+        self::assertMatchesRegularExpression('/^warning: Store \(Redis\): Redis is unreachable \(.+\): what uses the Store .* fails until it answers again$/', $logged[0]);
+        $server->restart();
+        $deadline = microtime(true) + 10;
+        while (true) {
+            try {
+                $store->get('k');
+                break;
+            } catch (StoreException $e) {
+                if (microtime(true) > $deadline) {
+                    throw $e;
+                }
+                usleep(100_000);
+            }
+        }
+        self::assertCount(2, $logged, implode("\n", $logged));
+        self::assertMatchesRegularExpression('/^info: Store \(Redis\): Redis answers again, after \d+\.\d s$/', $logged[1]);
     }
 }
