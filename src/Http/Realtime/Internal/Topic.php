@@ -24,6 +24,17 @@ final class Topic
     private array $buffer = [];
 
     /**
+     * The buffered ids in id order, by position from $oldest on: the next to drop is found at once. Taking the
+     * buffer's first key instead walks over every slot the dropped events left (13 µs an event at a replay of
+     * 10,000).
+     *
+     * @var array<int, int>
+     */
+    private array $order = [];
+
+    private int $oldest = 0;
+
+    /**
      * @param int $seen the topic's id when the worker began to follow it: the events after it are this worker's to
      *        deliver (Hub::catchUp() reads those a gap of the bus kept from it)
      */
@@ -52,13 +63,22 @@ final class Topic
         if ($id > $this->seen) {
             $this->seen = $id;
         }
+        if (isset($this->buffer[$id])) {
+            $this->buffer[$id] = $event;
+            return;
+        }
         $last = array_key_last($this->buffer);
         $this->buffer[$id] = $event;
         if ($last !== null && $id < $last) {
             ksort($this->buffer); // publishers on other workers interleave: keep id order
+            $this->order = array_keys($this->buffer);
+            $this->oldest = 0;
+        } else {
+            $this->order[$this->oldest + \count($this->buffer) - 1] = $id;
         }
         if (\count($this->buffer) > $this->size) {
-            unset($this->buffer[array_key_first($this->buffer)]);
+            unset($this->buffer[$this->order[$this->oldest]], $this->order[$this->oldest]);
+            $this->oldest++;
         }
     }
 
