@@ -18,11 +18,10 @@ final class Channel implements \IteratorAggregate
 {
     /** @var \SplQueue<T> */
     private readonly \SplQueue $buffer;
-    /** @var array<int, Suspension> */
-    private array $receivers = [];
-    /** @var array<int, array{Suspension, T}> */
-    private array $senders = [];
-    private int $nextId = 0;
+    /** @var Fifo<Suspension> */
+    private readonly Fifo $receivers;
+    /** @var Fifo<array{Suspension, T}> */
+    private readonly Fifo $senders;
     private bool $closed = false;
 
     public function __construct(private readonly int $capacity = 0)
@@ -31,6 +30,8 @@ final class Channel implements \IteratorAggregate
             throw new \ValueError('Channel capacity must be >= 0');
         }
         $this->buffer = new \SplQueue();
+        $this->receivers = new Fifo();
+        $this->senders = new Fifo();
     }
 
     /**
@@ -43,8 +44,8 @@ final class Channel implements \IteratorAggregate
         if ($this->closed) {
             throw new ChannelClosedException('Cannot send on a closed channel');
         }
-        foreach ($this->receivers as $id => $receiver) {
-            unset($this->receivers[$id]);
+        $receiver = $this->receivers->shift();
+        if ($receiver !== null) {
             $receiver->resume($value);
 
             return;
@@ -56,8 +57,7 @@ final class Channel implements \IteratorAggregate
         }
         $cancellation?->throwIfRequested();
         $suspension = Loop::getSuspension();
-        $id = $this->nextId++;
-        $this->senders[$id] = [$suspension, $value];
+        $id = $this->senders->push([$suspension, $value]);
         $this->wait($suspension, $id, $cancellation, false);
     }
 
@@ -70,17 +70,18 @@ final class Channel implements \IteratorAggregate
     {
         if (!$this->buffer->isEmpty()) {
             $value = $this->buffer->dequeue();
-            foreach ($this->senders as $id => [$sender, $pending]) { // one sender may refill the slot
-                unset($this->senders[$id]);
+            $waiting = $this->senders->shift(); // one sender may refill the slot
+            if ($waiting !== null) {
+                [$sender, $pending] = $waiting;
                 $this->buffer->enqueue($pending);
                 $sender->resume();
-                break;
             }
 
             return $value;
         }
-        foreach ($this->senders as $id => [$sender, $pending]) {
-            unset($this->senders[$id]);
+        $waiting = $this->senders->shift();
+        if ($waiting !== null) {
+            [$sender, $pending] = $waiting;
             $sender->resume();
 
             return $pending;
@@ -90,8 +91,7 @@ final class Channel implements \IteratorAggregate
         }
         $cancellation?->throwIfRequested();
         $suspension = Loop::getSuspension();
-        $id = $this->nextId++;
-        $this->receivers[$id] = $suspension;
+        $id = $this->receivers->push($suspension);
 
         /** @var T */
         return $this->wait($suspension, $id, $cancellation, true);
@@ -103,8 +103,7 @@ final class Channel implements \IteratorAggregate
             return;
         }
         $this->closed = true;
-        $waiters = [...\array_values($this->receivers), ...\array_column($this->senders, 0)];
-        $this->receivers = $this->senders = [];
+        $waiters = [...$this->receivers->drain(), ...\array_column($this->senders->drain(), 0)];
         foreach ($waiters as $waiter) {
             $waiter->throw(new ChannelClosedException('The channel was closed while waiting'));
         }
@@ -130,17 +129,16 @@ final class Channel implements \IteratorAggregate
 
     private function wait(Suspension $suspension, int $id, ?Cancellation $cancellation, bool $receiving): mixed
     {
-        $subscription = $cancellation?->subscribe(function (CancelledException $e) use ($id, $receiving, $suspension): void {
-            $queued = $receiving ? isset($this->receivers[$id]) : isset($this->senders[$id]);
-            unset($this->receivers[$id], $this->senders[$id]);
-            if ($queued) {
+        $queue = $receiving ? $this->receivers : $this->senders;
+        $subscription = $cancellation?->subscribe(static function (CancelledException $e) use ($queue, $id, $suspension): void {
+            if ($queue->remove($id)) {
                 $suspension->throw($e);
             }
         });
         try {
             return $suspension->suspend();
         } finally {
-            unset($this->receivers[$id], $this->senders[$id]);
+            $queue->remove($id);
             if ($subscription !== null) {
                 $cancellation?->unsubscribe($subscription);
             }

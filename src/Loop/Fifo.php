@@ -6,16 +6,17 @@ namespace Kiln\Loop;
 
 /**
  * Items in arrival order, each removable by the id push() gave it, for the queues of waiters in front of a
- * pool. push(), remove() and shift() cost the same with ten items or ten thousand.
+ * pool or a channel. push(), remove() and shift() cost the same with ten items or ten thousand. An item is
+ * any value but null (null is what shift() and first() say of an empty queue).
  *
  * Why not a plain array and array_key_first() or a foreach that breaks at once: both start at the array's
  * first slot and step over every slot that an item shifted or removed left empty, and the array is compacted
  * only when it grows; a foreach over a property that the loop then writes also copies the whole array. With a
  * thousand waiters a turn cost about 8 µs that way, with ten thousand 0.3 ms.
  *
- * @internal for the pools' queues of waiters
+ * @internal for the queues of waiters of the pools and Channel
  *
- * @template T of object
+ * @template T
  */
 final class Fifo
 {
@@ -40,10 +41,13 @@ final class Fifo
     /**
      * Adds $item last; returns its id.
      *
-     * @param T $item
+     * @param T $item not null
      */
-    public function push(object $item): int
+    public function push(mixed $item): int
     {
+        if ($item === null) {
+            throw new \ValueError('A Fifo holds no null');
+        }
         $this->items[$this->next] = $item;
 
         return $this->next++;
@@ -65,7 +69,7 @@ final class Fifo
      *
      * @return T|null
      */
-    public function shift(): ?object
+    public function shift(): mixed
     {
         $id = $this->firstId();
         if ($id === null) {
@@ -83,7 +87,7 @@ final class Fifo
      *
      * @return T|null
      */
-    public function first(): ?object
+    public function first(): mixed
     {
         $id = $this->firstId();
 

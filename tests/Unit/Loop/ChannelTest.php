@@ -104,6 +104,34 @@ final class ChannelTest extends LoopTestCase
         self::assertFalse($sent);
     }
 
+    public function testManyWaitingSendersAreTakenInOrderAndACancelledOneNever(): void
+    {
+        /** @var Channel<int|null> $channel */
+        $channel = new Channel();
+        $cancel = new \Kiln\Loop\DeferredCancellation();
+        foreach (range(1, 2000) as $n) {
+            Loop::async(static function () use ($channel, $n, $cancel): void {
+                try {
+                    $channel->send($n === 1000 ? null : $n, $n === 7 ? $cancel->getCancellation() : null);
+                } catch (CancelledException) {
+                }
+            });
+        }
+        $cancel->cancel();
+        $got = [];
+        Loop::async(static function () use ($channel, &$got): void {
+            \Kiln\Loop\delay(0.001); // the cancellation reaches sender 7 first
+            for ($i = 0; $i < 1999; $i++) {
+                $got[] = $channel->receive();
+            }
+        });
+        $this->runGuarded();
+        $expected = range(1, 2000);
+        unset($expected[6]);
+        $expected[999] = null;
+        self::assertSame(array_values($expected), $got);
+    }
+
     public function testNegativeCapacityIsRejected(): void
     {
         $this->expectException(\ValueError::class);
