@@ -88,6 +88,20 @@ final class RedisBus implements ReconnectingBus
     /** When publishing found Redis unreachable (hrtime), for the line that says it answers again. */
     private int $downSince = 0;
 
+    /** A PING of the probe is out: the next tick sends none (a PING may wait longer than the tick). */
+    private bool $probing = false;
+
+    /** @var array<string, true> channels whose subscription failed and is tried again (one retry at a time each) */
+    private array $retrying = [];
+
+    /** Whether the log says subscriptions fail and has not said yet that they work again. */
+    private bool $subscriptionsFailing = false;
+
+    /** The last refusal of a PUBLISH logged, when (hrtime), and how many refusals came since. */
+    private string $refusal = '';
+    private int $refusalLoggedAt = 0;
+    private int $refusedSince = 0;
+
     /** @param (\Closure(string $level, string $message): void)|null $log null: the worker's error log (WorkerLog) */
     public function __construct(private readonly RedisConfig $config, ?\Closure $log = null)
     {
@@ -124,7 +138,9 @@ final class RedisBus implements ReconnectingBus
         $id = $this->subscribers->add($channel, $listener);
         if (!$this->closed && !isset($this->following[$channel])) {
             $this->following[$channel] = true;
-            Loop::async(fn() => $this->follow($channel));
+            if (!isset($this->retrying[$channel])) { // else the retry under way subscribes it
+                Loop::async(fn() => $this->follow($channel));
+            }
         }
         return $id;
     }
@@ -189,19 +205,30 @@ final class RedisBus implements ReconnectingBus
     private function follow(string $channel, bool $retry = false): void
     {
         if ($this->closed || !isset($this->following[$channel])) {
+            unset($this->retrying[$channel]);
+            if ($this->retrying === [] && $this->subscriptionsFailing) {
+                $this->subscriptionsFailing = false;
+                ($this->log)('info', 'node bus (Redis): no subscription is failing now (the channels that failed have no listener here any more)');
+            }
             return;
         }
         try {
             $this->subscriber->subscribe(self::PREFIX . $channel, $this->received(...));
         } catch (RedisException $e) {
-            if (!$retry) {
-                ($this->log)('warning', "node bus (Redis): the subscription to '$channel' failed: {$e->getMessage()}; trying again every second");
+            $this->retrying[$channel] = true;
+            if (!$this->subscriptionsFailing) {
+                $this->subscriptionsFailing = true;
+                ($this->log)('warning', "node bus (Redis): subscribing to '$channel' failed: {$e->getMessage()}; each subscription that fails is tried again every second");
             }
             Loop::delay(1.0, fn() => Loop::async(fn() => $this->follow($channel, true)));
             return;
         }
+        unset($this->retrying[$channel]);
+        if ($this->retrying === [] && $this->subscriptionsFailing) {
+            $this->subscriptionsFailing = false;
+            ($this->log)('info', 'node bus (Redis): the subscriptions that failed are made');
+        }
         if ($retry) {
-            ($this->log)('info', "node bus (Redis): subscribed to '$channel' again");
             // What was published on the channel while the subscription was failing never came here: the same gap as
             // after a lost connection, told to the same listeners (ReconnectingBus).
             foreach ($this->onResubscribed as $callback) {
@@ -227,8 +254,8 @@ final class RedisBus implements ReconnectingBus
                     $lost = \count($this->queue);
                     $this->queue = [];
                     $this->wentDown($e->getMessage());
-                    ($this->log)('warning', "node bus (Redis): Redis is unreachable ({$e->getMessage()}): $lost message(s) queued here are lost,"
-                        . ' and publishing is refused until it answers again (checked every second)');
+                    ($this->log)('warning', "node bus (Redis): Redis is unreachable ({$e->getMessage()}): $lost message(s) queued here were not confirmed"
+                        . ' and may be lost, and publishing is refused until it answers again (checked every second)');
                     return;
                 }
                 $this->queue = \array_slice($this->queue, \count($batch));
@@ -304,8 +331,22 @@ final class RedisBus implements ReconnectingBus
             }
         }
         if ($refused > 0) {
-            ($this->log)('warning', "node bus (Redis): Redis refused $refused PUBLISH of " . \count($commands) . ": $first");
+            $this->refused($refused, $first);
         }
+    }
+
+    /** Logs a refusal when it differs from the last one logged, or a minute after it, with the count meanwhile. */
+    private function refused(int $count, string $message): void
+    {
+        $this->refusedSince += $count;
+        $now = hrtime(true);
+        if ($message === $this->refusal && $now - $this->refusalLoggedAt < 60_000_000_000) {
+            return;
+        }
+        ($this->log)('warning', "node bus (Redis): Redis refused {$this->refusedSince} PUBLISH" . ($this->refusal === '' ? '' : ' since the last line') . ": $message");
+        $this->refusal = $message;
+        $this->refusalLoggedAt = $now;
+        $this->refusedSince = 0;
     }
 
     private function wentDown(string $why): void
@@ -313,10 +354,19 @@ final class RedisBus implements ReconnectingBus
         $this->down = $why;
         $this->downSince = hrtime(true);
         $this->probe ??= Loop::repeat(1.0, function (): void {
+            if ($this->probing) {
+                return; // the last PING still waits (a Redis that hangs): one at a time
+            }
+            $this->probing = true;
             Loop::async(function (): void {
                 try {
                     $this->client->command('PING');
                 } catch (RedisException) {
+                    $this->probing = false;
+                    return;
+                }
+                $this->probing = false;
+                if ($this->down === null) {
                     return;
                 }
                 if ($this->probe !== null) {
@@ -325,7 +375,7 @@ final class RedisBus implements ReconnectingBus
                 }
                 $this->down = null;
                 $this->recoveries++;
-                ($this->log)('info', \sprintf('node bus (Redis): Redis answers again, after %.1f s; publishing works again', (hrtime(true) - $this->downSince) / 1e9));
+                ($this->log)('info', \sprintf('node bus (Redis): Redis answers again, %.1f s after it was found unreachable; publishing works again', (hrtime(true) - $this->downSince) / 1e9));
             });
         });
     }

@@ -252,7 +252,7 @@ final class RedisStore implements Store
         if ($this->down) {
             $this->down = false;
             $this->recoveries++;
-            ($this->log)('info', \sprintf('Store (Redis): Redis answers again, after %.1f s', (hrtime(true) - $this->downSince) / 1e9));
+            ($this->log)('info', \sprintf('Store (Redis): Redis answers again, %.1f s after it was found unreachable', (hrtime(true) - $this->downSince) / 1e9));
         }
     }
 

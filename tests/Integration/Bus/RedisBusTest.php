@@ -111,13 +111,13 @@ final class RedisBusTest extends RedisTestCase
             }
             $down = array_values(array_filter($logged, static fn(string $line): bool => str_contains($line, 'unreachable')));
             self::assertCount(1, $down, implode("\n", $logged));
-            self::assertMatchesRegularExpression('/^warning: node bus \(Redis\): Redis is unreachable \(.+\): \d+ message\(s\) queued here are lost/', $down[0]);
+            self::assertMatchesRegularExpression('/^warning: node bus \(Redis\): Redis is unreachable \(.+\): \d+ message\(s\) queued here were not confirmed and may be lost/', $down[0]);
 
             $server->restart();
             self::until(static fn(): bool => $bus->reachable(), 'the bus finds Redis again by itself', 15.0);
             $back = array_values(array_filter($logged, static fn(string $line): bool => str_contains($line, 'Redis answers again')));
             self::assertCount(1, $back, implode("\n", $logged));
-            self::assertMatchesRegularExpression('/^info: node bus \(Redis\): Redis answers again, after \d+\.\d s/', $back[0]);
+            self::assertMatchesRegularExpression('/^info: node bus \(Redis\): Redis answers again, \d+\.\d s after it was found unreachable/', $back[0]);
             $got = [];
             self::until(static function () use ($bus, &$got): bool {
                 $bus->publish('t', 'after');
@@ -128,7 +128,7 @@ final class RedisBusTest extends RedisTestCase
         }, 60.0);
     }
 
-    public function testASubscriptionThatCannotBeMadeIsLoggedOnceAndAgainWhenItIsMade(): void
+    public function testSubscriptionsThatCannotBeMadeAreLoggedOnceAndOnceWhenTheyAre(): void
     {
         $server = RedisServer::start();
         $logged = [];
@@ -137,20 +137,30 @@ final class RedisBusTest extends RedisTestCase
         });
         $server->kill();
         $got = [];
-        self::inLoop(static function () use ($bus, $server, &$logged, &$got): void {
+        $resubscribed = 0;
+        $bus->onResubscribed(static function () use (&$resubscribed): void {
+            $resubscribed++;
+        });
+        self::inLoop(static function () use ($bus, $server, &$logged, &$got, &$resubscribed): void {
+            // Listeners come and go on one channel (a stream after another) and another channel gets one, all
+            // while Redis is away: each channel is retried once a second, and the log says it once.
+            foreach (range(1, 3) as $_) {
+                $id = $bus->subscribe('late', static function (): void {});
+                \Kiln\Loop\delay(0.3);
+                $bus->unsubscribe($id);
+            }
             $bus->subscribe('late', static function (string $channel, string $payload) use (&$got): void {
                 $got[] = $payload;
             });
+            $bus->subscribe('other', static function (): void {});
             \Kiln\Loop\delay(2.5); // two retries at least
-            $failed = array_values(array_filter($logged, static fn(string $line): bool => str_contains($line, "subscription to 'late' failed")));
-            self::assertCount(1, $failed, implode("\n", $logged));
-            self::assertStringStartsWith('warning: ', $failed[0]);
-            self::assertStringContainsString('trying again every second', $failed[0]);
+            self::assertCount(1, $logged, implode("\n", $logged));
+            self::assertMatchesRegularExpression("/^warning: node bus \\(Redis\\): subscribing to '(late|other)' failed: .+; each subscription that fails is tried again every second$/", $logged[0]);
 
             $server->restart();
             self::until(static function () use (&$logged): bool {
-                return \in_array("info: node bus (Redis): subscribed to 'late' again", $logged, true);
-            }, 'the line saying the subscription is made', 15.0);
+                return \in_array('info: node bus (Redis): the subscriptions that failed are made', $logged, true);
+            }, 'the line saying the subscriptions are made', 15.0);
             self::until(static function () use ($bus, &$got): bool {
                 try {
                     $bus->publish('late', 'now');
@@ -159,8 +169,61 @@ final class RedisBusTest extends RedisTestCase
                 \Kiln\Loop\delay(0.1);
                 return \in_array('now', $got, true);
             }, 'messages reach the subscription', 15.0);
+            \Kiln\Loop\delay(1.5);
+            self::assertCount(2, $logged, implode("\n", $logged));
+            self::assertSame(2, $resubscribed, 'one catch-up per channel that was retried, not one per retry chain');
             $bus->close();
         }, 60.0);
+    }
+
+    public function testARedisThatHangsIsLoggedOnceAsGoneAndOnceAsBack(): void
+    {
+        $server = RedisServer::start();
+        $logged = [];
+        // A PING waits up to 5 s and the probe ticks every second: Redis resumes while two PINGs wait for it.
+        $bus = new RedisBus(RedisConfig::fromUri($server->uri() . '?connect_timeout=5&timeout=5'), static function (string $level, string $message) use (&$logged): void {
+            $logged[] = "$level: $message";
+        });
+        self::inLoop(static function () use ($bus, $server, &$logged): void {
+            $bus->publish('t', 'warm'); // connected
+            \Kiln\Loop\delay(0.2);
+            posix_kill($server->pid(), SIGSTOP);
+            try {
+                $bus->publish('t', 'stuck');
+                self::until(static fn(): bool => !$bus->reachable(), 'the bus finds Redis gone', 15.0);
+                \Kiln\Loop\delay(2.5);
+            } finally {
+                posix_kill($server->pid(), SIGCONT);
+            }
+            self::until(static fn(): bool => $bus->reachable(), 'the bus finds Redis again', 15.0);
+            \Kiln\Loop\delay(2.0); // any PING still waiting is answered by now
+            self::assertSame(1, $bus->recoveries());
+            $back = array_values(array_filter($logged, static fn(string $line): bool => str_contains($line, 'Redis answers again')));
+            self::assertCount(1, $back, implode("\n", $logged));
+            self::assertCount(2, $logged, implode("\n", $logged));
+            $bus->close();
+        }, 60.0);
+    }
+
+    public function testRefusedPublishesAreLoggedOnceAMinuteWithTheirCount(): void
+    {
+        $server = RedisServer::start();
+        $logged = [];
+        $bus = new RedisBus(RedisConfig::fromUri($server->uri()), static function (string $level, string $message) use (&$logged): void {
+            $logged[] = "$level: $message";
+        });
+        $server->cli('ACL', 'SETUSER', 'default', 'resetchannels', '&' . RedisBus::PREFIX . 'ok*');
+        self::inLoop(static function () use ($bus, &$logged): void {
+            foreach (range(1, 4) as $_) {
+                $bus->publish('denied', 'x');
+                $bus->publish('ok', 'y');
+                \Kiln\Loop\delay(0.2);
+            }
+            self::assertCount(1, $logged, implode("\n", $logged));
+            self::assertMatchesRegularExpression('/^warning: node bus \(Redis\): Redis refused 1 PUBLISH: NOPERM/', $logged[0]);
+            self::assertTrue($bus->reachable(), 'a refusal is an answer');
+            $bus->close();
+        }, 30.0);
     }
 
     /**

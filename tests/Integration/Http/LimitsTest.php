@@ -206,6 +206,7 @@ final class LimitsTest extends ServerTestCase
     private function assertStillServing(): void
     {
         $deadline = microtime(true) + 5.0;
+        $last = 'no attempt';
         do {
             try {
                 $client = RawClient::to($this->server());
@@ -215,10 +216,12 @@ final class LimitsTest extends ServerTestCase
                     self::assertSame('Hello, World!', $response['body']);
                     return;
                 }
-            } catch (\RuntimeException) {
+                $last = $response === null ? 'no response within 2 s' : "status {$response['status']}";
+            } catch (\RuntimeException $e) {
+                $last = $e->getMessage();
             }
             usleep(50000);
         } while (microtime(true) < $deadline);
-        self::fail('the server stopped serving');
+        self::fail("GET /hello got no 200 for 5 s after the limit was hit; the last try: $last");
     }
 }

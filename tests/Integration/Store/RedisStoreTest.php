@@ -95,6 +95,6 @@ final class RedisStoreTest extends StoreTestCase
             }
         }
         self::assertCount(2, $logged, implode("\n", $logged));
-        self::assertMatchesRegularExpression('/^info: Store \(Redis\): Redis answers again, after \d+\.\d s$/', $logged[1]);
+        self::assertMatchesRegularExpression('/^info: Store \(Redis\): Redis answers again, \d+\.\d s after it was found unreachable$/', $logged[1]);
     }
 }

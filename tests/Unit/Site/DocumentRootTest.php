@@ -23,6 +23,9 @@ final class DocumentRootTest extends TestCase
 {
     private static string $base = '';
 
+    /** @var list<string> what the document root logged, "level: message" */
+    private array $logged = [];
+
     public static function setUpBeforeClass(): void
     {
         self::$base = SiteTree::create();
@@ -66,6 +69,9 @@ final class DocumentRootTest extends TestCase
             self::assertMatchesRegularExpression('/^\d{3} [A-Za-z ]+\n$/', self::body($response), $path);
             self::assertStringStartsWith('text/plain', (string) $response->header('content-type'));
         }
+        // The client is told nothing; the log says why the link was refused and what would serve it.
+        self::assertCount(1, $this->logged, implode("\n", $this->logged));
+        self::assertMatchesRegularExpression('~^warning: /link-out\.txt: 404, not served: symlink .*/root/link-out\.txt leads out of the document root to .*/secret\.txt \(--symlinks=inside~', $this->logged[0]);
     }
 
     public function testRunnersAreBuiltOnFirstUseNotWithTheMap(): void
@@ -93,7 +99,9 @@ final class DocumentRootTest extends TestCase
             $runners[$prefix] = self::runner($name);
         }
         $root = self::$base . '/root';
-        return new DocumentRoot(new PathResolver($root), new TierMap(self::runner('default'), $runners), new StaticFiles($root));
+        return new DocumentRoot(new PathResolver($root), new TierMap(self::runner('default'), $runners), new StaticFiles($root), log: function (string $level, string $message): void {
+            $this->logged[] = "$level: $message";
+        });
     }
 
     private static function runner(string $name): ScriptRunner
