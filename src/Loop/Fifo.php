@@ -98,6 +98,7 @@ final class Fifo
     public function firstId(): ?int
     {
         if ($this->items === []) {
+            $this->items = []; // lets the table a burst grew go
             $this->head = $this->next;
 
             return null;
