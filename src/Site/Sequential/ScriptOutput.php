@@ -77,6 +77,8 @@ final class ScriptOutput
         if (!ob_start($this->callback ??= $this->write(...), 0, PHP_OUTPUT_HANDLER_STDFLAGS)) {
             throw new \Error('Cannot open the output buffer of a script (ob_start failed)');
         }
+        // Named as php-fpm's output_buffering buffer is: MediaWiki sets its Content-Length only under that name.
+        OutputStack::find()?->nameAsDefault();
         $this->level = ob_get_level();
     }
 

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Site\Fork\Internal;
 
+use Kiln\Site\Sequential\Engine\OutputStack;
 use Kiln\Site\Sequential\Engine\Stdout;
 
 /**
@@ -53,6 +54,8 @@ final class ChildOutput
     public function start(): void
     {
         \ob_start($this->handle(...), self::CHUNK);
+        // Named as php-fpm's output_buffering buffer is: MediaWiki sets its Content-Length only under that name.
+        OutputStack::find()?->nameAsDefault();
     }
 
     /** The last shutdown function: after it come destructors, then the final flush of this buffer. */

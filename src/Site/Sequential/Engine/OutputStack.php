@@ -10,6 +10,9 @@ namespace Kiln\Site\Sequential\Engine;
  * a buffer when the request ends (php_output_end_all() forces it); in a worker that serves on, ob_end_flush()
  * refuses it, so the script's page would stay in it and the buffer would outlive the request.
  * unlock() gives the buffers above a level the flags of an ordinary buffer, so they can be ended.
+ * nameAsDefault() gives the buffer a tier captures a script's output with the name of the buffer PHP's
+ * `output_buffering` opens under a web SAPI, so a script that asks which buffer it prints into (MediaWiki
+ * sets its Content-Length only under "default output handler") finds what it finds under Apache or php-fpm.
  *
  * The layout read (zend_stack {int size, top, max; void **elements}, then php_output_handler {zend_string
  * *name; int flags; int level; …}) is checked against what PHP reports before anything is written: the
@@ -25,6 +28,14 @@ final class OutputStack
 
     /** PHP_OUTPUT_HANDLER_DISABLED: PHP no longer calls the buffer's handler. */
     private const DISABLED = 0x2000;
+
+    /** The name ob_start() gives a Closure's buffer, and the one PHP gives its `output_buffering` buffer. */
+    private const CLOSURE = 'Closure::__invoke';
+
+    private const DEFAULT = 'default output handler';
+
+    /** GC_IMMUTABLE in a zend_string's type_info: an interned string, shared, never to be written. */
+    private const IMMUTABLE = 0x40;
 
     private static self|false|null $instance = null;
 
@@ -84,6 +95,40 @@ final class OutputStack
         foreach ($flags as $address => $value) {
             $native->cast('uint32_t*', $address)[0] = $value | self::STANDARD | ($disable ? self::DISABLED : 0);
         }
+        return true;
+    }
+
+    /**
+     * Renames the top buffer, a Closure's that the caller just started, to PHP's "default output handler"
+     * (what ob_get_status() and ob_list_handlers() show), in place: the name's own allocation, made for
+     * the 17 bytes of "Closure::__invoke", lies in the Zend allocator's 48-byte size class, which holds the
+     * 22 bytes of the new name too, so PHP frees it as ever. Nothing is written unless the stack looks as PHP
+     * reports it, the name is a string of its own (refcount 1, not interned) and PHP's allocator is in use.
+     */
+    public function nameAsDefault(): bool
+    {
+        $depth = ob_get_level();
+        if ($depth === 0 || (ob_list_handlers()[$depth - 1] ?? null) !== self::CLOSURE || getenv('USE_ZEND_ALLOC') === '0') {
+            return false;
+        }
+        $native = $this->native;
+        $native->refresh();
+        if ($native->u32($this->base) !== 8 || $native->u32($this->base + 4) !== $depth) {
+            return false;
+        }
+        $elements = $native->u64($this->base + 16);
+        $handler = $native->readable($elements, 8 * $depth) ? $native->u64($elements + 8 * ($depth - 1)) : 0;
+        if (!$native->readable($handler, 16) || $native->u32($handler + 12) !== $depth - 1) {
+            return false;
+        }
+        $name = $native->u64($handler);
+        if (!$native->isZendString($name, self::CLOSURE) || $native->u32($name) !== 1
+            || ($native->u32($name + 4) & self::IMMUTABLE) !== 0) {
+            return false;
+        }
+        $native->cast('uint64_t*', $name + 8)[0] = 0; // the hash, computed again when asked for
+        $native->cast('uint64_t*', $name + 16)[0] = \strlen(self::DEFAULT);
+        \FFI::memcpy($native->cast('char*', $name + 24), self::DEFAULT . "\0", \strlen(self::DEFAULT) + 1);
         return true;
     }
 }
