@@ -48,7 +48,7 @@ final class DevReport implements ScriptRunner
 
     /** @param (\Closure(string, string): void)|null $log level, message; default the worker's error log */
     public function __construct(
-        private readonly ScriptRunner $runner,
+        private readonly SequentialRunner $runner,
         ?\Closure $log = null,
     ) {
         $this->own = \dirname(__DIR__, 3) . '/';
@@ -57,6 +57,7 @@ final class DevReport implements ScriptRunner
 
     public function run(Request $request, Script $script): Response
     {
+        $this->runner->boot(); // before gc_disable(), an ini change the worker's starting settings must not include
         $before = DevSnapshot::take($this->own);
         // The cycle collector waits while the script runs and collects in take() between requests: a collection in
         // the middle of a script, with the snapshot's copies of the statics held, broke phpMyAdmin's Twig (a live

@@ -152,6 +152,16 @@ final class SequentialRunner implements ScriptRunner
         }
     }
 
+    /**
+     * Boots the worker's runtime now, if run() has not yet: it takes the worker's ini settings as every request's
+     * starting point, so a caller that changes one around each script (DevReport pauses the cycle collector, an ini
+     * change) boots first, or PHP's own reset would be given up for that setting.
+     */
+    public function boot(): void
+    {
+        $this->runtime ??= Runtime::boot($this->log);
+    }
+
     public function run(Request $request, Script $script): Response
     {
         $runtime = $this->runtime ??= Runtime::boot($this->log);

@@ -64,6 +64,22 @@ final class DevReportTest extends TestCase
         }
     }
 
+    public function testDevKeepsPhpsOwnIniResetOn(): void
+    {
+        // The report pauses the cycle collector around each script (gc_disable() is an ini change): the worker's
+        // settings are taken before that, so PHP's own reset stays on and no warning blames the user's settings.
+        $kiln = KilnProcess::start(self::ROOT, ['--tier=sequential', '--dev', '--workers=1']);
+        try {
+            self::assertSame(200, HttpClient::get($kiln->baseUrl() . '/clean.php')['status']);
+            self::assertSame(200, HttpClient::get($kiln->baseUrl() . '/clean.php')['status']);
+            $log = $kiln->log();
+        } finally {
+            $kiln->stop();
+        }
+        self::assertStringNotContainsString('native ini reset is not available', $log);
+        self::assertStringNotContainsString('zend.enable_gc', $log);
+    }
+
     public function testWithoutDevNothingIsReported(): void
     {
         $kiln = KilnProcess::start(self::ROOT, ['--tier=sequential', '--workers=1']);
