@@ -100,15 +100,15 @@ final class OutputStack
 
     /**
      * Renames the top buffer, a Closure's that the caller just started, to PHP's "default output handler"
-     * (what ob_get_status() and ob_list_handlers() show), in place: the name's own allocation, made for
-     * the 17 bytes of "Closure::__invoke", lies in the Zend allocator's 48-byte size class, which holds the
-     * 22 bytes of the new name too, so PHP frees it as ever. Nothing is written unless the stack looks as PHP
-     * reports it, the name is a string of its own (refcount 1, not interned) and PHP's allocator is in use.
+     * (what ob_get_status() and ob_list_handlers() show), in place: zend_string_alloc() rounds the 42 bytes of
+     * "Closure::__invoke" (24 of header, 17, a NUL) up to 48, which hold the 47 of the new name, so the string
+     * stays the buffer's own and PHP frees it as ever. Nothing is written unless the stack looks as PHP reports
+     * it and the name is a string of its own (refcount 1, not interned).
      */
     public function nameAsDefault(): bool
     {
         $depth = ob_get_level();
-        if ($depth === 0 || (ob_list_handlers()[$depth - 1] ?? null) !== self::CLOSURE || getenv('USE_ZEND_ALLOC') === '0') {
+        if ($depth === 0 || (ob_list_handlers()[$depth - 1] ?? null) !== self::CLOSURE) {
             return false;
         }
         $native = $this->native;
