@@ -31,4 +31,29 @@ final class OutputStackTest extends TestCase
         self::assertSame('fixed and free', ob_get_clean());
         self::assertSame($base, ob_get_level());
     }
+
+    public function testNameAsDefaultRenamesAClosuresBufferOnTopAndNothingElse(): void
+    {
+        $stack = OutputStack::find();
+        if ($stack === null) {
+            self::fail('needs ext-ffi and a PHP binary exporting output_globals: scripts/install-deps.sh installs it');
+        }
+        $kept = '';
+        ob_start(static function (string $bytes) use (&$kept): string {
+            $kept .= $bytes;
+            return '';
+        });
+        self::assertSame('Closure::__invoke', ob_get_status()['name']);
+        self::assertTrue($stack->nameAsDefault());
+        self::assertSame('default output handler', ob_get_status()['name']);
+        $names = ob_list_handlers();
+        self::assertSame('default output handler', $names[\count($names) - 1]);
+        echo 'still captured';
+        self::assertFalse($stack->nameAsDefault(), 'renamed once: the name is no longer a Closure\'s');
+        ob_start();
+        self::assertFalse($stack->nameAsDefault(), 'PHP\'s own buffer is left alone');
+        ob_end_flush();
+        ob_end_flush();
+        self::assertSame('still captured', $kept, 'the handler runs as before, and its buffer ends');
+    }
 }
