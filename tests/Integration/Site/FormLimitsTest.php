@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Integration\Site;
 
+use Kiln\Tests\Support\KilnPerTier;
 use Kiln\Tests\Support\KilnProcess;
 use Kiln\Tests\Support\RawClient;
 use PHPUnit\Framework\Attributes\DataProvider;
@@ -17,22 +18,14 @@ use PHPUnit\Framework\TestCase;
  */
 final class FormLimitsTest extends TestCase
 {
+    use KilnPerTier;
+
     private const ROOT = __DIR__ . '/../../Fixtures/form-limits';
 
     private const KILN = __DIR__ . '/../../../bin/kiln';
 
     private const INI = ['upload_max_filesize' => '100', 'max_file_uploads' => '3', 'post_max_size' => '2000', 'max_input_vars' => '5'];
 
-    /** @var array<string, KilnProcess> by tier */
-    private static array $servers = [];
-
-    public static function tearDownAfterClass(): void
-    {
-        foreach (self::$servers as $server) {
-            $server->stop();
-        }
-        self::$servers = [];
-    }
 
     /** @return iterable<string, array{string}> */
     public static function tiers(): iterable
@@ -65,7 +58,7 @@ final class FormLimitsTest extends TestCase
         self::assertSame(\UPLOAD_ERR_NO_FILE, $result['files']['empty']['error']);
         self::assertSame(['0.txt', '1.txt', '2.txt'], $result['files']['f']['name']);
         self::assertSame([true, true, true], $result['files']['f']['tmp_name']);
-        $this->server($tier)->waitForLog('~PHP Warning:  Maximum number of allowable file uploads has been exceeded~');
+        $this->serverWithLimits($tier)->waitForLog('~PHP Warning:  Maximum number of allowable file uploads has been exceeded~');
     }
 
     #[DataProvider('tiers')]
@@ -76,7 +69,7 @@ final class FormLimitsTest extends TestCase
         $result = $this->decode($tier, $response[0]);
         self::assertSame([], $result['post']);
         self::assertSame([], $result['files']);
-        $this->server($tier)->waitForLog("~PHP Warning:  POST Content-Length of $length bytes exceeds the limit of 2000 bytes~");
+        $this->serverWithLimits($tier)->waitForLog("~PHP Warning:  POST Content-Length of $length bytes exceeds the limit of 2000 bytes~");
     }
 
     #[DataProvider('tiers')]
@@ -89,7 +82,7 @@ final class FormLimitsTest extends TestCase
         // PHP keeps the urlencoded pair that goes past the limit (main/php_variables.c), and no multipart field past it.
         $urlencoded = $this->decode($tier, $this->send($tier, 'application/x-www-form-urlencoded', implode('&', $pairs))[0]);
         self::assertSame(['v0', 'v1', 'v2', 'v3', 'v4', 'v5'], array_keys($urlencoded['post']));
-        $this->server($tier)->waitForLog('~PHP Warning:  PHP Request Startup: Input variables exceeded 5\. To increase the limit change max_input_vars~');
+        $this->serverWithLimits($tier)->waitForLog('~PHP Warning:  PHP Request Startup: Input variables exceeded 5\. To increase the limit change max_input_vars~');
         $fields = [];
         for ($i = 0; $i < 8; $i++) {
             $fields[] = ["m$i", '', "$i"];
@@ -98,19 +91,18 @@ final class FormLimitsTest extends TestCase
         self::assertSame(['m0', 'm1', 'm2', 'm3', 'm4'], array_keys($multipart['post']));
     }
 
-    private function server(string $tier): KilnProcess
+    /** With PHP's start-up settings: the sequential tier reads them from its worker's PHP, the fork server takes --php-ini. */
+    private function serverWithLimits(string $tier): KilnProcess
     {
-        if (!isset(self::$servers[$tier])) {
+        return $this->server($tier, static function (string $tier): KilnProcess {
             $php = $ini = [];
             foreach (self::INI as $name => $value) {
-                // Settings PHP fixes at start-up: the sequential tier reads them from its worker's PHP.
                 array_push($php, '-d', "$name=$value");
                 $ini[] = "--php-ini=$name=$value";
             }
             $command = $tier === 'sequential' ? [PHP_BINARY, ...$php, self::KILN] : [PHP_BINARY, self::KILN];
-            self::$servers[$tier] = KilnProcess::launch([...$command, 'serve', self::ROOT, '--listen=127.0.0.1:0', '--workers=1', "--tier=$tier", ...($tier === 'fork' ? $ini : [])]);
-        }
-        return self::$servers[$tier];
+            return KilnProcess::launch([...$command, 'serve', self::ROOT, '--listen=127.0.0.1:0', '--workers=1', "--tier=$tier", ...($tier === 'fork' ? $ini : [])]);
+        });
     }
 
     /**
@@ -126,11 +118,11 @@ final class FormLimitsTest extends TestCase
     /** @return array{array{status: int, body: string}, string} the response and the body sent */
     private function send(string $tier, string $type, string $body): array
     {
-        $client = RawClient::to($this->server($tier));
+        $client = RawClient::to($this->serverWithLimits($tier));
         $client->send("POST /vars.php HTTP/1.1\r\nHost: test\r\nConnection: close\r\nContent-Type: $type\r\nContent-Length: " . \strlen($body) . "\r\n\r\n$body");
         $response = $client->readResponse(10.0);
         $client->close();
-        self::assertNotNull($response, "no response; log:\n" . $this->server($tier)->log());
+        self::assertNotNull($response, "no response; log:\n" . $this->serverWithLimits($tier)->log());
         return [$response, $body];
     }
 
@@ -140,7 +132,7 @@ final class FormLimitsTest extends TestCase
      */
     private function decode(string $tier, array $response): array
     {
-        self::assertSame(200, $response['status'], "the script runs; body: {$response['body']}; log:\n" . $this->server($tier)->log());
+        self::assertSame(200, $response['status'], "the script runs; body: {$response['body']}; log:\n" . $this->serverWithLimits($tier)->log());
         $data = json_decode($response['body'], true);
         self::assertIsArray($data, 'not JSON: ' . $response['body']);
         /** @var array{post: array<string, mixed>, files: array<string, array<string, mixed>>} $data */

@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Integration\Site;
 
-use Kiln\Tests\Support\KilnProcess;
+use Kiln\Tests\Support\KilnPerTier;
 use Kiln\Tests\Support\RawClient;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
@@ -16,18 +16,10 @@ use PHPUnit\Framework\TestCase;
  */
 final class HeadLengthTest extends TestCase
 {
+    use KilnPerTier;
+
     private const ROOT = __DIR__ . '/../../Fixtures/head-length';
 
-    /** @var array<string, KilnProcess> by tier */
-    private static array $servers = [];
-
-    public static function tearDownAfterClass(): void
-    {
-        foreach (self::$servers as $server) {
-            $server->stop();
-        }
-        self::$servers = [];
-    }
 
     /** @return iterable<string, array{string}> */
     public static function tiers(): iterable
@@ -82,8 +74,7 @@ final class HeadLengthTest extends TestCase
     /** @return array{status: int, reason: string, headers: array<string, list<string>>, body: string, raw: string} */
     private function request(string $tier, string $method, string $path = '/declared.php'): array
     {
-        self::$servers[$tier] ??= KilnProcess::start(self::ROOT, ['--workers=1', "--tier=$tier"]);
-        $client = RawClient::to(self::$servers[$tier]);
+        $client = RawClient::to($this->server($tier));
         $client->send("$method $path HTTP/1.1\r\nHost: localhost\r\n\r\n");
         $response = $client->readResponse(10.0, $method === 'HEAD');
         self::assertNotNull($response, "$method on the $tier tier got no response");

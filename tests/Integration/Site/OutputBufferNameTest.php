@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Integration\Site;
 
-use Kiln\Tests\Support\KilnProcess;
+use Kiln\Tests\Support\KilnPerTier;
 use Kiln\Tests\Support\RawClient;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
@@ -16,18 +16,10 @@ use PHPUnit\Framework\TestCase;
  */
 final class OutputBufferNameTest extends TestCase
 {
+    use KilnPerTier;
+
     private const ROOT = __DIR__ . '/../../Fixtures/output-buffer';
 
-    /** @var array<string, KilnProcess> by tier */
-    private static array $servers = [];
-
-    public static function tearDownAfterClass(): void
-    {
-        foreach (self::$servers as $server) {
-            $server->stop();
-        }
-        self::$servers = [];
-    }
 
     /** @return iterable<string, array{string}> */
     public static function tiers(): iterable
@@ -77,10 +69,5 @@ final class OutputBufferNameTest extends TestCase
             self::assertSame(1, json_decode($response['body'], true)['level'] ?? null, "request $i: one buffer, not one more per request");
         }
         $client->close();
-    }
-
-    private function server(string $tier): KilnProcess
-    {
-        return self::$servers[$tier] ??= KilnProcess::start(self::ROOT, ["--tier=$tier", '--workers=1'], [], 20.0);
     }
 }

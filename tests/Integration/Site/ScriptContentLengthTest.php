@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Tests\Integration\Site;
 
+use Kiln\Tests\Support\KilnPerTier;
 use Kiln\Tests\Support\KilnProcess;
 use Kiln\Tests\Support\RawClient;
 use PHPUnit\Framework\Attributes\DataProvider;
@@ -17,20 +18,12 @@ use PHPUnit\Framework\TestCase;
  */
 final class ScriptContentLengthTest extends TestCase
 {
+    use KilnPerTier;
+
     private const ROOT = __DIR__ . '/../../Fixtures/content-length';
 
     private const SIZE = 2 * 1024 * 1024;
 
-    /** @var array<string, KilnProcess> by tier */
-    private static array $servers = [];
-
-    public static function tearDownAfterClass(): void
-    {
-        foreach (self::$servers as $server) {
-            $server->stop();
-        }
-        self::$servers = [];
-    }
 
     /** @return iterable<string, array{string}> */
     public static function tiers(): iterable
@@ -116,10 +109,5 @@ final class ScriptContentLengthTest extends TestCase
             usleep(20_000);
         }
         self::assertStringContainsString($line, $server->log());
-    }
-
-    private function server(string $tier): KilnProcess
-    {
-        return self::$servers[$tier] ??= KilnProcess::start(self::ROOT, ["--tier=$tier", '--workers=1'], [], 20.0);
     }
 }
