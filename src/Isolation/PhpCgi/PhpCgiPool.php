@@ -37,11 +37,8 @@ use Kiln\Server\SidecarSpec;
  */
 final class PhpCgiPool implements SidecarListener
 {
-    /** @var Fifo<Suspension> */
+    /** @var Fifo<array{Suspension, float}> each waiting request and when it gives up (Loop::now() + timeLimit, INF for never) */
     private readonly Fifo $waiters;
-
-    /** @var array<int, float> Loop::now() + timeLimit of each waiter, by its id in $waiters */
-    private array $giveUpAt = [];
 
     /**
      * The one timer for the oldest waiter's time limit, while any waits: not one per waiter, which under
@@ -199,9 +196,9 @@ final class PhpCgiPool implements SidecarListener
     private function await(): PhpCgiLease
     {
         $suspension = Loop::getSuspension();
-        $id = $this->waiters->push($suspension);
-        if ($this->options->timeLimit > 0) {
-            $this->giveUpAt[$id] = Loop::now() + $this->options->timeLimit;
+        $limit = $this->options->timeLimit;
+        $id = $this->waiters->push([$suspension, $limit > 0 ? Loop::now() + $limit : \INF]);
+        if ($limit > 0) {
             $this->expiry ??= $this->armExpiry();
         }
         try {
@@ -218,8 +215,7 @@ final class PhpCgiPool implements SidecarListener
     private function leaveQueue(int $id): void
     {
         $this->waiters->remove($id);
-        unset($this->giveUpAt[$id]);
-        if ($this->giveUpAt === [] && $this->expiry !== null) {
+        if ($this->waiters->isEmpty() && $this->expiry !== null) {
             Loop::cancel($this->expiry);
             $this->expiry = null;
         }
@@ -228,18 +224,16 @@ final class PhpCgiPool implements SidecarListener
     /** A timer for the time limit of the oldest waiter (FIFO: the first to run out), null when none waits. */
     private function armExpiry(): ?string
     {
-        $first = $this->waiters->firstId();
-        if ($first === null || !isset($this->giveUpAt[$first])) {
+        $first = $this->waiters->first();
+        if ($first === null || $first[1] === \INF) {
             return null;
         }
-        $timer = Loop::delay(max(0.0, $this->giveUpAt[$first] - Loop::now()), function (): void {
+        $timer = Loop::delay(max(0.0, $first[1] - Loop::now()), function (): void {
             $this->expiry = null;
             $now = Loop::now();
-            while (($id = $this->waiters->firstId()) !== null && ($this->giveUpAt[$id] ?? \INF) <= $now) {
-                $waiter = $this->waiters->shift();
-                \assert($waiter !== null);
-                unset($this->giveUpAt[$id]);
-                $waiter->throw(new PoolBusyException("No php-cgi child came free within {$this->options->timeLimit} s"));
+            while (($first = $this->waiters->first()) !== null && $first[1] <= $now) {
+                $this->waiters->shift();
+                $first[0]->throw(new PoolBusyException("No php-cgi child came free within {$this->options->timeLimit} s"));
             }
             $this->expiry ??= $this->armExpiry();
         });
@@ -292,8 +286,7 @@ final class PhpCgiPool implements SidecarListener
         if ($retryIn > 0) {
             $this->state = ChildState::Failed;
             $this->failure = $reason;
-            $this->giveUpAt = [];
-            foreach ($this->waiters->drain() as $waiter) {
+            foreach ($this->waiters->drain() as [$waiter]) {
                 $waiter->throw(new PoolUnavailableException('php-cgi cannot run: ' . $reason));
             }
         } else {
@@ -350,11 +343,9 @@ final class PhpCgiPool implements SidecarListener
     {
         $given = false;
         while (!$this->waiters->isEmpty() && $this->free()) {
-            $id = $this->waiters->firstId();
-            $waiter = $this->waiters->shift();
-            \assert($waiter !== null);
-            unset($this->giveUpAt[$id]);
-            $waiter->resume($this->lease());
+            $first = $this->waiters->shift();
+            \assert($first !== null);
+            $first[0]->resume($this->lease());
             $given = true;
         }
         return $given;
