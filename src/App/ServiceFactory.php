@@ -20,6 +20,7 @@ use Kiln\Server\Service;
 use Kiln\Server\WorkerLog;
 use Kiln\Site\DocumentRoot;
 use Kiln\Site\SiteConfig;
+use Kiln\Site\Tier;
 
 /** Builds what a worker serves, inside the worker (so every worker generation loads the code afresh). */
 final class ServiceFactory
@@ -54,7 +55,10 @@ final class ServiceFactory
             // `--trusted-proxies`: the client, scheme and host a trusted proxy forwards, before anything else runs.
             $handler = new MiddlewareHandler(new TrustedProxies($site->trustedProxies), $handler);
         }
-        $server = new HttpServer($handler, $limits, $accessLog === null ? null : new AccessLog($accessLog, format: AccessLogFormat::from($accessLogFormat)), $webSockets, $slowRequest);
+        // A document root whose scripts run in the worker serves one request at a time: it takes a connection when free
+        // (an app's routes, streams and sockets keep taking them at once, whatever tier its site uses).
+        $oneAtATime = $kind === self::KIND_DOCROOT && $site->tier === Tier::Sequential;
+        $server = new HttpServer($handler, $limits, $accessLog === null ? null : new AccessLog($accessLog, format: AccessLogFormat::from($accessLogFormat)), $webSockets, $slowRequest, $oneAtATime);
         // The app's timers and worker hooks (App::every(), onWorkerStart()…) run around the HTTP service.
         return $schedule === null ? $server : new LifecycleService($server, $schedule);
     }

@@ -59,11 +59,25 @@ final class HttpServer implements Service, InFlight
     /** How long a worker stops yielding after a yield that no sibling took up (it may be busy in a script). */
     private const YIELD_OFF = 0.1;
 
+    /**
+     * One at a time: how long a new connection may take to show its request before the worker takes another
+     * (seconds), and how often a worker that holds back looks whether it is free again.
+     */
+    private const FRESH = 0.1;
+    private const HOLD_POLL = 0.005;
+
+    /** Takes a connection only when it has nothing else to serve (start(): one at a time and a shared listener). */
+    private bool $serial = false;
+
     private readonly WebSocketServer $webSockets;
 
     /**
      * @param ?WebSocketServer $webSockets the one the handler's WebSocket routes upgrade through (drained and stopped with the server)
      * @param float $slowRequest a request taking longer (seconds, dispatch to end of response) is logged as a warning; 0: off
+     * @param bool $oneAtATime the handler serves one request at a time, blocking the loop (the sequential tier): on a
+     *        shared listener the worker then takes a connection only when it has nothing else to serve, as a php-fpm
+     *        child does, so no client waits behind a script on this worker, or is refused if the script ends it,
+     *        while a sibling or its replacement could serve it
      */
     public function __construct(
         private readonly RequestHandler $handler,
@@ -71,6 +85,7 @@ final class HttpServer implements Service, InFlight
         private readonly ?AccessLog $accessLog = null,
         ?WebSocketServer $webSockets = null,
         private readonly float $slowRequest = 0.0,
+        private readonly bool $oneAtATime = false,
     ) {
         $this->webSockets = $webSockets ?? new WebSocketServer($limits);
     }
@@ -91,6 +106,7 @@ final class HttpServer implements Service, InFlight
         $this->cap = min($this->limits->connections, Loop::get()->capacity());
         $this->listeners = $listeners;
         $this->balance = $context->acceptBalance();
+        $this->serial = $this->oneAtATime && $this->balance !== null; // reuseport: what this worker leaves waits in its own queue
         if ($this->balance !== null) {
             $this->slot = $context->workerId();
             $this->balance->join($this->slot);
@@ -123,6 +139,10 @@ final class HttpServer implements Service, InFlight
         $core = $this->core;
         \assert($core !== null);
         for ($i = 0; $i < $batch; $i++) {
+            if ($mayYield && $this->serial && !$this->isFree()) {
+                $this->holdBack();
+                return true;
+            }
             if ($mayYield && $this->balance !== null && Loop::now() >= $this->yieldOffUntil
                 && $this->balance->shouldYield($this->slot)) {
                 $this->yieldToSiblings();
@@ -169,7 +189,7 @@ final class HttpServer implements Service, InFlight
             if ($this->balance === null || $this->balance->siblingsLastAccepted($this->slot) !== $siblingsBefore) {
                 $this->unansweredYields = 0;
             } elseif (++$this->unansweredYields < 3) {
-                foreach ($this->listeners as $listener) {
+                foreach ($this->serial && !$this->isFree() ? [] : $this->listeners as $listener) {
                     $this->accept($listener, false, 1);
                 }
             } else {
@@ -177,6 +197,43 @@ final class HttpServer implements Service, InFlight
                 $this->yieldOffUntil = Loop::now() + self::YIELD_OFF;
             }
             $this->watchListeners();
+        });
+    }
+
+    /**
+     * Nothing to serve: no handler running or queued, no request arriving, and no new connection with its request
+     * unread or taken less than FRESH ago (a client sends its request right after connecting).
+     */
+    private function isFree(): bool
+    {
+        \assert($this->core !== null);
+        if ($this->core->running() !== []) {
+            return false;
+        }
+        $now = Loop::now();
+        foreach ($this->core->connections() as $connection) {
+            if ($connection->isQueued() || $connection->isReadingBody() || $connection->isWaitingForHead() || $connection->hasBufferedRequest()) {
+                return false;
+            }
+            // A new connection whose request is in its socket, not read yet (a busy machine may run this first).
+            if ($connection->served === 0 && $connection->awaitsRequest()
+                && ($now - $connection->lastActivityAt < self::FRESH || (string) @stream_socket_recvfrom($connection->socket, 1, STREAM_PEEK) !== '')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Stops watching the listeners until the worker is free again: what is queued waits for whoever is free first. */
+    private function holdBack(): void
+    {
+        $this->stopAccepting();
+        $this->acceptWatchers[] = Loop::repeat(self::HOLD_POLL, function (string $id): void {
+            if ($this->isFree()) {
+                Loop::cancel($id);
+                $this->acceptWatchers = [];
+                $this->watchListeners();
+            }
         });
     }
 
