@@ -53,25 +53,50 @@ final class RedisServer
         return $server;
     }
 
-    /** @param list<string> $options */
+    /**
+     * A node of a Cluster also listens on its port + 10000 (the cluster bus): that one is checked too, and a start
+     * that found a port taken meanwhile ("Address already in use") is tried again on other ports, up to three times.
+     *
+     * @param list<string> $options
+     */
     private static function launch(string $binary, array $options, ?string $password, ?int $port): self
     {
-        $server = new self(self::binary($binary), $port ?? self::freePort(), self::tempDir(), $options, $password);
-        $server->run();
-
-        return $server;
+        $cluster = \in_array('--cluster-enabled', $options, true);
+        for ($try = 1; ; $try++) {
+            $server = new self(self::binary($binary), $port ?? self::freePort($cluster), self::tempDir(), $options, $password);
+            try {
+                $server->run();
+                return $server;
+            } catch (\RuntimeException $e) {
+                if ($port !== null || $try >= 3 || !str_contains($e->getMessage(), 'already in use')) {
+                    throw $e;
+                }
+            }
+        }
     }
 
-    public static function freePort(): int
+    /** A free port on 127.0.0.1; with $busPort, one whose port + 10000 is free as well. */
+    public static function freePort(bool $busPort = false): int
     {
-        $socket = stream_socket_server('tcp://127.0.0.1:0', $errno, $error);
-        if ($socket === false) {
-            throw new \RuntimeException("No free port: $error");
+        for ($try = 0; $try < 50; $try++) {
+            $socket = stream_socket_server('tcp://127.0.0.1:0', $errno, $error);
+            if ($socket === false) {
+                throw new \RuntimeException("No free port: $error");
+            }
+            $name = (string) stream_socket_get_name($socket, false);
+            $port = (int) substr($name, strrpos($name, ':') + 1);
+            if (!$busPort) {
+                fclose($socket);
+                return $port;
+            }
+            $bus = $port + 10000 <= 65535 ? @stream_socket_server('tcp://127.0.0.1:' . ($port + 10000)) : false;
+            fclose($socket);
+            if ($bus !== false) {
+                fclose($bus);
+                return $port;
+            }
         }
-        $name = (string) stream_socket_get_name($socket, false);
-        fclose($socket);
-
-        return (int) substr($name, strrpos($name, ':') + 1);
+        throw new \RuntimeException('No free port whose port + 10000 is free too');
     }
 
     public function __destruct()
