@@ -63,8 +63,14 @@ final class HttpServer implements Service, InFlight
      * One at a time: how long a new connection may take to show its request before the worker takes another
      * (seconds), and how often a worker that holds back looks whether it is free again.
      */
-    private const FRESH = 0.1;
+    private const FRESH = 0.25;
     private const HOLD_POLL = 0.005;
+
+    /** How long connections on their way hold nothing back after one stayed quiet past FRESH (seconds). */
+    private const QUIET_PAUSE = 1.0;
+
+    /** Until when connections on their way do not hold accepting back (one stayed quiet: isFree()). */
+    private float $quietUntil = 0.0;
 
     /** Takes a connection only when it has nothing else to serve (start(): one at a time and a shared listener). */
     private bool $serial = false;
@@ -106,7 +112,7 @@ final class HttpServer implements Service, InFlight
         $this->cap = min($this->limits->connections, Loop::get()->capacity());
         $this->listeners = $listeners;
         $this->balance = $context->acceptBalance();
-        $this->serial = $this->oneAtATime && $this->balance !== null; // reuseport: what this worker leaves waits in its own queue
+        $this->serial = $this->oneAtATime && $context->sharesListeners(); // reuseport: what this worker leaves waits in its own queue
         if ($this->balance !== null) {
             $this->slot = $context->workerId();
             $this->balance->join($this->slot);
@@ -201,8 +207,11 @@ final class HttpServer implements Service, InFlight
     }
 
     /**
-     * Nothing to serve: no handler running or queued, no request arriving, and no new connection with its request
-     * unread or taken less than FRESH ago (a client sends its request right after connecting).
+     * Nothing to serve: no handler running, no request queued or read, and no request on its way: in the socket of a
+     * connection not read yet, or due on a connection taken, or whose head began, less than FRESH ago (a client sends
+     * its request right after connecting). A connection still quiet after FRESH (a client that connects ahead, or
+     * one that sends slowly on purpose) holds nothing back for QUIET_PAUSE, nor do the new ones then: a stream of
+     * such connections cannot stop the worker taking others.
      */
     private function isFree(): bool
     {
@@ -212,12 +221,24 @@ final class HttpServer implements Service, InFlight
         }
         $now = Loop::now();
         foreach ($this->core->connections() as $connection) {
-            if ($connection->isQueued() || $connection->isReadingBody() || $connection->isWaitingForHead() || $connection->hasBufferedRequest()) {
+            if ($connection->isQueued()) {
                 return false;
             }
-            // A new connection whose request is in its socket, not read yet (a busy machine may run this first).
-            if ($connection->served === 0 && $connection->awaitsRequest()
-                && ($now - $connection->lastActivityAt < self::FRESH || (string) @stream_socket_recvfrom($connection->socket, 1, STREAM_PEEK) !== '')) {
+            if ($connection->isWaitingForHead()) { // part of a head came (what is buffered then is that part)
+                $since = $connection->headStartedAt;
+            } elseif ($connection->hasBufferedRequest()) {
+                return false; // pipelined behind a response: parsed next
+            } elseif ($connection->served === 0 && $connection->awaitsRequest()) {
+                if ((string) @stream_socket_recvfrom($connection->socket, 1, STREAM_PEEK) !== '') {
+                    return false; // its request is here, not read yet (a busy machine may run this first)
+                }
+                $since = $connection->lastActivityAt; // taken then
+            } else {
+                continue;
+            }
+            if ($now - $since >= self::FRESH) {
+                $this->quietUntil = $now + self::QUIET_PAUSE;
+            } elseif ($now >= $this->quietUntil) {
                 return false;
             }
         }

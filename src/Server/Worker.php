@@ -285,6 +285,11 @@ final class Worker implements WorkerContext
         return $this->balance;
     }
 
+    public function sharesListeners(): bool
+    {
+        return $this->config->listenerMode === ListenerMode::Shared;
+    }
+
     public function retiring(string $reason): float
     {
         if (!$this->recycleAsked) {

@@ -27,6 +27,9 @@ interface WorkerContext
     /** The connection counts of the workers sharing this one's listening socket; null: nothing to balance. */
     public function acceptBalance(): ?AcceptBalance;
 
+    /** Whether the listening sockets are shared with the other workers (and their replacements): one accept queue. */
+    public function sharesListeners(): bool;
+
     /**
      * The worker is ending on its own (a script's exit(), a fatal error) and first finishes the responses
      * under way: its replacement is started now. Returns how long the finishing may take (seconds).

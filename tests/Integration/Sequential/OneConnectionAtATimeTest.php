@@ -69,4 +69,41 @@ final class OneConnectionAtATimeTest extends TestCase
             PeerProcess::removeDir($root);
         }
     }
+
+    /**
+     * Connections that say nothing, opened one after another (or one that sends its head a line at a time), cannot
+     * keep the worker from taking the others: after one stayed quiet, the next ones hold nothing back for a while.
+     */
+    public function testAStreamOfSilentOrSlowConnectionsDoesNotKeepOthersOut(): void
+    {
+        $root = PeerProcess::tempDir('kiln-one-at-a-time');
+        $server = null;
+        $held = [];
+        try {
+            mkdir("$root/public");
+            file_put_contents("$root/public/page.php", '<?php echo "page";');
+            $server = KilnProcess::start($root, ['--workers=1', '--tier=sequential', '--front-controller=none']);
+            $slow = RawClient::to($server);
+            $slow->send("GET /page.php HTTP/1.1\r\nHost: test\r\n");
+            for ($i = 0; $i < 20; $i++) { // 20 silent connections over about 1 s: 5 s of holding back at 0.25 s each
+                $held[] = RawClient::to($server);
+                $slow->send("X-Slow-$i: yes\r\n");
+                usleep(50_000);
+            }
+            $client = RawClient::to($server);
+            $client->send("GET /page.php HTTP/1.1\r\nHost: test\r\n\r\n");
+            $started = microtime(true);
+            $response = $client->readResponse(10.0);
+            self::assertSame(200, $response['status'] ?? null);
+            self::assertLessThan(1.0, microtime(true) - $started, 'kept out by connections that say nothing');
+            $client->close();
+            $slow->close();
+        } finally {
+            foreach ($held as $connection) {
+                $connection->close();
+            }
+            $server?->stop();
+            PeerProcess::removeDir($root);
+        }
+    }
 }

@@ -48,6 +48,11 @@ final class RecordingContext implements WorkerContext
         return null;
     }
 
+    public function sharesListeners(): bool
+    {
+        return true;
+    }
+
     public function retiring(string $reason): float
     {
         $this->retiring[] = $reason;

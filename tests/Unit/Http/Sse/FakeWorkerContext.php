@@ -40,6 +40,11 @@ final class FakeWorkerContext implements WorkerContext
         return null;
     }
 
+    public function sharesListeners(): bool
+    {
+        return true;
+    }
+
     public function retiring(string $reason): float
     {
         return 1.0;

@@ -239,6 +239,11 @@ abstract class WebSocketServerTestCase extends TestCase
                 return null;
             }
 
+            public function sharesListeners(): bool
+            {
+                return true;
+            }
+
             public function retiring(string $reason): float
             {
                 return 0.0;
