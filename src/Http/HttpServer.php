@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Http;
 
+use Kiln\Http\Internal\ConnectionState;
 use Kiln\Http\Internal\CoreState;
 use Kiln\Http\Internal\FatalGuard;
 use Kiln\Http\Internal\HttpCore;
@@ -66,14 +67,24 @@ final class HttpServer implements Service, InFlight
     private const FRESH = 0.25;
     private const HOLD_POLL = 0.005;
 
+    /** Requests a worker answers one connection at a time before it takes them as the others do. */
+    private const SERIAL_ANSWERS = 16;
+
     /** How long connections on their way hold nothing back after one stayed quiet past FRESH (seconds). */
     private const QUIET_PAUSE = 1.0;
 
     /** Until when connections on their way do not hold accepting back (one stayed quiet: isFree()). */
     private float $quietUntil = 0.0;
 
-    /** Takes a connection only when it has nothing else to serve (start(): one at a time and a shared listener). */
+    /**
+     * Takes a connection only when it has nothing else to serve (start(): one at a time and a shared listener), until it
+     * has answered SERIAL_ANSWERS requests: a worker that a script ends (after each request, for some apps) never gets
+     * that far, one that lives on then takes connections as the others do (oneAtATime()).
+     */
     private bool $serial = false;
+
+    /** Not watching the listeners until isFree() (holdBack()). */
+    private bool $holding = false;
 
     private readonly WebSocketServer $webSockets;
 
@@ -145,7 +156,7 @@ final class HttpServer implements Service, InFlight
         $core = $this->core;
         \assert($core !== null);
         for ($i = 0; $i < $batch; $i++) {
-            if ($mayYield && $this->serial && !$this->isFree()) {
+            if ($mayYield && $this->oneAtATime() && !$this->isFree()) {
                 $this->holdBack();
                 return true;
             }
@@ -195,7 +206,7 @@ final class HttpServer implements Service, InFlight
             if ($this->balance === null || $this->balance->siblingsLastAccepted($this->slot) !== $siblingsBefore) {
                 $this->unansweredYields = 0;
             } elseif (++$this->unansweredYields < 3) {
-                foreach ($this->serial && !$this->isFree() ? [] : $this->listeners as $listener) {
+                foreach ($this->oneAtATime() && !$this->isFree() ? [] : $this->listeners as $listener) {
                     $this->accept($listener, false, 1);
                 }
             } else {
@@ -206,12 +217,18 @@ final class HttpServer implements Service, InFlight
         });
     }
 
+    private function oneAtATime(): bool
+    {
+        return $this->serial && $this->core !== null && $this->core->answered() < self::SERIAL_ANSWERS;
+    }
+
     /**
-     * Nothing to serve: no handler running, no request queued or read, and no request on its way: in the socket of a
-     * connection not read yet, or due on a connection taken, or whose head began, less than FRESH ago (a client sends
-     * its request right after connecting). A connection still quiet after FRESH (a client that connects ahead, or
-     * one that sends slowly on purpose) holds nothing back for QUIET_PAUSE, nor do the new ones then: a stream of
-     * such connections cannot stop the worker taking others.
+     * Nothing to serve: no handler running, no request queued or pipelined, and none on its way: in the socket of a
+     * new connection, or due on a connection taken, or whose head or body began to arrive, less than FRESH ago (a
+     * client sends its request right after connecting, and most requests whole). A connection on its way for longer
+     * (a client that connects ahead, or one that sends slowly, on purpose or not) holds nothing back: while one
+     * is open, and for QUIET_PAUSE after, neither do the others, so such connections cannot stop the worker taking
+     * new ones. Nor does one being answered or closing: a client that reads slowly holds nothing either.
      */
     private function isFree(): bool
     {
@@ -224,10 +241,15 @@ final class HttpServer implements Service, InFlight
             if ($connection->isQueued()) {
                 return false;
             }
-            if ($connection->isWaitingForHead()) { // part of a head came (what is buffered then is that part)
+            if ($connection->state !== ConnectionState::Reading) {
+                continue;
+            }
+            if ($connection->isReadingBody()) {
+                $since = $connection->bodyStartedAt;
+            } elseif ($connection->isWaitingForHead()) { // part of a head came (what is buffered is that part)
                 $since = $connection->headStartedAt;
             } elseif ($connection->hasBufferedRequest()) {
-                return false; // pipelined behind a response: parsed next
+                return false; // pipelined: parsed on the next tick (Connection::responded())
             } elseif ($connection->served === 0 && $connection->awaitsRequest()) {
                 if ((string) @stream_socket_recvfrom($connection->socket, 1, STREAM_PEEK) !== '') {
                     return false; // its request is here, not read yet (a busy machine may run this first)
@@ -245,17 +267,25 @@ final class HttpServer implements Service, InFlight
         return true;
     }
 
-    /** Stops watching the listeners until the worker is free again: what is queued waits for whoever is free first. */
+    /**
+     * Stops watching the listeners until the worker is free again, looked at every HOLD_POLL: what is queued waits for
+     * whoever is free first.
+     */
     private function holdBack(): void
     {
         $this->stopAccepting();
-        $this->acceptWatchers[] = Loop::repeat(self::HOLD_POLL, function (string $id): void {
-            if ($this->isFree()) {
-                Loop::cancel($id);
-                $this->acceptWatchers = [];
-                $this->watchListeners();
-            }
+        $this->holding = true;
+        $this->acceptWatchers[] = Loop::repeat(self::HOLD_POLL, function (): void {
+            $this->takeAgainIfFree();
         });
+    }
+
+    private function takeAgainIfFree(): void
+    {
+        if ($this->holding && (!$this->oneAtATime() || $this->isFree())) {
+            $this->stopAccepting();
+            $this->watchListeners();
+        }
     }
 
     /** @return array{string, int} address (IPv6 without brackets) and port of `host:port` */
@@ -353,7 +383,8 @@ final class HttpServer implements Service, InFlight
         }
         // Connections the kernel completed already have clients waiting (with reuseport, nobody else would
         // take them): accept them too; each is read at once by the drain and served if its request is there.
-        foreach ($this->listeners as $listener) {
+        // One connection at a time: what is queued is left to the siblings and the replacement, which take it when free.
+        foreach ($this->oneAtATime() ? [] : $this->listeners as $listener) {
             $batches = 0;
             while ($batches++ < 32 && $this->accept($listener)) {
                 // until the queue is empty
@@ -391,6 +422,7 @@ final class HttpServer implements Service, InFlight
             Loop::cancel($watcher);
         }
         $this->acceptWatchers = [];
+        $this->holding = false;
     }
 
     /** The worker ends on its own (FatalGuard): it accepts nothing more, not even in a drain. */

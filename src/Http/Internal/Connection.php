@@ -32,6 +32,9 @@ final class Connection
 
     public float $lastBodyAt = 0.0;
 
+    /** When the head of the request whose body is being read was parsed. */
+    public float $bodyStartedAt = 0.0;
+
     public int $served = 0;
 
     /** The client closed its side (or the read failed): what it sent is still answered, then the socket closes. */
@@ -185,7 +188,7 @@ final class Connection
                 if ($item->bodyKind !== RequestHead::BODY_NONE) {
                     $this->head = $item;
                     $this->body = new BodyBuffer($this->limits->bodyMemory);
-                    $this->lastBodyAt = Loop::now();
+                    $this->lastBodyAt = $this->bodyStartedAt = Loop::now();
                     if ($item->expectContinue) {
                         $this->write($this->core->encoder->continue());
                     }

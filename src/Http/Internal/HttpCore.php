@@ -78,6 +78,9 @@ final class HttpCore
     private readonly bool $timed;
     private readonly bool $recorded;
 
+    /** Responses this core has queued whole or sent (string and streamed bodies). */
+    private int $answered = 0;
+
     public function __construct(
         private readonly RequestHandler $handler,
         private readonly Limits $limits,
@@ -295,6 +298,12 @@ final class HttpCore
         return $this->context->retiring($reason);
     }
 
+    /** Responses queued whole or sent so far (an event stream's not counted). */
+    public function answered(): int
+    {
+        return $this->answered;
+    }
+
     /**
      * Runs inside the request's Fiber. No finally here nor in sendWhole(): the JIT traces none; a Fiber destroyed
      * while its handler is suspended leaves its request listed as running (docs/design/010-no-finally-on-the-hot-path.md).
@@ -360,6 +369,7 @@ final class HttpCore
             $request->releaseBody(); // a request without a body has no body file nor uploads to remove
         }
         $this->context->requestServed();
+        $this->answered++;
         if ($this->recorded) {
             $this->record->answered($connection, $request, $status, $sent);
         }
@@ -380,6 +390,7 @@ final class HttpCore
         } finally {
             $request->releaseBody();
             $this->context->requestServed();
+            $this->answered++;
             $this->record->answered($connection, $request, $status, $sent);
             $connection->responded($this->keeps($keepAlive), $this->state);
         }

@@ -71,8 +71,8 @@ final class OneConnectionAtATimeTest extends TestCase
     }
 
     /**
-     * Connections that say nothing, opened one after another (or one that sends its head a line at a time), cannot
-     * keep the worker from taking the others: after one stayed quiet, the next ones hold nothing back for a while.
+     * Connections that say nothing, opened one after another, one that sends its head a line at a time and one whose
+     * chunked body stopped cannot keep the worker from taking the others: after one stayed quiet, none holds back.
      */
     public function testAStreamOfSilentOrSlowConnectionsDoesNotKeepOthersOut(): void
     {
@@ -83,6 +83,9 @@ final class OneConnectionAtATimeTest extends TestCase
             mkdir("$root/public");
             file_put_contents("$root/public/page.php", '<?php echo "page";');
             $server = KilnProcess::start($root, ['--workers=1', '--tier=sequential', '--front-controller=none']);
+            $stalled = RawClient::to($server); // a chunked body stopped inside a chunk-size line
+            $stalled->send("POST /page.php HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n1");
+            $held[] = $stalled;
             $slow = RawClient::to($server);
             $slow->send("GET /page.php HTTP/1.1\r\nHost: test\r\n");
             for ($i = 0; $i < 20; $i++) { // 20 silent connections over about 1 s: 5 s of holding back at 0.25 s each
