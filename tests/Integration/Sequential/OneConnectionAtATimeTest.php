@@ -17,57 +17,51 @@ use PHPUnit\Framework\TestCase;
  */
 final class OneConnectionAtATimeTest extends TestCase
 {
+    private ?string $root = null;
+
+    private ?KilnProcess $server = null;
+
+    /** @var list<RawClient> */
+    private array $clients = [];
+
+    protected function tearDown(): void
+    {
+        foreach ($this->clients as $client) {
+            $client->close();
+        }
+        $this->clients = [];
+        $this->server?->stop();
+        $this->server = null;
+        if ($this->root !== null) {
+            PeerProcess::removeDir($this->root);
+            $this->root = null;
+        }
+    }
+
     public function testRequestsAskedForTogetherAreAllServedWhenEachScriptEndsItsWorker(): void
     {
-        $root = PeerProcess::tempDir('kiln-one-at-a-time');
-        $server = null;
-        try {
-            mkdir("$root/public");
-            file_put_contents("$root/public/page.php", '<?php register_shutdown_function(static function (): void {}); usleep(20000); echo "page ", getmypid();');
-            $server = KilnProcess::start($root, ['--workers=2', '--tier=sequential', '--front-controller=none']);
-            $statuses = [];
-            for ($round = 0; $round < 4; $round++) {
-                $clients = [];
-                for ($i = 0; $i < 6; $i++) {
-                    $clients[$i] = RawClient::to($server);
-                    $clients[$i]->send("GET /page.php HTTP/1.1\r\nHost: test\r\n\r\n");
-                }
-                foreach ($clients as $client) {
-                    $response = $client->readResponse(20.0);
-                    $statuses[] = $response['status'] ?? 0;
-                    $client->close();
-                }
+        $server = $this->serve('<?php register_shutdown_function(static function (): void {}); usleep(20000); echo "page ", getmypid();', 2);
+        $statuses = [];
+        for ($round = 0; $round < 4; $round++) {
+            $clients = [];
+            for ($i = 0; $i < 6; $i++) {
+                $clients[$i] = $this->connect();
+                $clients[$i]->send("GET /page.php HTTP/1.1\r\nHost: test\r\n\r\n");
             }
-            self::assertSame(array_fill(0, 24, 200), $statuses, $server->log());
-        } finally {
-            $server?->stop();
-            PeerProcess::removeDir($root);
+            foreach ($clients as $client) {
+                $statuses[] = $client->readResponse(20.0)['status'] ?? 0;
+            }
         }
+        self::assertSame(array_fill(0, 24, 200), $statuses, $server->log());
     }
 
     /** A connection that says nothing holds the worker's accepting back for a moment only. */
     public function testASilentConnectionDoesNotKeepOthersOut(): void
     {
-        $root = PeerProcess::tempDir('kiln-one-at-a-time');
-        $server = null;
-        try {
-            mkdir("$root/public");
-            file_put_contents("$root/public/page.php", '<?php echo "page";');
-            $server = KilnProcess::start($root, ['--workers=1', '--tier=sequential', '--front-controller=none']);
-            $silent = RawClient::to($server);
-            usleep(20_000);
-            $client = RawClient::to($server);
-            $client->send("GET /page.php HTTP/1.1\r\nHost: test\r\n\r\n");
-            $started = microtime(true);
-            $response = $client->readResponse(5.0);
-            self::assertSame(200, $response['status'] ?? null);
-            self::assertLessThan(1.0, microtime(true) - $started, 'held back past the moment a new connection gets');
-            $silent->close();
-            $client->close();
-        } finally {
-            $server?->stop();
-            PeerProcess::removeDir($root);
-        }
+        $this->serve('<?php echo "page";', 1);
+        $this->connect();
+        usleep(20_000);
+        $this->assertAnsweredWithin(1.0, 'held back past the moment a new connection gets');
     }
 
     /**
@@ -76,37 +70,38 @@ final class OneConnectionAtATimeTest extends TestCase
      */
     public function testAStreamOfSilentOrSlowConnectionsDoesNotKeepOthersOut(): void
     {
-        $root = PeerProcess::tempDir('kiln-one-at-a-time');
-        $server = null;
-        $held = [];
-        try {
-            mkdir("$root/public");
-            file_put_contents("$root/public/page.php", '<?php echo "page";');
-            $server = KilnProcess::start($root, ['--workers=1', '--tier=sequential', '--front-controller=none']);
-            $stalled = RawClient::to($server); // a chunked body stopped inside a chunk-size line
-            $stalled->send("POST /page.php HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n1");
-            $held[] = $stalled;
-            $slow = RawClient::to($server);
-            $slow->send("GET /page.php HTTP/1.1\r\nHost: test\r\n");
-            for ($i = 0; $i < 20; $i++) { // 20 silent connections over about 1 s: 5 s of holding back at 0.25 s each
-                $held[] = RawClient::to($server);
-                $slow->send("X-Slow-$i: yes\r\n");
-                usleep(50_000);
-            }
-            $client = RawClient::to($server);
-            $client->send("GET /page.php HTTP/1.1\r\nHost: test\r\n\r\n");
-            $started = microtime(true);
-            $response = $client->readResponse(10.0);
-            self::assertSame(200, $response['status'] ?? null);
-            self::assertLessThan(1.0, microtime(true) - $started, 'kept out by connections that say nothing');
-            $client->close();
-            $slow->close();
-        } finally {
-            foreach ($held as $connection) {
-                $connection->close();
-            }
-            $server?->stop();
-            PeerProcess::removeDir($root);
+        $this->serve('<?php echo "page";', 1);
+        $this->connect()->send("POST /page.php HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n1"); // stopped in a chunk-size line
+        $slow = $this->connect();
+        $slow->send("GET /page.php HTTP/1.1\r\nHost: test\r\n");
+        for ($i = 0; $i < 20; $i++) { // 20 silent connections over about 1 s: 5 s of holding back at 0.25 s each
+            $this->connect();
+            $slow->send("X-Slow-$i: yes\r\n");
+            usleep(50_000);
         }
+        $this->assertAnsweredWithin(1.0, 'kept out by connections that say nothing');
+    }
+
+    private function serve(string $page, int $workers): KilnProcess
+    {
+        $this->root = PeerProcess::tempDir('kiln-one-at-a-time');
+        mkdir("$this->root/public");
+        file_put_contents("$this->root/public/page.php", $page);
+        return $this->server = KilnProcess::start($this->root, ["--workers=$workers", '--tier=sequential', '--front-controller=none']);
+    }
+
+    private function connect(): RawClient
+    {
+        \assert($this->server !== null);
+        return $this->clients[] = RawClient::to($this->server);
+    }
+
+    private function assertAnsweredWithin(float $seconds, string $why): void
+    {
+        $client = $this->connect();
+        $client->send("GET /page.php HTTP/1.1\r\nHost: test\r\n\r\n");
+        $started = microtime(true);
+        self::assertSame(200, $client->readResponse(10.0)['status'] ?? null);
+        self::assertLessThan($seconds, microtime(true) - $started, $why);
     }
 }
