@@ -67,7 +67,7 @@ final class HttpServer implements Service, InFlight
     private const FRESH = 0.25;
     private const HOLD_POLL = 0.005;
 
-    /** Requests a worker answers one connection at a time before it takes them as the others do. */
+    /** Scripts a worker runs (and answers) taking one connection at a time, before it takes them as the others do. */
     private const SERIAL_ANSWERS = 16;
 
     /** How long connections on their way hold nothing back after one stayed quiet past FRESH (seconds). */
@@ -77,9 +77,10 @@ final class HttpServer implements Service, InFlight
     private float $quietUntil = 0.0;
 
     /**
-     * Takes a connection only when it has nothing else to serve (start(): one at a time and a shared listener), until it
-     * has answered SERIAL_ANSWERS requests: a worker that a script ends (after each request, for some apps) never gets
-     * that far, one that lives on then takes connections as the others do (oneAtATime()).
+     * Takes a connection only when it has nothing else to serve (start(): one at a time and a shared listener), until
+     * it has answered SERIAL_ANSWERS requests that ran a script (static files do not count): a worker that a script
+     * ends (after each request, for some apps) never gets that far; one that lives on then takes connections as the
+     * others do (oneAtATime()).
      */
     private bool $serial = false;
 
@@ -115,7 +116,9 @@ final class HttpServer implements Service, InFlight
         if (\function_exists('pcntl_signal')) {
             pcntl_signal(SIGPIPE, SIG_IGN);
         }
-        $this->core = new HttpCore($this->handler, $this->limits, $context, $this->accessLog, $this->slowRequest);
+        $this->serial = $this->oneAtATime && $context->sharesListeners(); // reuseport: what this worker leaves waits in its own queue
+        // One at a time, static files leave the worker's first answers to the scripts (oneAtATime()).
+        $this->core = new HttpCore($this->handler, $this->limits, $context, $this->accessLog, $this->slowRequest, $this->serial);
         // The WebSocket connections are long-lived connections of the core: a drain waits for them.
         $this->webSockets->start($context, $this->core->writeBatch, $this->core->addLongLived(...));
         FatalGuard::install($this->core, $this->retire(...));
@@ -123,7 +126,6 @@ final class HttpServer implements Service, InFlight
         $this->cap = min($this->limits->connections, Loop::get()->capacity());
         $this->listeners = $listeners;
         $this->balance = $context->acceptBalance();
-        $this->serial = $this->oneAtATime && $context->sharesListeners(); // reuseport: what this worker leaves waits in its own queue
         if ($this->balance !== null) {
             $this->slot = $context->workerId();
             $this->balance->join($this->slot);
@@ -223,22 +225,21 @@ final class HttpServer implements Service, InFlight
     }
 
     /**
-     * Nothing to serve: no handler running, no request queued or pipelined, and none on its way: in the socket of a
-     * new connection, or due on a connection taken, or whose head or body began to arrive, less than FRESH ago (a
-     * client sends its request right after connecting, and most requests whole). A connection on its way for longer
-     * (a client that connects ahead, or one that sends slowly, on purpose or not) holds nothing back: while one
-     * is open, and for QUIET_PAUSE after, neither do the others, so such connections cannot stop the worker taking
-     * new ones. Nor does one being answered or closing: a client that reads slowly holds nothing either.
+     * Nothing to serve: no handler running for an open connection, no request queued or pipelined, and none on its
+     * way: in the socket of a new connection, or due less than FRESH after a new connection was taken (its whole
+     * first request), or after a kept one's next head or body began to arrive (a client sends its request right
+     * after connecting, and most requests in one piece). One on its way for longer (a client that connects ahead, or
+     * sends slowly, on purpose or not) holds nothing back: while one is open, and for QUIET_PAUSE after, neither do
+     * the others, so such connections cannot stop the worker taking new ones. Nor does one being answered or closing:
+     * a client that reads slowly holds nothing either.
      */
     private function isFree(): bool
     {
         \assert($this->core !== null);
-        if ($this->core->running() !== []) {
-            return false;
-        }
         $now = Loop::now();
+        $young = false;
         foreach ($this->core->connections() as $connection) {
-            if ($connection->isQueued()) {
+            if ($connection->isQueued() || $this->core->serving($connection) !== null) {
                 return false;
             }
             if ($connection->state !== ConnectionState::Reading) {
@@ -254,17 +255,20 @@ final class HttpServer implements Service, InFlight
                 if ((string) @stream_socket_recvfrom($connection->socket, 1, STREAM_PEEK) !== '') {
                     return false; // its request is here, not read yet (a busy machine may run this first)
                 }
-                $since = $connection->lastActivityAt; // taken then
+                $since = $connection->openedAt;
             } else {
                 continue;
             }
+            if ($connection->served === 0) {
+                $since = $connection->openedAt; // one wait for a new connection's whole first request
+            }
             if ($now - $since >= self::FRESH) {
-                $this->quietUntil = $now + self::QUIET_PAUSE;
-            } elseif ($now >= $this->quietUntil) {
-                return false;
+                $this->quietUntil = $now + self::QUIET_PAUSE; // every connection is looked at, for this
+            } else {
+                $young = true;
             }
         }
-        return true;
+        return !$young || $now < $this->quietUntil;
     }
 
     /**

@@ -30,6 +30,9 @@ final class Connection
 
     public float $lastActivityAt;
 
+    /** When it was opened (accepted). */
+    public readonly float $openedAt;
+
     public float $lastBodyAt = 0.0;
 
     /** When the head of the request whose body is being read was parsed. */
@@ -78,7 +81,7 @@ final class Connection
         public readonly int $localPort = 0,
     ) {
         $this->parser = new RequestParser($limits);
-        $this->lastActivityAt = Loop::now();
+        $this->lastActivityAt = $this->openedAt = Loop::now();
         $this->batch = $core->writeBatch;
         $this->output = new Output($socket, $limits->writeBuffer, $this->batch, $this->onWritable(...));
         $this->readId = Loop::onReadableUnbuffered($socket, $this->onReadable(...));

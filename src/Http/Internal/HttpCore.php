@@ -78,7 +78,7 @@ final class HttpCore
     private readonly bool $timed;
     private readonly bool $recorded;
 
-    /** Responses this core has queued whole or sent (string and streamed bodies). */
+    /** Responses queued whole or sent: all, or with $scriptsOnly those of requests that ran a script. */
     private int $answered = 0;
 
     public function __construct(
@@ -88,6 +88,8 @@ final class HttpCore
         ?AccessLog $accessLog,
         /** seconds past which a request is logged as slow; 0: off */
         float $slowRequest = 0.0,
+        /** answered() counts only requests that ran a script (a Request::TIER attribute other than `static`) */
+        private readonly bool $scriptsOnly = false,
     ) {
         $this->encoder = new ResponseEncoder();
         $this->writeBatch = new WriteBatch($limits->responseHold);
@@ -298,7 +300,7 @@ final class HttpCore
         return $this->context->retiring($reason);
     }
 
-    /** Responses queued whole or sent so far (an event stream's not counted). */
+    /** Responses queued whole or sent so far (an event stream's not counted; see the constructor's $scriptsOnly). */
     public function answered(): int
     {
         return $this->answered;
@@ -369,7 +371,7 @@ final class HttpCore
             $request->releaseBody(); // a request without a body has no body file nor uploads to remove
         }
         $this->context->requestServed();
-        $this->answered++;
+        $this->answered += !$this->scriptsOnly || $request->attribute(Request::TIER, 'static') !== 'static' ? 1 : 0;
         if ($this->recorded) {
             $this->record->answered($connection, $request, $status, $sent);
         }
@@ -390,7 +392,7 @@ final class HttpCore
         } finally {
             $request->releaseBody();
             $this->context->requestServed();
-            $this->answered++;
+            $this->answered += !$this->scriptsOnly || $request->attribute(Request::TIER, 'static') !== 'static' ? 1 : 0;
             $this->record->answered($connection, $request, $status, $sent);
             $connection->responded($this->keeps($keepAlive), $this->state);
         }

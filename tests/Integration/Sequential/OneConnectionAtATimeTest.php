@@ -55,6 +55,30 @@ final class OneConnectionAtATimeTest extends TestCase
         self::assertSame(array_fill(0, 24, 200), $statuses, $server->log());
     }
 
+    /** Static files a worker sends (a page's styles) do not count among the scripts that end its one at a time. */
+    public function testStaticFilesDoNotEndTheOneAtATime(): void
+    {
+        $server = $this->serve('<?php register_shutdown_function(static function (): void {}); usleep(20000); echo "page";', 1);
+        file_put_contents("$this->root/public/style.css", 'body {}');
+        $kept = $this->connect();
+        for ($i = 0; $i < 20; $i++) {
+            $kept->send("GET /style.css HTTP/1.1\r\nHost: test\r\n\r\n");
+            self::assertSame(200, $kept->readResponse(5.0)['status'] ?? null);
+        }
+        $statuses = [];
+        for ($round = 0; $round < 2; $round++) {
+            $clients = [];
+            for ($i = 0; $i < 6; $i++) {
+                $clients[$i] = $this->connect();
+                $clients[$i]->send("GET /page.php HTTP/1.1\r\nHost: test\r\n\r\n");
+            }
+            foreach ($clients as $client) {
+                $statuses[] = $client->readResponse(20.0)['status'] ?? 0;
+            }
+        }
+        self::assertSame(array_fill(0, 12, 200), $statuses, $server->log());
+    }
+
     /** A connection that says nothing holds the worker's accepting back for a moment only. */
     public function testASilentConnectionDoesNotKeepOthersOut(): void
     {
