@@ -245,10 +245,11 @@ final class HttpServer implements Service, InFlight
             if ($connection->state !== ConnectionState::Reading) {
                 continue;
             }
+            // A new connection has one wait for its whole first request; a kept one, from its next head or body.
             if ($connection->isReadingBody()) {
-                $since = $connection->bodyStartedAt;
+                $since = $connection->served === 0 ? $connection->openedAt : $connection->bodyStartedAt;
             } elseif ($connection->isWaitingForHead()) { // part of a head came (what is buffered is that part)
-                $since = $connection->headStartedAt;
+                $since = $connection->served === 0 ? $connection->openedAt : $connection->headStartedAt;
             } elseif ($connection->hasBufferedRequest()) {
                 return false; // pipelined: parsed on the next tick (Connection::responded())
             } elseif ($connection->served === 0 && $connection->awaitsRequest()) {
@@ -258,9 +259,6 @@ final class HttpServer implements Service, InFlight
                 $since = $connection->openedAt;
             } else {
                 continue;
-            }
-            if ($connection->served === 0) {
-                $since = $connection->openedAt; // one wait for a new connection's whole first request
             }
             if ($now - $since >= self::FRESH) {
                 $this->quietUntil = $now + self::QUIET_PAUSE; // every connection is looked at, for this
