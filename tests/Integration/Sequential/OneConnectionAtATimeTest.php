@@ -41,18 +41,7 @@ final class OneConnectionAtATimeTest extends TestCase
     public function testRequestsAskedForTogetherAreAllServedWhenEachScriptEndsItsWorker(): void
     {
         $server = $this->serve('<?php register_shutdown_function(static function (): void {}); usleep(20000); echo "page ", getmypid();', 2);
-        $statuses = [];
-        for ($round = 0; $round < 4; $round++) {
-            $clients = [];
-            for ($i = 0; $i < 6; $i++) {
-                $clients[$i] = $this->connect();
-                $clients[$i]->send("GET /page.php HTTP/1.1\r\nHost: test\r\n\r\n");
-            }
-            foreach ($clients as $client) {
-                $statuses[] = $client->readResponse(20.0)['status'] ?? 0;
-            }
-        }
-        self::assertSame(array_fill(0, 24, 200), $statuses, $server->log());
+        self::assertSame(array_fill(0, 24, 200), $this->sixAtOnce(4), $server->log());
     }
 
     /** Static files a worker sends (a page's styles) do not count among the scripts that end its one at a time. */
@@ -65,18 +54,7 @@ final class OneConnectionAtATimeTest extends TestCase
             $kept->send("GET /style.css HTTP/1.1\r\nHost: test\r\n\r\n");
             self::assertSame(200, $kept->readResponse(5.0)['status'] ?? null);
         }
-        $statuses = [];
-        for ($round = 0; $round < 2; $round++) {
-            $clients = [];
-            for ($i = 0; $i < 6; $i++) {
-                $clients[$i] = $this->connect();
-                $clients[$i]->send("GET /page.php HTTP/1.1\r\nHost: test\r\n\r\n");
-            }
-            foreach ($clients as $client) {
-                $statuses[] = $client->readResponse(20.0)['status'] ?? 0;
-            }
-        }
-        self::assertSame(array_fill(0, 12, 200), $statuses, $server->log());
+        self::assertSame(array_fill(0, 12, 200), $this->sixAtOnce(2), $server->log());
     }
 
     /** A connection that says nothing holds the worker's accepting back for a moment only. */
@@ -112,6 +90,28 @@ final class OneConnectionAtATimeTest extends TestCase
         mkdir("$this->root/public");
         file_put_contents("$this->root/public/page.php", $page);
         return $this->server = KilnProcess::start($this->root, ["--workers=$workers", '--tier=sequential', '--front-controller=none']);
+    }
+
+    /**
+     * $rounds of six requests for page.php sent at once on connections of their own, as a browser asks for a page's
+     * resources: the status of each answer, in order.
+     *
+     * @return list<int>
+     */
+    private function sixAtOnce(int $rounds): array
+    {
+        $statuses = [];
+        for ($round = 0; $round < $rounds; $round++) {
+            $clients = [];
+            for ($i = 0; $i < 6; $i++) {
+                $clients[$i] = $this->connect();
+                $clients[$i]->send("GET /page.php HTTP/1.1\r\nHost: test\r\n\r\n");
+            }
+            foreach ($clients as $client) {
+                $statuses[] = $client->readResponse(20.0)['status'] ?? 0;
+            }
+        }
+        return $statuses;
     }
 
     private function connect(): RawClient
