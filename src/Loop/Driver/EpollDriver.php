@@ -35,6 +35,13 @@ final class EpollDriver extends AbstractDriver
     private const MAX_EVENTS = 1024;
     private const SWEEP_NS = 1_000_000_000;
 
+    /**
+     * How the loop calls epoll_wait() and epoll_ctl(): through call_user_func(), named at run time. A call to
+     * an FFI function is a trampoline, where the tracing JIT gives up the trace: the poll and the tick around
+     * it then ran in the interpreter, every turn. Called from C, the trampoline is not part of any trace.
+     */
+    private const VIA = 'call_user_func';
+
     private static ?\FFI $ffi = null;
 
     private readonly FdResolver $fds;
@@ -215,7 +222,7 @@ final class EpollDriver extends AbstractDriver
             $this->events = self::$api->new('struct epoll_event[' . self::MAX_EVENTS . ']');
             $this->words = self::words($this->events);
         }
-        $n = self::$api->epoll_wait($this->epfd >= 0 ? $this->epfd : $this->epfd(), $this->events, self::MAX_EVENTS, $ms); // -1 on EINTR
+        $n = (self::VIA)([self::$api, 'epoll_wait'], $this->epfd >= 0 ? $this->epfd : $this->epfd(), $this->events, self::MAX_EVENTS, $ms); // -1 on EINTR
         // The events are read as 32-bit words: one FFI read each, no struct CData made per event.
         $words = $this->words;
         [$stride, $dataWord] = self::$layout;
@@ -311,7 +318,10 @@ final class EpollDriver extends AbstractDriver
         $event->data = $key;
         $this->ctlCalls++;
 
-        return self::ffi()->epoll_ctl($this->epfd(), $op, $fd, \FFI::addr($buffer));
+        /** @var int $result */
+        $result = (self::VIA)([self::ffi(), 'epoll_ctl'], $this->epfd(), $op, $fd, \FFI::addr($buffer));
+
+        return $result;
     }
 
     private function epfd(): int
