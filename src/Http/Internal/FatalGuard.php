@@ -27,8 +27,11 @@ use Kiln\Loop\StreamPoll;
  *   again: those responses are cut at once;
  * - a request that reached the worker but was never started (part of it parsed, or its bytes still unread
  *   in the socket, or arriving within FRESH_WAIT on a connection that has served nothing yet) gets a
- *   `503 Service Unavailable` with `Retry-After: 1`: it did not run, so the client may send it again, and it
- *   is not left with an empty reply;
+ *   `503 Service Unavailable` with `Retry-After: 1` on a connection that has served nothing yet: it did not
+ *   run, so the client may send it again, and it is not left with an empty reply. On a kept-alive connection
+ *   that has served a request, it is closed unanswered instead (FIN, not reset): a client that sent a request on
+ *   a reused connection and saw it close before any byte of the answer sends it again on a new one (RFC 9112
+ *   §9.3.1; browsers, curl and proxies do), where a 503 is an answer they show;
  * - idle keep-alive connections are closed gracefully (FIN, not reset).
  *
  * Every other write is blocking and bounded in time. The fatal error is logged. The supervisor replaces
@@ -133,7 +136,7 @@ final class FatalGuard
         }
         $this->core->writeBatch->flush(); // responses finished in this loop turn, before anything is cut or closed
         $deadline = microtime(true) + self::BUDGET;
-        $answered = $underway = $cut = $last = $refused = 0;
+        $answered = $underway = $cut = $last = 0;
         // The request of the script that ended the worker has a last response; any other handler that is
         // running (whether or not its connection is still open) is suspended in its Fiber, and must not run
         // again: then nothing of this process may run again.
@@ -190,7 +193,7 @@ final class FatalGuard
                 $answered += ShutdownSocket::answer($connection->socket, $this->core->encoder->dated($this->failed), $deadline) ? 1 : 0;
             }
         }
-        $refused += $this->closeIdle($idle, $deadline);
+        [$refused, $dropped] = $this->closeIdle($idle, $deadline);
         if ($underway > 0 && $suspended > 0) {
             // A handler answered with 500 may be suspended in its Fiber, and must not run on: nothing of
             // this process may run again, so the responses under way are cut, as PHP ends the process.
@@ -227,7 +230,7 @@ final class FatalGuard
                 $this->finishUnderway($fatal ? 'a fatal error' : 'a script exited');
             });
         }
-        if (!$fatal && $answered + $underway + $cut + $last + $refused + \count($deferred) === 0) {
+        if (!$fatal && $answered + $underway + $cut + $last + $refused + $dropped + \count($deferred) === 0) {
             return;
         }
         if ((!$fatal || $last > 0) && $this->core->state()->serves()) {
@@ -245,6 +248,7 @@ final class FatalGuard
             $cut > 0 ? "cut $cut response(s) already under way" : '',
             $underway > 0 ? "finishing $underway response(s) already under way" : '',
             $refused > 0 ? "answered $refused request(s) not yet started with 503" : '',
+            $dropped > 0 ? "closed $dropped kept-alive connection(s) with a request not yet started, for the client to send again" : '',
             // A script's own response, or one Kiln made for it before the exit (a 504 past the time limit).
             $last + \count($deferred) > 0 ? 'sent ' . ($last + \count($deferred)) . ' request(s) the response made for them before the exit' : '',
         ], static fn(string $part): bool => $part !== '');
@@ -383,12 +387,13 @@ final class FatalGuard
 
     /**
      * The connections with no request running: a response already fully queued is flushed; a request
-     * that came but was never started gets the 503; the rest close without a reset.
+     * that came but was never started gets the 503 on a connection that has served nothing yet; the rest
+     * (a kept-alive connection's request too: its client sends it again) close without a reset.
      *
      * @param list<Connection> $connections
-     * @return int the requests answered with 503
+     * @return array{int, int} the requests answered with 503, and those whose kept-alive connection was closed
      */
-    private function closeIdle(array $connections, float $deadline): int
+    private function closeIdle(array $connections, float $deadline): array
     {
         $open = [];
         $fresh = false;
@@ -402,16 +407,17 @@ final class FatalGuard
             $fresh = $fresh || $connection->served === 0;
         }
         $waiting = self::withRequestWaiting($open, $fresh ? min(self::FRESH_WAIT, max(0.0, $deadline - microtime(true))) : 0.0);
-        $refused = 0;
+        $refused = $dropped = 0;
         foreach ($open as $i => $connection) {
             $connection->detach(); // answered or closed here: the loop that may run later must not see it
-            if (isset($waiting[$i])) {
+            if (isset($waiting[$i]) && $connection->served === 0) {
                 $refused += ShutdownSocket::answer($connection->socket, $this->core->encoder->dated($this->unavailable), $deadline) ? 1 : 0;
             } else {
+                $dropped += isset($waiting[$i]) ? 1 : 0;
                 ShutdownSocket::close($connection->socket);
             }
         }
-        return $refused;
+        return [$refused, $dropped];
     }
 
     /**

@@ -78,6 +78,64 @@ final class ExitTest extends SequentialTestCase
         self::assertSame(200, $this->get('/pid.php')['status'], 'sent again, it is served');
     }
 
+    /**
+     * A request on a kept-alive connection that reached the worker while a script ran and ended it: the connection is
+     * closed unanswered, and the client (curl here, as browsers) sends the request again on a new connection, which
+     * the replacement serves. A 503 there would be an answer: shown, not retried.
+     */
+    public function testARequestOnAKeptAliveConnectionThatNeverRanIsSentAgainByItsClient(): void
+    {
+        $server = $this->server();
+        $marker = sys_get_temp_dir() . '/kiln-exit-' . bin2hex(random_bytes(6));
+        $url = $server->baseUrl() . '/pid.php';
+        // Two requests on one connection, the second a second after the first (--rate).
+        $curl = proc_open(
+            ['curl', '-sv', '--max-time', '20', '--rate', '1/s', '-o', '/dev/null', '-o', '/dev/null', '-w', '%{http_code} %{num_connects}\n', $url, $url],
+            [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']],
+            $pipes,
+        );
+        self::assertIsResource($curl);
+        try {
+            stream_set_blocking($pipes[2], false);
+            $trace = '';
+            $read = static function () use ($pipes, &$trace): string {
+                return $trace .= (string) fread($pipes[2], 65536);
+            };
+            self::waitFor(static fn(): bool => preg_match('~^< HTTP/1\.1 200~m', $read()) === 1, 'curl\'s first response', $trace);
+            // The worker runs a script until told to end; curl's second request comes on its kept-alive connection meanwhile.
+            $exiting = RawClient::to($server);
+            $exiting->send('GET /exit-when-told.php?marker=' . substr(basename($marker), \strlen('kiln-exit-')) . " HTTP/1.1\r\nHost: test\r\n\r\n");
+            self::waitFor(static fn(): bool => file_exists("$marker.started"), 'the script to start', $trace);
+            self::waitFor(static fn(): bool => preg_match_all('~^> GET /pid\.php~m', $read()) >= 2, 'curl\'s second request', $trace);
+            usleep(50_000); // its bytes are in the socket (curl prints the request as it writes it)
+            touch($marker);
+
+            self::assertSame('exited when told', $exiting->readResponse()['body'] ?? null);
+            $stdout = stream_get_contents($pipes[1]);
+            stream_set_blocking($pipes[2], true);
+            $trace .= stream_get_contents($pipes[2]);
+        } finally {
+            $status = proc_close($curl);
+            @unlink($marker);
+            @unlink("$marker.started");
+        }
+        self::assertSame(0, $status, "curl:\n$trace");
+        self::assertSame("200 1\n200 1\n", $stdout, "both answered, the second on a new connection; curl:\n$trace");
+        $server->waitForLog('~worker exited; closed 1 kept-alive connection\(s\) with a request not yet started, for the client to send again~');
+        self::assertDoesNotMatchRegularExpression('~^< HTTP/1\.1 503~m', $trace);
+    }
+
+    private static function waitFor(\Closure $condition, string $what, string &$trace): void
+    {
+        $until = microtime(true) + 10.0;
+        while (!$condition()) {
+            if (microtime(true) > $until) {
+                self::fail("timed out waiting for $what; curl so far:\n$trace");
+            }
+            usleep(10_000);
+        }
+    }
+
     public function testShutdownFunctionsRunBeforeTheResponseLeavesAndTheirOutputIsPartOfIt(): void
     {
         $pid = $this->workerPid();

@@ -223,7 +223,7 @@ final class FatalGuardTest extends CoreTestCase
      * A worker of many connections has descriptors past 1023, which stream_select() cannot watch: one such made it
      * fail for every connection, and a request already in a socket was closed unanswered instead of told to retry.
      */
-    public function testARequestInTheSocketIsAnswered503ThoughTheDescriptorsArePastStreamSelectsLimit(): void
+    public function testARequestInTheSocketIsSeenThoughTheDescriptorsArePastStreamSelectsLimit(): void
     {
         self::assertTrue(StreamPoll::isUnbounded(), 'watching descriptors past 1023 needs ext-ffi: scripts/install-deps.sh installs it');
         Loop::set(new EpollDriver());
@@ -242,8 +242,31 @@ final class FatalGuardTest extends CoreTestCase
         $this->guard->end(null);
 
         self::assertStringStartsWith("HTTP/1.1 503 Service Unavailable\r\n", self::readToEnd($idle));
-        self::assertStringStartsWith("HTTP/1.1 503 Service Unavailable\r\n", self::readToEnd($served));
-        self::assertSame(['info: worker exited; answered 2 request(s) not yet started with 503'], $this->context->logs);
+        self::assertSame('', self::readToEnd($served), 'kept alive: closed unanswered, for its client to send it again');
+        self::assertTrue(feof($served));
+        self::assertSame(['info: worker exited; answered 1 request(s) not yet started with 503, '
+            . 'closed 1 kept-alive connection(s) with a request not yet started, for the client to send again'], $this->context->logs);
+    }
+
+    /**
+     * A client that sends a request on a reused connection and sees it close before any byte of the answer sends
+     * it again on a new connection (RFC 9112 §9.3.1): browsers do, and show a 503 as the page.
+     */
+    public function testAKeptAliveConnectionsRequestNotYetStartedIsClosedUnansweredForItsClientToSendAgain(): void
+    {
+        $kept = $this->connect($this->core);
+        fwrite($kept, self::request('/first'));
+        $this->servedAll(1);
+        self::assertSame(['ok'], self::bodies(self::pending($kept)));
+        fwrite($kept, "GET /second HTTP/1.1\r\nHost: te");
+        $this->runFor(5.0, fn(): bool => $this->core->connections()[1]->isWaitingForHead());
+
+        $this->guard->end(null);
+
+        self::assertSame('', self::readToEnd($kept), 'its request never started: no answer');
+        self::assertTrue(feof($kept), 'and closed');
+        self::assertSame(['info: worker exited; closed 1 kept-alive connection(s) with a request not yet started, for the client to send again'], $this->context->logs);
+        self::assertSame(1, $this->context->served);
     }
 
     public function testARequestQueuedBehindTheOneThatEndedTheProcessIsAnswered503(): void
