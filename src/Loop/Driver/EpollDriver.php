@@ -36,9 +36,10 @@ final class EpollDriver extends AbstractDriver
     private const SWEEP_NS = 1_000_000_000;
 
     /**
-     * How the loop calls epoll_wait() and epoll_ctl(): through call_user_func(), named at run time. A call to
-     * an FFI function is a trampoline, where the tracing JIT gives up the trace: the poll and the tick around
-     * it then ran in the interpreter, every turn. Called from C, the trampoline is not part of any trace.
+     * How the loop calls epoll_wait() and epoll_ctl(): through call_user_func() called by this constant, never
+     * written as `call_user_func(...)` (PHP compiles that literal call into the call it names). A call to an FFI
+     * function is a trampoline, where the tracing JIT gives up the trace: the poll and the tick around it then ran in
+     * the interpreter, every turn. Called from inside call_user_func(), the trampoline is not part of any trace.
      */
     private const VIA = 'call_user_func';
 
@@ -184,10 +185,10 @@ final class EpollDriver extends AbstractDriver
     private function register(int $key, int $fd, int $mask, int $old): void
     {
         $op = $old === 0 ? 1 : 3; // EPOLL_CTL_ADD / EPOLL_CTL_MOD
-        if ($this->ctl($op, $fd, $mask, $key) !== 0) {
-            $errno = self::errno();
+        $errno = $this->ctl($op, $fd, $mask, $key);
+        if ($errno !== 0) {
             if ($errno === 17 || $errno === 2) { // EEXIST / ENOENT: retry with the other op
-                $errno = $this->ctl($op === 1 ? 3 : 1, $fd, $mask, $key) === 0 ? 0 : self::errno();
+                $errno = $this->ctl($op === 1 ? 3 : 1, $fd, $mask, $key);
             }
             if ($errno === 1) { // EPERM: regular files are always ready, as select reports them
                 $this->files[$key] = true;
@@ -222,6 +223,7 @@ final class EpollDriver extends AbstractDriver
             $this->events = self::$api->new('struct epoll_event[' . self::MAX_EVENTS . ']');
             $this->words = self::words($this->events);
         }
+        /** @var int $n */
         $n = (self::VIA)([self::$api, 'epoll_wait'], $this->epfd >= 0 ? $this->epfd : $this->epfd(), $this->events, self::MAX_EVENTS, $ms); // -1 on EINTR
         // The events are read as 32-bit words: one FFI read each, no struct CData made per event.
         $words = $this->words;
@@ -309,6 +311,7 @@ final class EpollDriver extends AbstractDriver
         }
     }
 
+    /** epoll_ctl(): 0 when it succeeded, else its errno. */
     private function ctl(int $op, int $fd, int $mask, int $key): int
     {
         $buffer = $this->event ??= self::ffi()->new('struct epoll_event');
@@ -321,7 +324,7 @@ final class EpollDriver extends AbstractDriver
         /** @var int $result */
         $result = (self::VIA)([self::ffi(), 'epoll_ctl'], $this->epfd(), $op, $fd, \FFI::addr($buffer));
 
-        return $result;
+        return $result === 0 ? 0 : self::errno(); // read at once: nothing may run between the call and errno
     }
 
     private function epfd(): int
