@@ -121,7 +121,7 @@ final class HttpServer implements Service, InFlight
         $this->core = new HttpCore($this->handler, $this->limits, $context, $this->accessLog, $this->slowRequest, $this->serial);
         // The WebSocket connections are long-lived connections of the core: a drain waits for them.
         $this->webSockets->start($context, $this->core->writeBatch, $this->core->addLongLived(...));
-        FatalGuard::install($this->core, $this->retire(...));
+        FatalGuard::install($this->core, $this->retire(...), $context->sharesListeners());
         $this->shedResponse = ErrorResponse::encoded($this->core->encoder, 503, ['Retry-After' => '1']);
         $this->cap = min($this->limits->connections, Loop::get()->capacity());
         $this->listeners = $listeners;

@@ -231,6 +231,21 @@ final class Connection
         }
     }
 
+    /**
+     * The method of the request that came but has not started: queued, its body being read, or its head or pipelined
+     * bytes still in the parser (null until its request line is all there).
+     */
+    public function waitingMethod(): ?string
+    {
+        return $this->pending?->method() ?? $this->head->method ?? UnstartedRequests::method($this->parser->peek(32));
+    }
+
+    /** The request whose body is being read was answered `100 Continue` (the client has part of an answer). */
+    public function sentContinue(): bool
+    {
+        return $this->state === ConnectionState::Reading && $this->head !== null && $this->head->expectContinue;
+    }
+
     /** A request was dispatched and its handler has not started yet (it waits for the end of the loop turn). */
     public function isQueued(): bool
     {

@@ -8,7 +8,6 @@ use Kiln\Http\ErrorResponse;
 use Kiln\Http\Request;
 use Kiln\Http\Response;
 use Kiln\Loop\Loop;
-use Kiln\Loop\StreamPoll;
 
 /**
  * The last word of a worker that dies with requests in flight: a fatal error in one handler (undefined
@@ -27,11 +26,10 @@ use Kiln\Loop\StreamPoll;
  *   again: those responses are cut at once;
  * - a request that reached the worker but was never started (part of it parsed, or its bytes still unread
  *   in the socket, or arriving within FRESH_WAIT on a connection that has served nothing yet) gets a
- *   `503 Service Unavailable` with `Retry-After: 1` on a connection that has served nothing yet: it did not
- *   run, so the client may send it again, and it is not left with an empty reply. On a kept-alive connection
- *   that has served a request, it is closed unanswered instead (FIN, not reset): a client that sent a request on
- *   a reused connection and saw it close before any byte of the answer sends it again on a new one (RFC 9112
- *   §9.3.1; browsers, curl and proxies do), where a 503 is an answer they show;
+ *   `503 Service Unavailable` with `Retry-After: 1`: it did not run, so the client may send it again, and it
+ *   is not left with an empty reply. One that its client sends again by itself if the connection closes (a GET on
+ *   a kept-alive connection that has served before, on a shared listener: UnstartedRequests) is not answered:
+ *   its connection is closed, where a 503 would be an answer the client shows;
  * - idle keep-alive connections are closed gracefully (FIN, not reset).
  *
  * Every other write is blocking and bounded in time. The fatal error is logged. The supervisor replaces
@@ -88,6 +86,7 @@ final class FatalGuard
         private readonly HttpCore $core,
         private readonly \Closure $retire,
         private readonly \Closure $atExit,
+        private readonly bool $sharedListener = true,
     ) {
         $this->reserve = str_repeat("\0", 256 * 1024);
         $this->pid = getmypid() ?: 0;
@@ -99,12 +98,14 @@ final class FatalGuard
      * Call once per worker, when the HTTP service starts.
      *
      * @param \Closure(): void $retire stops the server accepting, for good
+     * @param bool $sharedListener the worker accepts from the server's one listening socket (not SO_REUSEPORT):
+     *        a connection a client opens again then reaches a live worker
      */
-    public static function install(HttpCore $core, \Closure $retire): void
+    public static function install(HttpCore $core, \Closure $retire, bool $sharedListener): void
     {
         $guard = new self($core, $retire, static function (\Closure $function): void {
             register_shutdown_function($function);
-        });
+        }, $sharedListener);
         register_shutdown_function($guard->shutdown(...));
     }
 
@@ -387,8 +388,8 @@ final class FatalGuard
 
     /**
      * The connections with no request running: a response already fully queued is flushed; a request
-     * that came but was never started gets the 503 on a connection that has served nothing yet; the rest
-     * (a kept-alive connection's request too: its client sends it again) close without a reset.
+     * that came but was never started gets the 503, unless its client sends it again by itself; the rest close
+     * without a reset.
      *
      * @param list<Connection> $connections
      * @return array{int, int} the requests answered with 503, and those whose kept-alive connection was closed
@@ -406,62 +407,20 @@ final class FatalGuard
             $open[] = $connection;
             $fresh = $fresh || $connection->served === 0;
         }
-        $waiting = self::withRequestWaiting($open, $fresh ? min(self::FRESH_WAIT, max(0.0, $deadline - microtime(true))) : 0.0);
+        $waiting = UnstartedRequests::find($open, $fresh ? min(self::FRESH_WAIT, max(0.0, $deadline - microtime(true))) : 0.0);
         $refused = $dropped = 0;
         foreach ($open as $i => $connection) {
+            // Asked before the connection lets go of its request: whether a `100 Continue` went out.
+            $resent = \array_key_exists($i, $waiting) && UnstartedRequests::resentOnClose($connection, $waiting[$i], $this->sharedListener);
             $connection->detach(); // answered or closed here: the loop that may run later must not see it
-            if (isset($waiting[$i]) && $connection->served === 0) {
+            if (\array_key_exists($i, $waiting) && !$resent) {
                 $refused += ShutdownSocket::answer($connection->socket, $this->core->encoder->dated($this->unavailable), $deadline) ? 1 : 0;
             } else {
-                $dropped += isset($waiting[$i]) ? 1 : 0;
+                $dropped += $resent ? 1 : 0;
                 ShutdownSocket::close($connection->socket);
             }
         }
         return [$refused, $dropped];
-    }
-
-    /**
-     * The connections (by index) holding a request that was never started: part of it parsed already, or
-     * bytes of it in the socket now, or, on one that has served nothing yet, within $wait seconds.
-     *
-     * @param list<Connection> $connections
-     * @return array<int, true>
-     */
-    private static function withRequestWaiting(array $connections, float $wait): array
-    {
-        $waiting = [];
-        $sockets = [];
-        foreach ($connections as $i => $connection) {
-            if ($connection->isQueued() || $connection->isWaitingForHead() || $connection->isReadingBody() || $connection->hasBufferedRequest()) {
-                $waiting[$i] = true;
-            } else {
-                $sockets[$i] = $connection->socket;
-            }
-        }
-        $until = microtime(true) + $wait;
-        // poll(2): a worker of many connections has descriptors past stream_select()'s 1024, and one such makes
-        // stream_select() fail for all of them.
-        $poll = new StreamPoll();
-        while ($sockets !== []) {
-            $ready = $poll->wait($sockets, [], max(0.0, $until - microtime(true)));
-            if ($ready === null) {
-                break;
-            }
-            foreach ($ready[0] as $i) {
-                $peek = @stream_socket_recvfrom($sockets[$i], 1, STREAM_PEEK);
-                unset($sockets[$i]);
-                if (\is_string($peek) && $peek !== '') {
-                    $waiting[$i] = true;
-                }
-            }
-            // Only a connection that has served nothing yet is waited for; the others were looked at once.
-            foreach ($sockets as $i => $socket) {
-                if ($connections[$i]->served > 0) {
-                    unset($sockets[$i]);
-                }
-            }
-        }
-        return $waiting;
     }
 
     /** A response already queued on $connection is written out, blocking, until $deadline at most. */

@@ -142,6 +142,12 @@ final class RequestParser
         return \strlen($this->buf) - $this->pos;
     }
 
+    /** The first $length bytes fed but not yet returned as items: what a next request begins with. */
+    public function peek(int $length): string
+    {
+        return (string) substr($this->buf, $this->pos, $length);
+    }
+
     /**
      * Hands over the bytes fed but not parsed, and leaves the parser empty: for a protocol switch
      * (101), where what the client sent after the request belongs to the new protocol.

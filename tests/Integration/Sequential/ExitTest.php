@@ -88,9 +88,9 @@ final class ExitTest extends SequentialTestCase
         $server = $this->server();
         $marker = sys_get_temp_dir() . '/kiln-exit-' . bin2hex(random_bytes(6));
         $url = $server->baseUrl() . '/pid.php';
-        // Two requests on one connection, the second a second after the first (--rate).
+        // Two GETs on one connection, the second two seconds after the first began (--rate, curl 7.84 or later).
         $curl = proc_open(
-            ['curl', '-sv', '--max-time', '20', '--rate', '1/s', '-o', '/dev/null', '-o', '/dev/null', '-w', '%{http_code} %{num_connects}\n', $url, $url],
+            ['curl', '-sv', '--max-time', '20', '--rate', '30/m', '-o', '/dev/null', '-o', '/dev/null', '-w', '%{http_code} %{num_connects}\n', $url, $url],
             [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']],
             $pipes,
         );
@@ -106,6 +106,7 @@ final class ExitTest extends SequentialTestCase
             $exiting = RawClient::to($server);
             $exiting->send('GET /exit-when-told.php?marker=' . substr(basename($marker), \strlen('kiln-exit-')) . " HTTP/1.1\r\nHost: test\r\n\r\n");
             self::waitFor(static fn(): bool => file_exists("$marker.started"), 'the script to start', $trace);
+            self::assertSame(1, preg_match_all('~^> GET /pid\.php~m', $read()), "the script began after curl's second request: too slow a machine for this test; curl:\n$trace");
             self::waitFor(static fn(): bool => preg_match_all('~^> GET /pid\.php~m', $read()) >= 2, 'curl\'s second request', $trace);
             usleep(50_000); // its bytes are in the socket (curl prints the request as it writes it)
             touch($marker);

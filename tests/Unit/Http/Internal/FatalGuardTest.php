@@ -221,7 +221,8 @@ final class FatalGuardTest extends CoreTestCase
 
     /**
      * A worker of many connections has descriptors past 1023, which stream_select() cannot watch: one such made it
-     * fail for every connection, and a request already in a socket was closed unanswered instead of told to retry.
+     * fail for every connection, and a request already in a socket went unseen (and a new connection's was closed
+     * unanswered instead of told to retry).
      */
     public function testARequestInTheSocketIsSeenThoughTheDescriptorsArePastStreamSelectsLimit(): void
     {
@@ -254,10 +255,7 @@ final class FatalGuardTest extends CoreTestCase
      */
     public function testAKeptAliveConnectionsRequestNotYetStartedIsClosedUnansweredForItsClientToSendAgain(): void
     {
-        $kept = $this->connect($this->core);
-        fwrite($kept, self::request('/first'));
-        $this->servedAll(1);
-        self::assertSame(['ok'], self::bodies(self::pending($kept)));
+        $kept = $this->servedOnce();
         fwrite($kept, "GET /second HTTP/1.1\r\nHost: te");
         $this->runFor(5.0, fn(): bool => $this->core->connections()[1]->isWaitingForHead());
 
@@ -267,6 +265,49 @@ final class FatalGuardTest extends CoreTestCase
         self::assertTrue(feof($kept), 'and closed');
         self::assertSame(['info: worker exited; closed 1 kept-alive connection(s) with a request not yet started, for the client to send again'], $this->context->logs);
         self::assertSame(1, $this->context->served);
+    }
+
+    /** A client resends on its own only a request whose method may be sent twice (RFC 9110 §9.2.2): a POST gets the 503. */
+    public function testAKeptAliveConnectionsPostNotYetStartedIsStillAnswered503(): void
+    {
+        $kept = $this->servedOnce();
+        fwrite($kept, "POST /second HTTP/1.1\r\nHost: test\r\nContent-Length: 10\r\n\r\nhalf");
+        $this->runFor(5.0, fn(): bool => $this->core->connections()[1]->isReadingBody());
+
+        $this->guard->end(null);
+
+        self::assertStringStartsWith("HTTP/1.1 503 Service Unavailable\r\n", self::readToEnd($kept));
+        self::assertSame(['info: worker exited; answered 1 request(s) not yet started with 503'], $this->context->logs);
+    }
+
+    /** Its client has read a `100 Continue` already: a close would be part of an answer, which it does not resend. */
+    public function testAKeptAliveConnectionsRequestThatWasSent100ContinueIsAnswered503(): void
+    {
+        $kept = $this->servedOnce();
+        fwrite($kept, "PUT /second HTTP/1.1\r\nHost: test\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n");
+        $this->runFor(5.0, fn(): bool => $this->core->connections()[1]->isReadingBody());
+
+        $this->guard->end(null);
+
+        $answer = self::readToEnd($kept);
+        self::assertStringStartsWith("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 503 Service Unavailable\r\n", $answer);
+    }
+
+    /**
+     * With SO_REUSEPORT the connection a client opens again may be hashed to this worker's own listening socket, which
+     * nobody accepts from any more: there a request is answered 503, for the client to send again a second later.
+     */
+    public function testWithAListenerOfItsOwnAKeptAliveConnectionsRequestIsAnswered503(): void
+    {
+        $guard = new FatalGuard($this->core, static function (): void {}, function (\Closure $function): void {
+            $this->atExit[] = $function;
+        }, sharedListener: false);
+        $kept = $this->servedOnce();
+        fwrite($kept, self::request('/second'));
+
+        $guard->end(null);
+
+        self::assertStringStartsWith("HTTP/1.1 503 Service Unavailable\r\n", self::readToEnd($kept));
     }
 
     public function testARequestQueuedBehindTheOneThatEndedTheProcessIsAnswered503(): void
@@ -293,6 +334,20 @@ final class FatalGuardTest extends CoreTestCase
         $this->guard->end(null);
         $this->guard->end(null);
         self::assertCount(1, $this->context->logs);
+    }
+
+    /**
+     * A connection that has served one request and is kept alive (the core's connection 1).
+     *
+     * @return resource
+     */
+    private function servedOnce(): mixed
+    {
+        $kept = $this->connect($this->core);
+        fwrite($kept, self::request('/first'));
+        $this->servedAll(1);
+        self::assertSame(['ok'], self::bodies(self::pending($kept)));
+        return $kept;
     }
 
     private function servedAll(int $count): void
