@@ -61,6 +61,9 @@ final class Connection
 
     private ?BodyBuffer $body = null;
 
+    /** The request now read, queued or answered was sent `100 Continue`: its client has part of an answer. */
+    private bool $continued = false;
+
     /** Runs $pending in a Fiber: made once per connection, dropped on release (it refers back to $this). */
     private ?\Closure $runner = null;
 
@@ -193,6 +196,7 @@ final class Connection
                     $this->body = new BodyBuffer($this->limits->bodyMemory);
                     $this->lastBodyAt = $this->bodyStartedAt = Loop::now();
                     if ($item->expectContinue) {
+                        $this->continued = true;
                         $this->write($this->core->encoder->continue());
                     }
                     continue;
@@ -240,10 +244,10 @@ final class Connection
         return $this->pending?->method() ?? $this->head->method ?? UnstartedRequests::method($this->parser->peek(32));
     }
 
-    /** The request whose body is being read was answered `100 Continue` (the client has part of an answer). */
+    /** The request not yet answered (its body being read, or queued) was sent `100 Continue`: its client has part of an answer. */
     public function sentContinue(): bool
     {
-        return $this->state === ConnectionState::Reading && $this->head !== null && $this->head->expectContinue;
+        return $this->continued;
     }
 
     /** A request was dispatched and its handler has not started yet (it waits for the end of the loop turn). */
@@ -275,6 +279,7 @@ final class Connection
     public function responded(bool $keepAlive, CoreState $core): void
     {
         $this->pushed = null;
+        $this->continued = false;
         $this->served++;
         $this->lastActivityAt = \hrtime(true) / 1e9; // Loop::now()'s clock
         if ($this->state !== ConnectionState::Responding) {

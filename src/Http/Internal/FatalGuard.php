@@ -81,12 +81,13 @@ final class FatalGuard
      * @param \Closure(): void $retire stops the server accepting, for good
      * @param \Closure(\Closure(): void): void $atExit registers a function to run later in the process's
      *        shutdown (register_shutdown_function())
+     * @param bool $sharedListener see install()
      */
     public function __construct(
         private readonly HttpCore $core,
         private readonly \Closure $retire,
         private readonly \Closure $atExit,
-        private readonly bool $sharedListener = true,
+        private readonly bool $sharedListener,
     ) {
         $this->reserve = str_repeat("\0", 256 * 1024);
         $this->pid = getmypid() ?: 0;

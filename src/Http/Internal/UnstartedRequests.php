@@ -14,7 +14,8 @@ use Kiln\Loop\StreamPoll;
  * (RFC 9112 §9.3.1), and only one whose method may be sent twice (RFC 9110 §9.2.2): browsers and curl do; nginx and
  * HAProxy do when set up to. So a close is the better answer only on a kept-alive connection that has served a
  * request, for such a method, when nothing of the answer went out (not even a `100 Continue`), and when the
- * client's new connection reaches a live worker (a shared listener). Every other such request gets a 503.
+ * client's new connection reaches a live worker (a shared listener). Every other such request gets a 503. A client that
+ * does not resend by itself sees the close as an error, as it sees a kept-alive connection its server timed out.
  *
  * @internal
  */

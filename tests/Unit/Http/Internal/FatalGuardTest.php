@@ -67,7 +67,7 @@ final class FatalGuardTest extends CoreTestCase
             $this->retired++;
         }, function (\Closure $function): void {
             $this->atExit[] = $function;
-        });
+        }, sharedListener: true);
     }
 
     protected function tearDown(): void
@@ -280,6 +280,50 @@ final class FatalGuardTest extends CoreTestCase
         self::assertSame(['info: worker exited; answered 1 request(s) not yet started with 503'], $this->context->logs);
     }
 
+    public function testAKeptAliveConnectionsPostStillInTheSocketIsAnswered503(): void
+    {
+        $kept = $this->servedOnce();
+        fwrite($kept, "POST /second HTTP/1.1\r\nHost: test\r\nContent-Length: 2\r\n\r\nhi"); // not read by the loop
+
+        $this->guard->end(null);
+
+        self::assertStringStartsWith("HTTP/1.1 503 Service Unavailable\r\n", self::readToEnd($kept), 'the method, peeked in the socket, is a POST');
+    }
+
+    public function testAKeptAliveConnectionsQueuedGetIsClosedUnanswered(): void
+    {
+        $ends = $this->connect($this->core); // the older connection: its request is taken first in a turn
+        $kept = $this->servedOnce();
+        fwrite($ends, self::request('/ends'));
+        fwrite($kept, self::request('/second'));
+        $this->runFor(5.0, fn(): bool => \count($this->context->logs) > 0);
+
+        self::assertStringStartsWith("HTTP/1.1 500 Internal Server Error\r\n", self::readToEnd($ends));
+        self::assertSame('', self::readToEnd($kept), 'read whole and queued, never started: no answer');
+        self::assertTrue(feof($kept));
+        self::assertSame(['error: worker exited; answered 1 in-flight request(s) with 500, '
+            . 'closed 1 kept-alive connection(s) with a request not yet started, for the client to send again'], $this->context->logs);
+    }
+
+    public function testAKeptAliveConnectionsQueuedRequestThatWasSent100ContinueIsAnswered503(): void
+    {
+        $ends = $this->connect($this->core);
+        $kept = $this->servedOnce();
+        fwrite($kept, "PUT /second HTTP/1.1\r\nHost: test\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n");
+        $continue = '';
+        $this->runFor(5.0, static function () use ($kept, &$continue): bool {
+            $continue .= self::pending($kept);
+            return $continue !== '';
+        });
+        self::assertSame("HTTP/1.1 100 Continue\r\n\r\n", $continue);
+        fwrite($ends, self::request('/ends'));
+        fwrite($kept, 'body'); // the body is whole: the request is queued behind /ends
+        $this->runFor(5.0, fn(): bool => \count($this->context->logs) > 0);
+
+        self::assertStringStartsWith("HTTP/1.1 500 Internal Server Error\r\n", self::readToEnd($ends));
+        self::assertStringStartsWith("HTTP/1.1 503 Service Unavailable\r\n", self::readToEnd($kept));
+    }
+
     /** Its client has read a `100 Continue` already: a close would be part of an answer, which it does not resend. */
     public function testAKeptAliveConnectionsRequestThatWasSent100ContinueIsAnswered503(): void
     {
@@ -337,7 +381,7 @@ final class FatalGuardTest extends CoreTestCase
     }
 
     /**
-     * A connection that has served one request and is kept alive (the core's connection 1).
+     * A connection that has served one request and is kept alive (the core's connection 1 when it is the first made).
      *
      * @return resource
      */
