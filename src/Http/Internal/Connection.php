@@ -61,9 +61,6 @@ final class Connection
 
     private ?BodyBuffer $body = null;
 
-    /** The request now read, queued or answered was sent `100 Continue`: its client has part of an answer. */
-    private bool $continued = false;
-
     /** Runs $pending in a Fiber: made once per connection, dropped on release (it refers back to $this). */
     private ?\Closure $runner = null;
 
@@ -196,7 +193,6 @@ final class Connection
                     $this->body = new BodyBuffer($this->limits->bodyMemory);
                     $this->lastBodyAt = $this->bodyStartedAt = Loop::now();
                     if ($item->expectContinue) {
-                        $this->continued = true;
                         $this->write($this->core->encoder->continue());
                     }
                     continue;
@@ -244,10 +240,14 @@ final class Connection
         return $this->pending?->method() ?? $this->head->method ?? UnstartedRequests::method($this->parser->peek(32));
     }
 
-    /** The request not yet answered (its body being read, or queued) was sent `100 Continue`: its client has part of an answer. */
+    /**
+     * The request not yet started (its body being read, or queued) was sent `100 Continue` (parse() sends one for every
+     * head with a body that asks): its client has part of an answer.
+     */
     public function sentContinue(): bool
     {
-        return $this->continued;
+        $head = $this->pending->head ?? $this->head;
+        return $head !== null && $head->expectContinue && $head->bodyKind !== RequestHead::BODY_NONE;
     }
 
     /** A request was dispatched and its handler has not started yet (it waits for the end of the loop turn). */
@@ -279,7 +279,6 @@ final class Connection
     public function responded(bool $keepAlive, CoreState $core): void
     {
         $this->pushed = null;
-        $this->continued = false;
         $this->served++;
         $this->lastActivityAt = \hrtime(true) / 1e9; // Loop::now()'s clock
         if ($this->state !== ConnectionState::Responding) {
