@@ -145,7 +145,12 @@ final class KilnProcess
         }
     }
 
-    /** @return list<int> the supervisor's live child processes */
+    /**
+     * The supervisor's live child processes, less the short-lived one that loads the app at start to list its
+     * background processes (`kiln: app inspection`), which a loaded machine may still be running when the server is ready.
+     *
+     * @return list<int>
+     */
     public function workerPids(): array
     {
         $pids = [];
@@ -155,7 +160,8 @@ final class KilnProcess
                 continue;
             }
             $fields = explode(' ', substr($stat, $close + 2));
-            if ((int) ($fields[1] ?? 0) === $this->pid && ($fields[0] ?? '') !== 'Z') {
+            if ((int) ($fields[1] ?? 0) === $this->pid && ($fields[0] ?? '') !== 'Z'
+                && !str_starts_with((string) @file_get_contents(\dirname($file) . '/cmdline'), 'kiln: app inspection')) {
                 $pids[] = (int) basename(\dirname($file));
             }
         }
