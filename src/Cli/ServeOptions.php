@@ -20,7 +20,7 @@ use Kiln\Site\SymlinkPolicy;
 final class ServeOptions
 {
     public const VALUED = ['listen', 'workers', 'pid-file', 'max-requests', 'max-memory', 'memory-limit', 'drain-timeout',
-        'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener', 'jit', 'pool-jit', 'pool-reuse',
+        'access-log', 'error-log', 'log-level', 'driver', 'connections', 'listener', 'jit', 'pool-jit', 'pool-reuse', 'pool-sched',
         'tier', 'time-limit', 'pool-size', 'pool-max-requests', 'pool-queue', 'php-cgi', 'php-ini', 'pass-env',
         'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control', 'trusted-proxies', 'ws-origins', 'symlinks',
         'task-workers', 'task-queue', 'task-timeout',
@@ -30,7 +30,7 @@ final class ServeOptions
     public const LIMIT_PREFIX = 'limit-';
 
     /** Options that only a document root uses: an app.php without `$app->site()` has nothing they apply to. */
-    public const DOCUMENT_ROOT_OPTIONS = ['tier', 'time-limit', 'pool-size', 'pool-max-requests', 'pool-queue', 'pool-jit', 'pool-reuse',
+    public const DOCUMENT_ROOT_OPTIONS = ['tier', 'time-limit', 'pool-size', 'pool-max-requests', 'pool-queue', 'pool-jit', 'pool-reuse', 'pool-sched',
         'php-cgi', 'php-ini', 'pass-env', 'fastcgi', 'fastcgi-map', 'cgi-bin', 'fork-max', 'front-controller', 'cache-control',
         'symlinks', 'no-htaccess'];
 
@@ -265,6 +265,10 @@ final class ServeOptions
         if ($poolJit !== 'on' && $poolJit !== 'off') {
             throw new UsageException("--pool-jit must be on or off, got '$poolJit'");
         }
+        $poolSched = $options->string('pool-sched') ?? 'batch';
+        if ($poolSched !== 'batch' && $poolSched !== 'normal') {
+            throw new UsageException("--pool-sched must be batch or normal, got '$poolSched'");
+        }
         $frontController = $options->string('front-controller');
         try {
             return SiteConfig::create(
@@ -286,6 +290,7 @@ final class ServeOptions
                 htaccess: !$options->flag('no-htaccess'),
                 poolJit: $poolJit === 'on',
                 poolReuse: $options->int('pool-reuse') ?? 16,
+                poolBatch: $poolSched === 'batch',
                 cacheControl: $options->all('cache-control'),
                 symlinks: SymlinkPolicy::fromOption($options->string('symlinks') ?? 'inside'),
                 trustedProxies: array_values(array_filter(

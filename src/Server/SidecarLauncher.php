@@ -38,6 +38,29 @@ final class SidecarLauncher
     }
 
     /**
+     * What puts a program under Linux's SCHED_BATCH policy here: util-linux's `chrt --batch 0`, tried once on
+     * `true` (a container's seccomp policy may forbid sched_setscheduler()). Else the reason it cannot.
+     *
+     * @return non-empty-list<string>|string the prefix for the command, or why there is none
+     */
+    public static function batchPrefix(string $path): array|string
+    {
+        $chrt = self::resolve('chrt', $path);
+        if ($chrt === null) {
+            return 'chrt (util-linux) is not in PATH';
+        }
+        $prefix = [$chrt, '--batch', '0'];
+        $process = @proc_open([...$prefix, self::resolve('true', $path) ?? '/bin/true'], [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['pipe', 'w']], $pipes);
+        if (!\is_resource($process)) {
+            return "$chrt could not be started";
+        }
+        $error = trim((string) stream_get_contents($pipes[2]));
+        fclose($pipes[2]);
+        $code = proc_close($process);
+        return $code === 0 ? $prefix : "`$chrt --batch 0` failed" . ($error !== '' ? ": $error" : " (exit code $code)");
+    }
+
+    /**
      * fork + exec. The child keeps only descriptors 0–2: every other stream this process holds (listening
      * sockets, worker channels, log files) is closed first, so a sidecar never keeps the port or a channel open.
      * With $stderr its fd 2 is that pipe's write end (StderrRelay); the caller closes the pipe's ends it holds.

@@ -12,6 +12,7 @@ namespace Kiln\Server;
  * With a $probe, the supervisor sends those bytes on a fresh connection to each member that is up, every
  * few seconds; a member that has answered none (not one byte back) for $probeTimeout seconds has stopped
  * answering, and is killed and replaced.
+ * With $batch, the supervisor starts it under the kernel's SCHED_BATCH policy where it can (see Sidecars).
  */
 final class SidecarSpec
 {
@@ -34,6 +35,11 @@ final class SidecarSpec
         public readonly bool $shared = false,
         public readonly string $probe = '',
         public readonly float $probeTimeout = 0.0,
+        /**
+         * Run as a batch job (Linux's SCHED_BATCH): its wake-ups never preempt a running process, so the server's
+         * workers, woken with its answers, are not cut off after every request they hand it (docs/design/033).
+         */
+        public readonly bool $batch = false,
     ) {
         if (preg_match('/^[A-Za-z0-9._-]{1,64}$/', $name) !== 1) {
             throw new \ValueError("Sidecar name '$name' must be 1-64 characters of A-Z, a-z, 0-9, '.', '_' or '-'");
@@ -63,7 +69,7 @@ final class SidecarSpec
     public function toJson(): string
     {
         return json_encode(['name' => $this->name, 'command' => $this->command, 'env' => (object) $this->env, 'count' => $this->count, 'shared' => $this->shared,
-            'probe' => base64_encode($this->probe), 'probeTimeout' => $this->probeTimeout], JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES);
+            'probe' => base64_encode($this->probe), 'probeTimeout' => $this->probeTimeout, 'batch' => $this->batch], JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES);
     }
 
     /** @throws \ValueError for anything but what toJson() makes */
@@ -94,6 +100,7 @@ final class SidecarSpec
         if ($probe === false || !\is_int($timeout) && !\is_float($timeout)) {
             throw new \ValueError('Sidecar probe must be base64 and its timeout a number');
         }
-        return new self($data['name'], $command, $env, $data['count'], ($data['shared'] ?? false) === true, $probe, (float) $timeout);
+        $shared = ($data['shared'] ?? false) === true;
+        return new self($data['name'], $command, $env, $data['count'], $shared, $probe, (float) $timeout, ($data['batch'] ?? false) === true);
     }
 }

@@ -44,6 +44,9 @@ final class Sidecars
 
     private bool $stopping = false;
 
+    /** @var non-empty-list<string>|string|null what starts a batch sidecar (SidecarLauncher::batchPrefix()), or why nothing can; null until asked */
+    private array|string|null $batch = null;
+
     /** @param \Closure(int, Message): void $send tells the worker with that pid */
     public function __construct(
         private readonly Log $log,
@@ -352,8 +355,13 @@ final class Sidecars
         try {
             $socket = $this->dir() . "/{$set->id}-$index-" . (++$this->sequence) . '.sock';
             $command = $set->spec->commandFor($socket);
+            $args = \array_slice($command, 1);
+            $run = $program;
+            if ($set->spec->batch && ($prefix = $this->batchPrefix()) !== null) {
+                [$run, $args] = [$prefix[0], [...\array_slice($prefix, 1), $program, ...$args]]; // chrt sets the policy, then execs it
+            }
             $stderr = $this->stderr?->open();
-            $pid = SidecarLauncher::start($program, \array_slice($command, 1), $set->spec->env, $stderr);
+            $pid = SidecarLauncher::start($run, $args, $set->spec->env, $stderr);
         } catch (ServerException $e) {
             if (isset($stderr)) {
                 fclose($stderr->reader);
@@ -366,6 +374,21 @@ final class Sidecars
         $stderr !== null && $this->stderr?->follow(basename($program), $pid, $stderr);
         $process = new SidecarProcess($set, $index, $pid, $socket, microtime(true));
         $this->processes[$pid] = $set->members[$index] = $process;
+    }
+
+    /**
+     * The prefix that starts a batch sidecar, found once; null when there is none here, which is logged once: the
+     * sidecars then run under the default policy, as they would without it.
+     *
+     * @return non-empty-list<string>|null
+     */
+    private function batchPrefix(): ?array
+    {
+        if ($this->batch === null) {
+            $this->batch = SidecarLauncher::batchPrefix((string) getenv('PATH'));
+            \is_string($this->batch) && $this->log->info("sidecars asked to run as batch jobs run under the default scheduling policy: {$this->batch}");
+        }
+        return \is_array($this->batch) ? $this->batch : null;
     }
 
     private function fail(SidecarSet $set, int $index, string $why): void

@@ -68,6 +68,8 @@ final class SiteConfig
         public readonly bool $dev = false,
         /** Most requests one connection to the php-cgi children carries back to back (`--pool-reuse`; 1: one each). */
         public readonly int $poolReuse = 16,
+        /** Whether the php-cgi children run as batch jobs, SCHED_BATCH (`--pool-sched=batch`, the default; `normal`: not). */
+        public readonly bool $poolBatch = true,
     ) {}
 
     /**
@@ -103,6 +105,7 @@ final class SiteConfig
         SymlinkPolicy $symlinks = SymlinkPolicy::Inside,
         bool $dev = false,
         int $poolReuse = 16,
+        bool $poolBatch = true,
     ): self {
         $cwd = rtrim($cwd, '/');
         $searchPath ??= (string) getenv('PATH');
@@ -187,6 +190,7 @@ final class SiteConfig
             null,
             $dev,
             $poolReuse,
+            $poolBatch,
         );
     }
 
@@ -254,6 +258,7 @@ final class SiteConfig
             $sessionHandler,
             $this->dev,
             $this->poolReuse,
+            $this->poolBatch,
         );
     }
 

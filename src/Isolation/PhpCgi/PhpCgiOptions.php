@@ -6,7 +6,7 @@ namespace Kiln\Isolation\PhpCgi;
 
 /**
  * Settings of one worker's php-cgi pool (`kiln serve --pool-size --pool-max-requests --pool-queue
- * --pool-reuse --php-cgi --php-ini --pass-env --time-limit --pool-jit`). Checked at construction: \ValueError names the option.
+ * --pool-reuse --php-cgi --php-ini --pass-env --time-limit --pool-jit --pool-sched`). Checked at construction: \ValueError names the option.
  */
 final class PhpCgiOptions
 {
@@ -35,6 +35,11 @@ final class PhpCgiOptions
          * 1: a connection per request.
          */
         public readonly int $reuse = 16,
+        /**
+         * Whether the children run as batch jobs (SCHED_BATCH): a child woken by a request never preempts the
+         * worker that sent it, which goes on with the rest of its turn (docs/design/033). false: the kernel's default.
+         */
+        public readonly bool $batch = true,
     ) {
         if ($binary === '' || str_contains($binary, "\0")) {
             throw new \ValueError('--php-cgi must name the php-cgi binary');

@@ -82,7 +82,7 @@ final class PhpCgiPool implements SidecarListener
         $this->host = $host ?? SidecarClient::current();
         $this->waiters = new Fifo();
         [$command, $env] = $this->commandAndEnvironment();
-        $settings = [$command, $env, $options->queue, $options->timeLimit];
+        $settings = [$command, $env, $options->queue, $options->timeLimit, $options->batch];
         $this->name = 'php-cgi-' . substr(hash('sha256', json_encode($settings, JSON_THROW_ON_ERROR)), 0, 16);
     }
 
@@ -136,6 +136,7 @@ final class PhpCgiPool implements SidecarListener
             shared: true,
             probe: $timeout > 0 ? RecordEncoder::getValues(['FCGI_MPXS_CONNS']) : '',
             probeTimeout: $timeout,
+            batch: $this->options->batch,
         );
     }
 

@@ -83,6 +83,7 @@ final class PhpCgiRunner implements ScriptRunner
             $config->passEnv,
             $config->poolJit,
             $config->poolReuse,
+            $config->poolBatch,
         ), $log);
     }
 

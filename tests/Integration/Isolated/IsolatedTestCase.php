@@ -25,7 +25,7 @@ abstract class IsolatedTestCase extends TestCase
     }
 
     /**
-     * @param array<string, string> $env KILN_TEST_POOL_SIZE, _MAX_REQUESTS, _QUEUE, KILN_TEST_TIME_LIMIT, KILN_TEST_PHP_CGI
+     * @param array<string, string> $env KILN_TEST_POOL_SIZE, _MAX_REQUESTS, _QUEUE, _SCHED, KILN_TEST_TIME_LIMIT, KILN_TEST_PHP_CGI
      * @param list<string> $args
      */
     protected function serve(array $env = [], array $args = []): KilnProcess

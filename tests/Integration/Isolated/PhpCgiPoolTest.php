@@ -189,6 +189,53 @@ final class PhpCgiPoolTest extends IsolatedTestCase
         self::assertDirectoryDoesNotExist(\dirname($socket), 'the socket directory goes with the server');
     }
 
+    public function testTheChildrenRunAsBatchJobsAndTheWorkersDoNot(): void
+    {
+        $this->serve(['KILN_TEST_POOL_SIZE' => '2']);
+        $children = $this->waitForChildren(2);
+        self::assertSame(200, $this->get('/legacy/pid.php')['status']);
+        self::assertSame(['batch', 'batch', 'batch'], array_map(self::policyOf(...), [...$this->phpCgiParents(), ...$children]), 'parent and children');
+        self::assertSame(['normal'], array_map(self::policyOf(...), $this->workers()));
+        self::assertStringNotContainsString('default scheduling policy', $this->server()->log());
+    }
+
+    public function testTheChildrenRunUnderTheDefaultPolicyWhenToldSo(): void
+    {
+        $this->serve(['KILN_TEST_POOL_SIZE' => '2', 'KILN_TEST_POOL_SCHED' => 'normal']);
+        self::assertSame(['normal', 'normal'], array_map(self::policyOf(...), $this->waitForChildren(2)));
+        self::assertSame(200, $this->get('/legacy/pid.php')['status']);
+    }
+
+    public function testWhereThePolicyCannotBeSetThePoolRunsUnderTheDefaultAndTheLogSaysWhy(): void
+    {
+        // A chrt that fails as it does where a container's seccomp policy forbids sched_setscheduler().
+        $bin = sys_get_temp_dir() . '/kiln-no-batch-' . getmypid();
+        @mkdir($bin);
+        file_put_contents("$bin/chrt", "#!/bin/sh\necho \"chrt: failed to set pid 0's policy: Operation not permitted\" >&2\nexit 1\n");
+        chmod("$bin/chrt", 0755);
+        try {
+            $this->serve(['KILN_TEST_POOL_SIZE' => '2', 'PATH' => "$bin:" . getenv('PATH')]);
+            self::assertSame(['normal', 'normal'], array_map(self::policyOf(...), $this->waitForChildren(2)));
+            self::assertSame(200, $this->get('/legacy/pid.php')['status']);
+            self::assertStringContainsString("run under the default scheduling policy: `$bin/chrt --batch 0` failed: chrt: failed to set pid 0's policy", $this->server()->log());
+        } finally {
+            @unlink("$bin/chrt");
+            @rmdir($bin);
+        }
+    }
+
+    /** The process's scheduling policy, from field 41 of /proc/PID/stat. */
+    private static function policyOf(int $pid): string
+    {
+        $stat = (string) @file_get_contents("/proc/$pid/stat");
+        $fields = explode(' ', substr($stat, (int) strrpos($stat, ')') + 2));
+        return match ($fields[41 - 3] ?? '') {
+            '0' => 'normal',
+            '3' => 'batch',
+            default => 'policy ' . ($fields[41 - 3] ?? '?'),
+        };
+    }
+
     /** @return array<string, string> */
     private static function environmentOf(int $pid): array
     {

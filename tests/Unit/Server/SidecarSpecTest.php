@@ -54,6 +54,12 @@ final class SidecarSpecTest extends TestCase
         self::assertFalse(SidecarSpec::fromJson((new SidecarSpec('s', ['p', '{socket}'], [], 1))->toJson())->shared);
     }
 
+    public function testABatchSpecStaysOneOnItsWayToTheSupervisor(): void
+    {
+        self::assertTrue(SidecarSpec::fromJson((new SidecarSpec('s', ['p', '{socket}'], [], 1, batch: true))->toJson())->batch);
+        self::assertFalse(SidecarSpec::fromJson((new SidecarSpec('s', ['p', '{socket}'], [], 1))->toJson())->batch, 'not unless asked');
+    }
+
     /** @return iterable<string, array{\Closure(): mixed, string}> */
     public static function misuse(): iterable
     {
