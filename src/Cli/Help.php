@@ -104,7 +104,8 @@ final class Help
           --pool-queue=N            requests per worker waiting for a child before 503 (default 512)
           --pool-jit=on|off         the tracing JIT in the php-cgi children (default off, as under php-fpm)
           --pool-reuse=N            requests one connection to the children carries back to back (default 16)
-          --pool-sched=batch|normal the children's scheduling policy (default batch: they never preempt a worker)
+          --pool-sched=normal|batch  the children's scheduling policy (default normal; batch: a woken child
+                                    never preempts a worker: more requests a second for light pages under load)
           --php-cgi=PATH            the php-cgi binary (default: php-cgi from PATH)
           --php-ini=NAME=VALUE      a php.ini setting for scripts, repeatable
           --pass-env=NAME           an environment variable passed to script processes, repeatable

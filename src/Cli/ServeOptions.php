@@ -265,9 +265,9 @@ final class ServeOptions
         if ($poolJit !== 'on' && $poolJit !== 'off') {
             throw new UsageException("--pool-jit must be on or off, got '$poolJit'");
         }
-        $poolSched = $options->string('pool-sched') ?? 'batch';
+        $poolSched = $options->string('pool-sched') ?? 'normal';
         if ($poolSched !== 'batch' && $poolSched !== 'normal') {
-            throw new UsageException("--pool-sched must be batch or normal, got '$poolSched'");
+            throw new UsageException("--pool-sched must be normal or batch, got '$poolSched'");
         }
         $frontController = $options->string('front-controller');
         try {

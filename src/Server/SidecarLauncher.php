@@ -38,26 +38,33 @@ final class SidecarLauncher
     }
 
     /**
-     * What puts a program under Linux's SCHED_BATCH policy here: util-linux's `chrt --batch 0`, tried once on
-     * `true` (a container's seccomp policy may forbid sched_setscheduler()). Else the reason it cannot.
+     * What puts a program under Linux's SCHED_BATCH policy here: `chrt -b 0` (util-linux's, or BusyBox's, which
+     * takes the short options only), tried on `true`, since a container's seccomp policy may forbid
+     * sched_setscheduler(). Else why it cannot: a string, or null when the try itself could not be made now
+     * (proc_open() failed: try again later).
      *
-     * @return non-empty-list<string>|string the prefix for the command, or why there is none
+     * @return non-empty-list<string>|string|null the prefix for the command, why there is none, or null
      */
-    public static function batchPrefix(string $path): array|string
+    public static function batchPrefix(string $path): array|string|null
     {
         $chrt = self::resolve('chrt', $path);
         if ($chrt === null) {
             return 'chrt (util-linux) is not in PATH';
         }
-        $prefix = [$chrt, '--batch', '0'];
+        if (!\function_exists('proc_open')) {
+            return 'proc_open() is disabled (disable_functions), so chrt cannot be tried';
+        }
+        $prefix = [$chrt, '-b', '0'];
+        // It inherits this process's other descriptors for the few milliseconds it runs (proc_open() does not
+        // close them): it reads and accepts nothing on them.
         $process = @proc_open([...$prefix, self::resolve('true', $path) ?? '/bin/true'], [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['pipe', 'w']], $pipes);
         if (!\is_resource($process)) {
-            return "$chrt could not be started";
+            return null;
         }
         $error = trim((string) stream_get_contents($pipes[2]));
         fclose($pipes[2]);
         $code = proc_close($process);
-        return $code === 0 ? $prefix : "`$chrt --batch 0` failed" . ($error !== '' ? ": $error" : " (exit code $code)");
+        return $code === 0 ? $prefix : "`$chrt -b 0` failed" . ($error !== '' ? ': ' . strtok($error, "\n") : " (exit code $code)");
     }
 
     /**

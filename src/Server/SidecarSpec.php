@@ -37,7 +37,7 @@ final class SidecarSpec
         public readonly float $probeTimeout = 0.0,
         /**
          * Run as a batch job (Linux's SCHED_BATCH): its wake-ups never preempt a running process, so the server's
-         * workers, woken with its answers, are not cut off after every request they hand it (docs/design/033).
+         * workers are not switched out at every request they hand it (docs/design/033).
          */
         public readonly bool $batch = false,
     ) {

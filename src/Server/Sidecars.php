@@ -378,7 +378,8 @@ final class Sidecars
 
     /**
      * The prefix that starts a batch sidecar, found once; null when there is none here, which is logged once: the
-     * sidecars then run under the default policy, as they would without it.
+     * sidecars then run under this process's own policy, as they would without it. A try that could not be made
+     * (no process could be started just then) is made again for the next sidecar.
      *
      * @return non-empty-list<string>|null
      */
@@ -386,7 +387,7 @@ final class Sidecars
     {
         if ($this->batch === null) {
             $this->batch = SidecarLauncher::batchPrefix((string) getenv('PATH'));
-            \is_string($this->batch) && $this->log->info("sidecars asked to run as batch jobs run under the default scheduling policy: {$this->batch}");
+            \is_string($this->batch) && $this->log->info("sidecars asked to run as batch jobs run under the server's own scheduling policy: {$this->batch}");
         }
         return \is_array($this->batch) ? $this->batch : null;
     }

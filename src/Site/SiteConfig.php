@@ -68,8 +68,8 @@ final class SiteConfig
         public readonly bool $dev = false,
         /** Most requests one connection to the php-cgi children carries back to back (`--pool-reuse`; 1: one each). */
         public readonly int $poolReuse = 16,
-        /** Whether the php-cgi children run as batch jobs, SCHED_BATCH (`--pool-sched=batch`, the default; `normal`: not). */
-        public readonly bool $poolBatch = true,
+        /** Whether the php-cgi children run as batch jobs, SCHED_BATCH (`--pool-sched=batch`; `normal`, the default: the server's own policy). */
+        public readonly bool $poolBatch = false,
     ) {}
 
     /**
@@ -105,7 +105,7 @@ final class SiteConfig
         SymlinkPolicy $symlinks = SymlinkPolicy::Inside,
         bool $dev = false,
         int $poolReuse = 16,
-        bool $poolBatch = true,
+        bool $poolBatch = false,
     ): self {
         $cwd = rtrim($cwd, '/');
         $searchPath ??= (string) getenv('PATH');

@@ -37,9 +37,10 @@ final class PhpCgiOptions
         public readonly int $reuse = 16,
         /**
          * Whether the children run as batch jobs (SCHED_BATCH): a child woken by a request never preempts the
-         * worker that sent it, which goes on with the rest of its turn (docs/design/033). false: the kernel's default.
+         * worker that sent it, which goes on with the rest of its turn; nor does one woken by its database's
+         * answer preempt anything (docs/design/033). false: they keep the server's own policy.
          */
-        public readonly bool $batch = true,
+        public readonly bool $batch = false,
     ) {
         if ($binary === '' || str_contains($binary, "\0")) {
             throw new \ValueError('--php-cgi must name the php-cgi binary');

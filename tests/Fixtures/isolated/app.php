@@ -30,7 +30,7 @@ $client = PhpCgiClient::create(new PhpCgiOptions(
         + (str_contains($extra = $env('KILN_TEST_POOL_INI', ''), '=') ? [strstr($extra, '=', true) => substr($extra, strpos($extra, '=') + 1)] : []),
     passEnv: ['KILN_TEST_PASSED'],
     jit: true,
-    batch: $env('KILN_TEST_POOL_SCHED', 'batch') === 'batch',
+    batch: $env('KILN_TEST_POOL_SCHED', 'normal') === 'batch',
 ));
 $runner = getenv('KILN_TEST_FROM_CONFIG') === '1'
     // As `kiln serve --tier=isolated --pool-size=1 --php-ini=memory_limit=33M` configures it.

@@ -39,16 +39,16 @@ final class ServeSiteOptionsTest extends TestCase
         self::assertFalse($site->poolJit, 'php-cgi children run without the JIT by default, as php-fpm does');
         self::assertTrue(ServeOptions::parse([self::APP, '--pool-jit=on'], [], '/srv')->site->poolJit);
         self::assertFalse(ServeOptions::parse([self::APP, '--jit=off', '--pool-jit=off'], [], '/srv')->site->poolJit);
-        self::assertTrue($site->poolBatch, 'php-cgi children run as batch jobs by default');
-        self::assertFalse(ServeOptions::parse([self::APP, '--pool-sched=normal'], [], '/srv')->site->poolBatch);
+        self::assertFalse($site->poolBatch, 'php-cgi children keep the server\'s scheduling policy by default');
         self::assertTrue(ServeOptions::parse([self::APP, '--pool-sched=batch'], [], '/srv')->site->poolBatch);
-        self::assertFalse(ServeOptions::parse([self::APP], ['KILN_POOL_SCHED' => 'normal'], '/srv')->site->poolBatch);
+        self::assertFalse(ServeOptions::parse([self::APP, '--pool-sched=normal'], [], '/srv')->site->poolBatch);
+        self::assertTrue(ServeOptions::parse([self::APP], ['KILN_POOL_SCHED' => 'batch'], '/srv')->site->poolBatch);
     }
 
     public function testAPoolPolicyOtherThanBatchOrNormalIsRefused(): void
     {
         $this->expectException(UsageException::class);
-        $this->expectExceptionMessage("--pool-sched must be batch or normal, got 'fifo'");
+        $this->expectExceptionMessage("--pool-sched must be normal or batch, got 'fifo'");
         ServeOptions::parse([self::APP, '--pool-sched=fifo'], [], '/srv');
     }
 

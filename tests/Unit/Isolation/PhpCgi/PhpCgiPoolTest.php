@@ -46,8 +46,8 @@ final class PhpCgiPoolTest extends TestCase
         self::assertSame(['APP_ENV' => 'prod', 'PHP_FCGI_CHILDREN' => '3', 'PHP_FCGI_MAX_REQUESTS' => '10000'], $spec->env);
         self::assertSame(1, $spec->count, 'one parent, in php-cgi\'s manager mode');
         self::assertTrue($spec->shared, 'one for the server, not one per worker');
-        self::assertTrue($spec->batch, 'the children run as batch jobs unless told otherwise');
-        self::assertFalse($this->pool(new PhpCgiOptions('/usr/bin/php-cgi', 3, batch: false))->spec()->batch);
+        self::assertFalse($spec->batch, 'the children keep the server\'s scheduling policy unless told otherwise');
+        self::assertTrue($this->pool(new PhpCgiOptions('/usr/bin/php-cgi', 3, batch: true))->spec()->batch);
     }
 
     public function testPoolsWithTheSameSettingsShareANameAndOtherSettingsGetAnother(): void
@@ -56,7 +56,7 @@ final class PhpCgiPoolTest extends TestCase
         self::assertSame($a, $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', 3))->spec()->name);
         self::assertNotSame($a, $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', 4))->spec()->name);
         self::assertNotSame($a, $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', 3, phpIni: ['memory_limit' => '64M']))->spec()->name);
-        self::assertNotSame($a, $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', 3, batch: false))->spec()->name, 'a parent runs under one policy');
+        self::assertNotSame($a, $this->pool(new PhpCgiOptions('/usr/bin/php-cgi', 3, batch: true))->spec()->name, 'a parent runs under one policy');
     }
 
     public function testScriptsEndASecondPastTheTimeLimitRoundedUpUnlessPhpIniSetsTheirOwn(): void
