@@ -411,10 +411,11 @@ final class FatalGuard
         $waiting = UnstartedRequests::find($open, $fresh ? min(self::FRESH_WAIT, max(0.0, $deadline - microtime(true))) : 0.0);
         $refused = $dropped = 0;
         foreach ($open as $i => $connection) {
+            $unstarted = \array_key_exists($i, $waiting); // its method may be null: not isset()
             // Asked before the connection lets go of its request: whether a `100 Continue` went out.
-            $resent = \array_key_exists($i, $waiting) && UnstartedRequests::resentOnClose($connection, $waiting[$i], $this->sharedListener);
+            $resent = $unstarted && UnstartedRequests::resentOnClose($connection, $waiting[$i], $this->sharedListener);
             $connection->detach(); // answered or closed here: the loop that may run later must not see it
-            if (\array_key_exists($i, $waiting) && !$resent) {
+            if ($unstarted && !$resent) {
                 $refused += ShutdownSocket::answer($connection->socket, $this->core->encoder->dated($this->unavailable), $deadline) ? 1 : 0;
             } else {
                 $dropped += $resent ? 1 : 0;
