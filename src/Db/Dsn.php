@@ -9,7 +9,8 @@ namespace Kiln\Db;
  * unix socket `postgres://user@/db?host=/run/postgresql&port=5432` (the socket's directory and port, as libpq has them) and
  * `mysql://user@/db?socket=/run/mysqld/mysqld.sock`. User, password and database are percent-decoded.
  * Pool settings ride along in the query: `max` (connections), `wait` (seconds to wait for one), `idle`
- * (seconds before an idle one is closed), `connect_timeout` (seconds).
+ * (seconds before an idle one is closed), `connect_timeout` (seconds), `timeout` (seconds a statement may run, 0 for no
+ * limit).
  *
  * The password is kept out of every string the class makes: redacted() is what messages and logs show.
  */

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Kiln\Db;
 
+use Kiln\Db\Internal\TimedConnection;
 use Kiln\Db\Internal\Waiters;
 use Kiln\Db\Mysql\MysqlConnector;
 use Kiln\Db\Postgres\PgConnector;
@@ -17,10 +18,15 @@ use Kiln\Loop\Loop;
  * - A connection that broke (lost, cancelled half-way) is closed and never handed out again.
  * - A connection given back inside a transaction (a stream abandoned early) is rolled back first.
  * - Idle connections are closed after $idleTimeout seconds; the pool's timer never keeps the loop alive.
+ * - A statement still running after $timeout seconds is given up (StatementTimeoutException) and its connection
+ *   closed, so a server or network that stops answering never holds a caller for good; 0: no limit.
  * - A connection given back goes straight to the caller that waited longest.
  */
 final class Pool implements Executor
 {
+    /** Seconds a statement may run by default: longer than any web request should wait, short of forever. */
+    public const DEFAULT_TIMEOUT = 60.0;
+
     private PoolState $state = PoolState::Open;
     /** @var list<array{Connection, float}> idle connections and when each was given back, oldest first */
     private array $idle = [];
@@ -33,9 +39,13 @@ final class Pool implements Executor
         public readonly int $max = 10,
         private readonly float $waitTimeout = 5.0,
         private readonly float $idleTimeout = 60.0,
+        public readonly float $timeout = self::DEFAULT_TIMEOUT,
     ) {
         if ($max < 1 || $waitTimeout <= 0 || $idleTimeout <= 0) {
             throw new \ValueError('A pool needs max >= 1 and positive wait and idle timeouts');
+        }
+        if ($timeout < 0 || is_nan($timeout)) {
+            throw new \ValueError('A pool\'s statement timeout is a number of seconds, 0 for none');
         }
         $this->waiters = new Waiters();
     }
@@ -54,6 +64,7 @@ final class Pool implements Executor
             (int) $dsn->option('max', '10'),
             (float) $dsn->option('wait', '5'),
             (float) $dsn->option('idle', '60'),
+            self::seconds($dsn->option('timeout', (string) self::DEFAULT_TIMEOUT), 'timeout'),
         );
     }
 
@@ -193,7 +204,8 @@ final class Pool implements Executor
     {
         $this->open++;
         try {
-            return $this->connector->connect($cancellation);
+            $connection = $this->connector->connect($cancellation);
+            return $this->timeout > 0 ? new TimedConnection($connection, $this->timeout, $this->connector->describe()) : $connection;
         } catch (\Throwable $e) {
             $this->open--;
             $this->waiters->handOver(null);
@@ -226,5 +238,14 @@ final class Pool implements Executor
         Loop::unreference($id);
 
         return $id;
+    }
+
+    /** A URL option given in seconds, refused with its name when it is not a number (a typo must not turn a limit off). */
+    private static function seconds(string $value, string $option): float
+    {
+        if (!is_numeric($value)) {
+            throw new \ValueError("The database URL option '$option' is a number of seconds, got '$value'");
+        }
+        return (float) $value;
     }
 }

@@ -7,6 +7,7 @@ namespace Kiln\Tests\Integration\Db;
 use Kiln\Db\ConnectionException;
 use Kiln\Db\Pool;
 use Kiln\Db\QueryException;
+use Kiln\Db\StatementTimeoutException;
 use Kiln\Db\Transaction;
 
 use function Kiln\Loop\all;
@@ -202,6 +203,32 @@ abstract class PoolContractTestCase extends TestCase
         });
         self::assertInstanceOf(CancelledException::class, $error);
         self::assertSame(5, $after, 'the answer of the cancelled sleep is never read as this one');
+        self::assertSame(['open' => 1, 'idle' => 1, 'waiting' => 0], $stats);
+    }
+
+    public function testAStatementPastTheTimeoutOfTheUrlEndsWithAClearErrorAndThePoolGoesOn(): void
+    {
+        $pool = $this->pool('max=1&timeout=0.3');
+        $sleep = 'SELECT ' . $this->sleep('5');
+        $started = microtime(true);
+        [$error, $elapsed, $after, $stats] = $this->inFiber(static function () use ($pool, $sleep, $started): array {
+            try {
+                $pool->query($sleep);
+                $error = null;
+            } catch (StatementTimeoutException $e) {
+                $error = $e;
+            }
+            $elapsed = microtime(true) - $started;
+
+            return [$error, $elapsed, $pool->query('SELECT 5 AS n')->scalar(), $pool->stats()];
+        });
+        self::assertInstanceOf(StatementTimeoutException::class, $error);
+        self::assertStringContainsString('ran past the statement timeout of 0.3 s', $error->getMessage());
+        $password = rawurldecode((string) parse_url($this->server()->url(), PHP_URL_PASS));
+        self::assertNotSame('', $password);
+        self::assertStringNotContainsString($password, $error->getMessage());
+        self::assertLessThan(2.0, $elapsed, "the statement was given up after $elapsed s, not at its timeout");
+        self::assertSame(5, $after, 'the answer of the sleep given up is never read as this one');
         self::assertSame(['open' => 1, 'idle' => 1, 'waiting' => 0], $stats);
     }
 

@@ -9,6 +9,7 @@ use Kiln\Db\Pool;
 use Kiln\Db\PoolState;
 use Kiln\Db\PoolTimeoutException;
 use Kiln\Db\QueryException;
+use Kiln\Db\StatementTimeoutException;
 use Kiln\Db\Transaction;
 
 use function Kiln\Loop\all;
@@ -106,6 +107,75 @@ final class PoolTest extends LoopTestCase
         $this->expectFailure(CancelledException::class, static fn() => $pool->query('SLEEP 5', [], new TimeoutCancellation(0.02)));
         self::assertTrue($this->connector->opened[0]->closed, 'a half-read connection is closed');
         self::assertSame(2, await(async(static fn() => $pool->query('SELECT 1')->first()['connection'] ?? null)));
+    }
+
+    public function testAStatementPastTheStatementTimeoutIsGivenUpWithAClearErrorAndItsConnectionClosed(): void
+    {
+        $pool = new Pool($this->connector, max: 1, timeout: 0.05);
+        $started = microtime(true);
+        $error = $this->expectFailure(StatementTimeoutException::class, static fn() => $pool->query('SLEEP 5'));
+        self::assertLessThan(1.0, microtime(true) - $started, 'the caller was let go at the timeout');
+        self::assertSame('A statement on fake://user@db ran past the statement timeout of 0.05 s (the `timeout` option of the database URL;'
+            . ' 0 turns it off): its connection was closed, and the server may still finish it', $error->getMessage());
+        self::assertInstanceOf(CancelledException::class, $error->getPrevious());
+        self::assertTrue($this->connector->opened[0]->closed, 'a half-read connection is closed');
+        self::assertSame(2, await(async(static fn() => $pool->query('SELECT 1')->first()['connection'] ?? null)));
+        self::assertSame(['open' => 1, 'idle' => 1, 'waiting' => 0], $pool->stats());
+    }
+
+    public function testAStatementWithinTheTimeoutRunsAndItsTimerKeepsNothingAlive(): void
+    {
+        $pool = new Pool($this->connector, max: 1, timeout: 0.2);
+        self::assertSame(1, await(async(static fn() => $pool->query('SLEEP 0.05')->first()['connection'] ?? null)));
+        self::assertSame(1, await(async(static fn() => $pool->query('SLEEP 0.05')->first()['connection'] ?? null)), 'the same connection, kept');
+        $this->connector->log = [];
+        delay(0.3); // past the first statement's deadline: nothing fires on the connection it kept
+        self::assertFalse($this->connector->opened[0]->closed);
+        self::assertSame(1, await(async(static fn() => $pool->query('SELECT 1')->first()['connection'] ?? null)));
+    }
+
+    public function testTheCallersOwnCancellationKeepsItsExceptionWhenItFiresFirst(): void
+    {
+        $pool = new Pool($this->connector, max: 1, timeout: 5.0);
+        $error = $this->expectFailure(CancelledException::class, static fn() => $pool->query('SLEEP 5', [], new TimeoutCancellation(0.02, 'mine')));
+        self::assertNotInstanceOf(StatementTimeoutException::class, $error);
+        self::assertSame('mine', $error->getMessage());
+    }
+
+    public function testEveryStatementOfATransactionIsBoundedAndTheTransactionGivenUp(): void
+    {
+        $pool = new Pool($this->connector, max: 1, timeout: 0.05);
+        $this->expectFailure(StatementTimeoutException::class, static fn() => $pool->transaction(static function (Transaction $tx): void {
+            $tx->query('SELECT 1');
+            $tx->query('SLEEP 5');
+        }));
+        self::assertSame(['#1 BEGIN', '#1 SELECT 1', '#1 SLEEP 5'], $this->connector->log, 'no ROLLBACK on a connection half-read: it is closed');
+        self::assertTrue($this->connector->opened[0]->closed);
+        self::assertSame(2, await(async(static fn() => $pool->query('SELECT 1')->first()['connection'] ?? null)));
+    }
+
+    public function testTheTimeoutOfTheUrlDefaultsToAMinuteAndATypoIsRefused(): void
+    {
+        self::assertSame(Pool::DEFAULT_TIMEOUT, Pool::fromDsn('mysql://u@h/d')->timeout);
+        self::assertSame(60.0, Pool::DEFAULT_TIMEOUT);
+        self::assertSame(2.5, Pool::fromDsn('mysql://u@h/d?timeout=2.5')->timeout);
+        self::assertSame(0.0, Pool::fromDsn('mysql://u@h/d?timeout=0')->timeout, '0: no limit');
+        foreach (['30s', '', '-1'] as $bad) {
+            try {
+                Pool::fromDsn("mysql://u:hunter2@h/d?timeout=$bad");
+                self::fail("timeout=$bad accepted");
+            } catch (\ValueError $e) {
+                self::assertStringNotContainsString('hunter2', $e->getMessage());
+                self::assertStringContainsString('timeout', $e->getMessage());
+            }
+        }
+    }
+
+    public function testWithTheTimeoutOffAStatementRunsAsLongAsItTakes(): void
+    {
+        $pool = new Pool($this->connector, max: 1, timeout: 0.0); // not a timeout of no time
+        self::assertSame(1, await(async(static fn() => $pool->query('SLEEP 0.15')->first()['connection'] ?? null)));
+        self::assertFalse($this->connector->opened[0]->closed);
     }
 
     public function testAConnectionGivenBackInsideATransactionIsRolledBackBeforeReuse(): void

@@ -1,0 +1,11 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Db;
+
+/**
+ * A statement ran past its pool's statement timeout (`timeout` in the database URL). Its connection was closed, so
+ * the pool never hands it out again; the server may still finish the statement on its own.
+ */
+final class StatementTimeoutException extends DbException {}
