@@ -27,6 +27,9 @@ final class Pool implements Executor
     /** Seconds a statement may run by default: longer than any web request should wait, short of forever. */
     public const DEFAULT_TIMEOUT = 60.0;
 
+    /** The longest statement timeout taken (seconds); for none, give 0. */
+    public const LONGEST_TIMEOUT = 31_536_000;
+
     private PoolState $state = PoolState::Open;
     /** @var list<array{Connection, float}> idle connections and when each was given back, oldest first */
     private array $idle = [];
@@ -44,8 +47,8 @@ final class Pool implements Executor
         if ($max < 1 || $waitTimeout <= 0 || $idleTimeout <= 0) {
             throw new \ValueError('A pool needs max >= 1 and positive wait and idle timeouts');
         }
-        if ($timeout < 0 || is_nan($timeout)) {
-            throw new \ValueError('A pool\'s statement timeout is a number of seconds, 0 for none');
+        if (!($timeout >= 0 && $timeout <= self::LONGEST_TIMEOUT)) {
+            throw new \ValueError('A pool\'s statement timeout is a number of seconds up to ' . self::LONGEST_TIMEOUT . ' (a year), 0 for none, got ' . $timeout);
         }
         $this->waiters = new Waiters();
     }
@@ -106,7 +109,11 @@ final class Pool implements Executor
             } catch (\Throwable $e) {
                 $transaction->end();
                 if (!$connection->isBroken()) {
-                    $connection->run('ROLLBACK');
+                    try {
+                        $connection->run('ROLLBACK');
+                    } catch (DbException) {
+                        $connection->close(); // the server rolls back a transaction whose connection ends; the caller gets its own error
+                    }
                 }
                 throw $e;
             }

@@ -48,7 +48,11 @@ final class Transaction implements Executor
         } catch (\Throwable $e) {
             $nested->end();
             if (!$connection->isBroken()) {
-                $connection->run("ROLLBACK TO SAVEPOINT $name");
+                try {
+                    $connection->run("ROLLBACK TO SAVEPOINT $name");
+                } catch (DbException) {
+                    $connection->close(); // the whole transaction ends with it; the caller gets its own error
+                }
             }
             throw $e;
         }

@@ -34,8 +34,8 @@ final class TimedConnection implements Connection
         try {
             return $this->inner->run($sql, $params, $cancellation === null ? $deadline : new CompositeCancellation($cancellation, $deadline));
         } catch (CancelledException $e) {
-            if (!$deadline->isRequested() || ($cancellation !== null && $cancellation->isRequested())) {
-                throw $e;
+            if (!self::isFrom($deadline, $e)) {
+                throw $e; // the caller's own cancellation fired first
             }
             throw new StatementTimeoutException(\sprintf(
                 'A statement on %s ran past the statement timeout of %s s (the `timeout` option of the database URL; 0 turns it off): '
@@ -64,6 +64,17 @@ final class TimedConnection implements Connection
     public function close(): void
     {
         $this->inner->close();
+    }
+
+    /** Whether $e is the one $deadline gave (a composite passes on the very exception of the one that fired). */
+    private static function isFrom(TimeoutCancellation $deadline, CancelledException $e): bool
+    {
+        try {
+            $deadline->throwIfRequested();
+        } catch (CancelledException $own) {
+            return $own === $e;
+        }
+        return false;
     }
 
     private static function seconds(float $seconds): string

@@ -11,6 +11,9 @@ namespace Kiln\Loop\Internal;
  */
 final class Watcher
 {
+    /** The longest delay or interval kept as given (seconds); a longer one is this long. */
+    private const LONGEST = 3.0e9;
+
     public bool $enabled = true;
     public bool $referenced = true;
     /** Due time in hrtime nanoseconds (timers only). */
@@ -50,6 +53,7 @@ final class Watcher
             throw new \ValueError('A delay or interval must be >= 0 seconds, got ' . $seconds);
         }
 
-        return new self($id, $type, $callback, null, 0, (int) \ceil($seconds * 1e9));
+        // Past about 95 years a delay is as good as never, and its nanoseconds still fit in an int (INF included).
+        return new self($id, $type, $callback, null, 0, (int) \ceil(\min($seconds, self::LONGEST) * 1e9));
     }
 }

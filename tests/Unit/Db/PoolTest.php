@@ -20,6 +20,7 @@ use Kiln\Loop\CancelledException;
 
 use function Kiln\Loop\delay;
 
+use Kiln\Loop\Loop;
 use Kiln\Loop\TimeoutCancellation;
 use Kiln\Tests\Unit\Loop\LoopTestCase;
 
@@ -132,6 +133,29 @@ final class PoolTest extends LoopTestCase
         delay(0.3); // past the first statement's deadline: nothing fires on the connection it kept
         self::assertFalse($this->connector->opened[0]->closed);
         self::assertSame(1, await(async(static fn() => $pool->query('SELECT 1')->first()['connection'] ?? null)));
+        $long = new Pool($this->connector, max: 1, timeout: 60.0);
+        await(async(static fn() => $long->query('SLEEP 0.01')));
+        $this->runGuarded(1.0); // a deadline left referenced would hold the loop for its minute
+    }
+
+    public function testWhenThePoolsDeadlineAndTheCallersFireInOneLoopTurnTheFirstDueIsTheOneReported(): void
+    {
+        $pool = new Pool($this->connector, max: 1, timeout: 0.05);
+        $error = $this->expectFailure(StatementTimeoutException::class, static function () use ($pool): void {
+            Loop::delay(0.01, static function (): void {
+                usleep(100_000); // a busy loop turn: both deadlines are past when the next one begins
+            });
+            $pool->query('SLEEP 5', [], new TimeoutCancellation(0.0502, 'mine'));
+        });
+        self::assertStringContainsString('statement timeout of 0.05 s', $error->getMessage());
+        $pool = new Pool($this->connector, max: 1, timeout: 0.0502);
+        $error = $this->expectFailure(CancelledException::class, static function () use ($pool): void {
+            Loop::delay(0.01, static function (): void {
+                usleep(100_000);
+            });
+            $pool->query('SLEEP 5', [], new TimeoutCancellation(0.05, 'mine'));
+        });
+        self::assertSame('mine', $error->getMessage(), 'the caller\'s, due first, as it threw it');
     }
 
     public function testTheCallersOwnCancellationKeepsItsExceptionWhenItFiresFirst(): void
@@ -160,7 +184,7 @@ final class PoolTest extends LoopTestCase
         self::assertSame(60.0, Pool::DEFAULT_TIMEOUT);
         self::assertSame(2.5, Pool::fromDsn('mysql://u@h/d?timeout=2.5')->timeout);
         self::assertSame(0.0, Pool::fromDsn('mysql://u@h/d?timeout=0')->timeout, '0: no limit');
-        foreach (['30s', '', '-1'] as $bad) {
+        foreach (['30s', '', '-1', '1e999', '31536001', 'NAN'] as $bad) {
             try {
                 Pool::fromDsn("mysql://u:hunter2@h/d?timeout=$bad");
                 self::fail("timeout=$bad accepted");

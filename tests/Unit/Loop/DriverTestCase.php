@@ -116,6 +116,20 @@ abstract class DriverTestCase extends TestCase
         self::assertGreaterThanOrEqual(30_000_000, $elapsed);
     }
 
+    public function testADelayTooLongToCountInNanosecondsNeverFiresRatherThanAtOnce(): void
+    {
+        $fired = [];
+        foreach ([\INF, 1e10, 1e300] as $seconds) {
+            $id = $this->loop->delay($seconds, static function () use (&$fired, $seconds): void {
+                $fired[] = $seconds;
+            });
+            $this->loop->unreference($id);
+        }
+        $this->loop->delay(0.02, static function (): void {});
+        $this->runGuarded();
+        self::assertSame([], $fired);
+    }
+
     public function testRepeatFiresUntilCancelled(): void
     {
         $calls = 0;
