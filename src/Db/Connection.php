@@ -30,12 +30,13 @@ interface Connection
 
     /**
      * @param list<mixed> $params
+     * @param Cancellation|null $cancellation given up (as run() is) once requested, when it next waits for the server
      *
      * @return \Generator<int, array<string, mixed>>
      *
-     * @throws QueryException|ConnectionException
+     * @throws QueryException|ConnectionException|\Kiln\Loop\CancelledException
      */
-    public function stream(string $sql, array $params = [], int $batch = 1000): \Generator;
+    public function stream(string $sql, array $params = [], int $batch = 1000, ?Cancellation $cancellation = null): \Generator;
 
     public function inTransaction(): bool;
 

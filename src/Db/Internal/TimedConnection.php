@@ -16,7 +16,7 @@ use Kiln\Loop\TimeoutCancellation;
  * A pool's connection whose every run() ends within the pool's statement timeout: past it, the statement is given up
  * as a cancelled one is (its connection closes) and the caller gets StatementTimeoutException. A Cancellation the
  * caller gives still applies, and when it is the one that fires the caller gets its exception, not this one's.
- * stream() is not bounded: its pace is the caller's, between rows.
+ * A stream() gets the timeout for each wait for the server (ServerWait); the caller's pace between rows is its own.
  *
  * @internal made by Pool for each connection it opens
  */
@@ -37,18 +37,30 @@ final class TimedConnection implements Connection
             if (!self::isFrom($deadline, $e)) {
                 throw $e; // the caller's own cancellation fired first
             }
-            throw new StatementTimeoutException(\sprintf(
-                'A statement on %s ran past the statement timeout of %s s (the `timeout` option of the database URL; 0 turns it off): '
-                . 'its connection was closed, and the server may still finish it',
-                $this->database,
-                self::seconds($this->timeout),
-            ), 0, $e);
+            throw $this->timedOut($e);
         }
     }
 
-    public function stream(string $sql, array $params = [], int $batch = 1000): \Generator
+    public function stream(string $sql, array $params = [], int $batch = 1000, ?Cancellation $cancellation = null): \Generator
     {
-        return $this->inner->stream($sql, $params, $batch);
+        $deadline = new ServerWait($this->timeout);
+        $own = $deadline->cancellation();
+        $rows = $this->inner->stream($sql, $params, $batch, $cancellation === null ? $own : new CompositeCancellation($cancellation, $own));
+        try {
+            $deadline->waiting();
+            foreach ($rows as $key => $row) {
+                $deadline->paused(); // the caller's time with the row is not the server's
+                yield $key => $row;
+                $deadline->waiting();
+            }
+        } catch (CancelledException $e) {
+            if (!self::isFrom($own, $e)) {
+                throw $e;
+            }
+            throw $this->timedOut($e);
+        } finally {
+            $deadline->stop();
+        }
     }
 
     public function inTransaction(): bool
@@ -66,8 +78,18 @@ final class TimedConnection implements Connection
         $this->inner->close();
     }
 
+    private function timedOut(CancelledException $e): StatementTimeoutException
+    {
+        return new StatementTimeoutException(\sprintf(
+            'A statement on %s ran past the statement timeout of %s s (the `timeout` option of the database URL; 0 turns it off): '
+            . 'its connection was closed, and the server may still finish it',
+            $this->database,
+            self::seconds($this->timeout),
+        ), 0, $e);
+    }
+
     /** Whether $e is the one $deadline gave (a composite passes on the very exception of the one that fired). */
-    private static function isFrom(TimeoutCancellation $deadline, CancelledException $e): bool
+    private static function isFrom(Cancellation $deadline, CancelledException $e): bool
     {
         try {
             $deadline->throwIfRequested();

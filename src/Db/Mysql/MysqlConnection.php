@@ -79,15 +79,15 @@ final class MysqlConnection implements Connection
         }
     }
 
-    public function stream(string $sql, array $params = [], int $batch = 1000): \Generator
+    public function stream(string $sql, array $params = [], int $batch = 1000, ?Cancellation $cancellation = null): \Generator
     {
         $this->state = $this->state->enter();
         $finished = false;
         try {
-            $this->send($sql, $params, null);
+            $this->send($sql, $params, $cancellation);
             $sets = 0;
             while (true) {
-                $event = $this->next(null);
+                $event = $this->next($cancellation);
                 if ($event instanceof ResultSet) {
                     $sets++;
                 } elseif ($event instanceof Row && $sets === 1) {

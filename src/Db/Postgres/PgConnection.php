@@ -50,24 +50,24 @@ final class PgConnection implements Connection
         return $this->statement($sql, $params, $cancellation, true);
     }
 
-    public function stream(string $sql, array $params = [], int $batch = 1000): \Generator
+    public function stream(string $sql, array $params = [], int $batch = 1000, ?Cancellation $cancellation = null): \Generator
     {
         $own = !$this->inTransaction();
         $cursor = 'kiln_cursor_' . ++$this->names;
         if ($own) {
-            $this->run('BEGIN');
+            $this->run('BEGIN', [], $cancellation);
         }
         // Not prepared: each cursor has a name of its own, so the statement would never run again.
-        $this->statement("DECLARE $cursor NO SCROLL CURSOR FOR $sql", $params, null, false);
+        $this->statement("DECLARE $cursor NO SCROLL CURSOR FOR $sql", $params, $cancellation, false);
         do {
-            $rows = $this->run("FETCH $batch FROM $cursor")->rows;
+            $rows = $this->run("FETCH $batch FROM $cursor", [], $cancellation)->rows;
             foreach ($rows as $row) {
                 yield $row;
             }
         } while (\count($rows) === $batch);
-        $this->run("CLOSE $cursor");
+        $this->run("CLOSE $cursor", [], $cancellation);
         if ($own) {
-            $this->run('COMMIT');
+            $this->run('COMMIT', [], $cancellation);
         }
     }
 

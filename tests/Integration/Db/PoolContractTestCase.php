@@ -232,6 +232,41 @@ abstract class PoolContractTestCase extends TestCase
         self::assertSame(['open' => 1, 'idle' => 1, 'waiting' => 0], $stats);
     }
 
+    public function testAStreamWhoseRowsDoNotComeWithinTheTimeoutEndsWithAClearErrorAndThePoolGoesOn(): void
+    {
+        $pool = $this->pool('max=1&timeout=0.3');
+        $sleep = 'SELECT ' . $this->sleep('5') . ' AS s';
+        $started = microtime(true);
+        [$error, $rows, $elapsed] = $this->inFiber(static function () use ($pool, $sleep, $started): array {
+            $rows = [];
+            try {
+                foreach ($pool->stream($sleep) as $row) {
+                    $rows[] = $row;
+                }
+                $error = null;
+            } catch (StatementTimeoutException $e) {
+                $error = $e;
+            }
+
+            return [$error, $rows, microtime(true) - $started];
+        });
+        self::assertInstanceOf(StatementTimeoutException::class, $error);
+        self::assertSame([], $rows);
+        self::assertLessThan(2.0, $elapsed, "the stream was given up after $elapsed s, not at its timeout");
+        $three = 'SELECT ' . $this->sleep('0.05') . ' AS s UNION ALL SELECT ' . $this->sleep('0.05') . ' UNION ALL SELECT ' . $this->sleep('0.05');
+        $counted = $this->inFiber(static function () use ($pool, $three): int {
+            $count = 0;
+            foreach ($pool->stream($three) as $row) {
+                $count++;
+                delay(0.4); // past the timeout, between rows: the caller's time, not the server's
+            }
+
+            return $count;
+        });
+        self::assertSame(3, $counted);
+        self::assertSame(5, $this->inFiber(static fn() => $pool->query('SELECT 5 AS n')->scalar()));
+    }
+
     public function testParametersOfAWrongTypeAreATypeErrorAndTheConnectionStaysOpen(): void
     {
         $pool = $this->pool('max=1');

@@ -49,13 +49,18 @@ final class FakeConnection implements Connection
         };
     }
 
-    public function stream(string $sql, array $params = [], int $batch = 1000): \Generator
+    /** `SLOW s`: each of the three rows takes the server s seconds (a SLEEP before each FETCH). */
+    public function stream(string $sql, array $params = [], int $batch = 1000, ?Cancellation $cancellation = null): \Generator
     {
-        $this->run('BEGIN');
+        $slow = str_starts_with($sql, 'SLOW ') ? substr($sql, 5) : null;
+        $this->run('BEGIN', [], $cancellation);
         for ($i = 1; $i <= 3; $i++) {
-            yield $this->run("FETCH $i")->rows[0] + ['i' => $i];
+            if ($slow !== null) {
+                $this->run("SLEEP $slow", [], $cancellation);
+            }
+            yield $this->run("FETCH $i", [], $cancellation)->rows[0] + ['i' => $i];
         }
-        $this->run('COMMIT');
+        $this->run('COMMIT', [], $cancellation);
     }
 
     public function inTransaction(): bool

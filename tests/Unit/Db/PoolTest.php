@@ -178,6 +178,50 @@ final class PoolTest extends LoopTestCase
         self::assertSame(2, await(async(static fn() => $pool->query('SELECT 1')->first()['connection'] ?? null)));
     }
 
+    public function testAStreamsWaitsForTheServerAreBoundedButNotTheCallersTimeBetweenRows(): void
+    {
+        $pool = new Pool($this->connector, max: 1, timeout: 0.08);
+        $rows = await(async(static function () use ($pool): array {
+            $rows = [];
+            foreach ($pool->stream('SLOW 0.03') as $row) {
+                $rows[] = $row['i'];
+                delay(0.1); // longer than the timeout, between rows: the caller's own time
+            }
+            return $rows;
+        }));
+        self::assertSame([1, 2, 3], $rows);
+        // Waits of 0.05 s two hundredths apart: the timer armed at the first falls inside the second, which is not over.
+        $rows = await(async(static function () use ($pool): array {
+            $rows = [];
+            foreach ($pool->stream('SLOW 0.05') as $row) {
+                $rows[] = $row['i'];
+                delay(0.02);
+            }
+            return $rows;
+        }));
+        self::assertSame([1, 2, 3], $rows);
+        self::assertFalse($this->connector->opened[0]->closed);
+        $this->runGuarded(1.0); // no timer of the stream left behind
+    }
+
+    public function testAStreamWhoseServerStopsAnsweringEndsAtTheTimeoutWithItsConnection(): void
+    {
+        $pool = new Pool($this->connector, max: 1, timeout: 0.08);
+        $rows = [];
+        $started = microtime(true);
+        $error = $this->expectFailure(StatementTimeoutException::class, static function () use ($pool, &$rows): void {
+            foreach ($pool->stream('SLOW 5') as $row) {
+                $rows[] = $row;
+            }
+        });
+        self::assertLessThan(1.0, microtime(true) - $started);
+        self::assertSame([], $rows);
+        self::assertStringContainsString('statement timeout of 0.08 s', $error->getMessage());
+        delay(0.01); // the stream's connection goes back from the next loop turn
+        self::assertTrue($this->connector->opened[0]->closed, 'a half-read connection is closed');
+        self::assertSame(2, await(async(static fn() => $pool->query('SELECT 1')->first()['connection'] ?? null)));
+    }
+
     public function testTheTimeoutOfTheUrlDefaultsToAMinuteAndATypoIsRefused(): void
     {
         self::assertSame(Pool::DEFAULT_TIMEOUT, Pool::fromDsn('mysql://u@h/d')->timeout);

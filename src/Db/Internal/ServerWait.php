@@ -1,0 +1,82 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Kiln\Db\Internal;
+
+use Kiln\Loop\Cancellation;
+use Kiln\Loop\DeferredCancellation;
+use Kiln\Loop\Loop;
+use Kiln\Loop\TimeoutException;
+
+/**
+ * The statement timeout of a stream: requested once one wait for the server (for the first row, or for the next
+ * after the caller took one) lasts $seconds. The time the caller spends between rows does not count: waiting()
+ * starts a wait, paused() ends it. Its one timer is armed while a wait is on and re-armed, when it fires early, for
+ * what is left of the wait now on; it never keeps the loop alive (the socket the stream reads does), and stop()
+ * cancels it.
+ *
+ * @internal used by TimedConnection::stream()
+ */
+final class ServerWait
+{
+    private readonly DeferredCancellation $source;
+
+    private ?string $timer = null;
+
+    /** When the wait now on began (Loop::now()), null between waits. */
+    private ?float $since = null;
+
+    public function __construct(private readonly float $seconds)
+    {
+        $this->source = new DeferredCancellation();
+    }
+
+    /** What the stream is given: requested when a wait lasts the timeout. */
+    public function cancellation(): Cancellation
+    {
+        return $this->source->getCancellation();
+    }
+
+    public function waiting(): void
+    {
+        $this->since = Loop::now();
+        if ($this->timer === null && !$this->source->isCancelled()) {
+            $this->arm($this->seconds);
+        }
+    }
+
+    public function paused(): void
+    {
+        $this->since = null;
+    }
+
+    public function stop(): void
+    {
+        $this->since = null;
+        if ($this->timer !== null) {
+            Loop::cancel($this->timer);
+            $this->timer = null;
+        }
+    }
+
+    private function arm(float $seconds): void
+    {
+        $this->timer = Loop::delay($seconds, $this->fire(...));
+        Loop::unreference($this->timer);
+    }
+
+    private function fire(): void
+    {
+        $this->timer = null;
+        if ($this->since === null) {
+            return; // between waits: the next one arms it again
+        }
+        $left = $this->since + $this->seconds - Loop::now();
+        if ($left > 0) {
+            $this->arm($left); // a later wait than the one it was armed for
+            return;
+        }
+        $this->source->cancel(new TimeoutException('The statement timeout passed'));
+    }
+}
