@@ -24,7 +24,7 @@ final class ServerWait
 
     private ?string $timer = null;
 
-    /** When the wait now on began (Loop::now()), null between waits. */
+    /** When the wait now on began (hrtime, seconds), null between waits. */
     private ?float $since = null;
 
     public function __construct(private readonly float $seconds)
@@ -40,7 +40,9 @@ final class ServerWait
 
     public function waiting(): void
     {
-        $this->since = Loop::now();
+        // The clock itself, not Loop::now(), which stands still for a loop turn: a caller that works between rows
+        // without letting the loop run (a blocking call, a long computation) must not have that counted as a wait.
+        $this->since = \hrtime(true) / 1e9;
         if ($this->timer === null && !$this->source->isCancelled()) {
             $this->arm($this->seconds);
         }
@@ -72,7 +74,7 @@ final class ServerWait
         if ($this->since === null) {
             return; // between waits: the next one arms it again
         }
-        $left = $this->since + $this->seconds - Loop::now();
+        $left = $this->since + $this->seconds - \hrtime(true) / 1e9;
         if ($left > 0) {
             $this->arm($left); // a later wait than the one it was armed for
             return;

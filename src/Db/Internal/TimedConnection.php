@@ -53,6 +53,7 @@ final class TimedConnection implements Connection
                 yield $key => $row;
                 $deadline->waiting();
             }
+            return $rows->getReturn();
         } catch (CancelledException $e) {
             if (!self::isFrom($own, $e)) {
                 throw $e;

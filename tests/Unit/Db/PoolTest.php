@@ -20,6 +20,7 @@ use Kiln\Loop\CancelledException;
 
 use function Kiln\Loop\delay;
 
+use Kiln\Loop\Internal\AbstractDriver;
 use Kiln\Loop\Loop;
 use Kiln\Loop\TimeoutCancellation;
 use Kiln\Tests\Unit\Loop\LoopTestCase;
@@ -200,8 +201,38 @@ final class PoolTest extends LoopTestCase
             return $rows;
         }));
         self::assertSame([1, 2, 3], $rows);
+        // The caller's time between rows counts for nothing even when it blocks the loop meanwhile.
+        $rows = await(async(static function () use ($pool): array {
+            $rows = [];
+            foreach ($pool->stream('SLOW 0.05') as $row) {
+                $rows[] = $row['i'];
+                usleep(60_000);
+            }
+            return $rows;
+        }));
+        self::assertSame([1, 2, 3], $rows);
         self::assertFalse($this->connector->opened[0]->closed);
-        $this->runGuarded(1.0); // no timer of the stream left behind
+    }
+
+    public function testAStreamLeavesNoTimerBehindWhetherItEndsOrIsLeftHalfWay(): void
+    {
+        $pool = new Pool($this->connector, max: 1, timeout: 60.0);
+        $driver = Loop::get();
+        $count = \Closure::bind(fn(): int => \count($this->watchers), $driver, AbstractDriver::class); // the driver's own list
+        $watchers = static fn(): int => $count();
+        await(async(static fn() => $pool->query('SELECT 1'))); // the pool's idle timer, made once
+        $before = $watchers();
+        await(async(static function () use ($pool): void {
+            foreach ($pool->stream('SLOW 0.01') as $row) {
+            }
+        }));
+        await(async(static function () use ($pool): void {
+            foreach ($pool->stream('SLOW 0.01') as $row) {
+                break;
+            }
+        }));
+        delay(0.02); // the connection of the stream left half-way goes back (rolled back) from the next loop turn
+        self::assertSame($before, $watchers(), 'every timer a stream armed is cancelled');
     }
 
     public function testAStreamWhoseServerStopsAnsweringEndsAtTheTimeoutWithItsConnection(): void
