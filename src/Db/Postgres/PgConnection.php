@@ -155,7 +155,8 @@ final class PgConnection implements Connection
         }
         if ($this->state !== LinkState::Ready) {
             // pg_close() first waits for the answer of a statement still running, blocking the worker until it
-            // ends: shut the socket down under libpq so that the wait ends at once (the server may finish it).
+            // ends: shut the socket down under libpq so that the wait ends at once (PostgreSQL 14 and later then
+            // stop the statement: see PgConnector::connect()).
             // A COPY in progress would keep that wait going for ever; libpq gives up on it once it has seen the
             // connection end.
             $raw = \function_exists('socket_import_stream') ? @socket_import_stream($this->socket) : false;

@@ -8,6 +8,7 @@ use Kiln\Db\ConnectionException;
 use Kiln\Db\Connector;
 use Kiln\Db\Dsn;
 use Kiln\Db\Postgres\Internal\SocketFinder;
+use Kiln\Db\QueryException;
 
 use function Kiln\Loop\awaitReadable;
 use function Kiln\Loop\awaitWritable;
@@ -24,11 +25,33 @@ use Kiln\Loop\TimeoutCancellation;
  */
 final class PgConnector implements Connector
 {
+    /** How often a session checks, during a statement, that its client is still there (milliseconds). */
+    private const CLIENT_CHECK_MS = 1000;
+
     public function __construct(private readonly Dsn $dsn) {}
 
+    /**
+     * On PostgreSQL 14 and later the session checks, every second of a statement, that its client is still there
+     * (`client_connection_check_interval`): a statement whose connection Kiln closes half-way (the pool's statement
+     * timeout, a Cancellation) then stops on the server too, instead of running to its end. A server that refuses the
+     * setting (a pooler in front of it) keeps the connection as it is.
+     */
     public function connect(?Cancellation $cancellation = null): PgConnection
     {
-        return new PgConnection(...$this->open($cancellation), describe: $this->dsn->redacted());
+        [$link, $socket] = $this->open($cancellation);
+        $connection = new PgConnection($link, $socket, describe: $this->dsn->redacted());
+        if ((int) (pg_version($link)['server'] ?? '0') >= 14) {
+            try {
+                $connection->run('SET client_connection_check_interval = ' . self::CLIENT_CHECK_MS, [], $cancellation);
+            } catch (QueryException) {
+                // kept as it is: the statement a closed connection leaves runs to its end, as before
+            } catch (\Throwable $e) {
+                $connection->close();
+                throw $e;
+            }
+        }
+
+        return $connection;
     }
 
     /**

@@ -8,6 +8,7 @@ use Kiln\Db\Binary;
 use Kiln\Db\Dsn;
 use Kiln\Db\Postgres\PgConnector;
 use Kiln\Db\QueryException;
+use Kiln\Db\StatementTimeoutException;
 use Kiln\Db\Transaction;
 
 use function Kiln\Loop\async;
@@ -64,6 +65,39 @@ final class PostgresTest extends PoolContractTestCase
         self::assertSame('25P02', $error->sqlState);
         self::assertStringContainsString('rolled back', $error->getMessage());
         self::assertSame(0, $stored, 'nothing was committed, and the connection is usable');
+    }
+
+    public function testAStatementGivenUpByItsTimeoutStopsOnTheServerToo(): void
+    {
+        $pool = $this->pool('max=1&timeout=0.3');
+        $marker = 'kiln-abandoned-' . bin2hex(random_bytes(4));
+        $error = $this->inFiber(static function () use ($pool, $marker): ?\Throwable {
+            try {
+                $pool->query("SELECT pg_sleep(30), '$marker'");
+            } catch (StatementTimeoutException $e) {
+                return $e;
+            }
+
+            return null;
+        });
+        self::assertInstanceOf(StatementTimeoutException::class, $error);
+        $server = $this->server();
+        \assert($server instanceof PostgresServer);
+        $admin = $server->admin();
+        $running = -1;
+        try {
+            // The session checks every second that its client is there: it ends well before its 30 s sleep would.
+            for ($deadline = microtime(true) + 6.0; microtime(true) < $deadline; usleep(100_000)) {
+                $result = pg_query_params($admin, "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%' || \$1 || '%' AND pid <> pg_backend_pid()", [$marker]);
+                $running = $result === false ? -1 : (int) pg_fetch_result($result, 0, 0);
+                if ($running === 0) {
+                    break;
+                }
+            }
+        } finally {
+            pg_close($admin);
+        }
+        self::assertSame(0, $running, 'the statement of the closed connection still runs on the server');
     }
 
     public function testADuplicateKeyErrorSaysWhichKey(): void
