@@ -83,7 +83,7 @@ final class TimedConnection implements Connection
     {
         return new StatementTimeoutException(\sprintf(
             'A statement on %s ran past the statement timeout of %s s (the `timeout` option of the database URL; 0 turns it off): '
-            . 'its connection was closed',
+            . 'its connection was closed, and the server may still finish it',
             $this->database,
             self::seconds($this->timeout),
         ), 0, $e);

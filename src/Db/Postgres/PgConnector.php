@@ -32,23 +32,34 @@ final class PgConnector implements Connector
 
     /**
      * On PostgreSQL 14 and later the session checks, every second of a statement, that its client is still there
-     * (`client_connection_check_interval`): a statement whose connection Kiln closes half-way (the pool's statement
-     * timeout, a Cancellation) then stops on the server too, instead of running to its end. A server that refuses the
-     * setting (a pooler in front of it) keeps the connection as it is.
+     * (`client_connection_check_interval`), unless the role or database set an interval of its own: a statement whose
+     * connection Kiln closes half-way (the pool's statement timeout, a Cancellation) then stops on the server too,
+     * instead of running to its end. A server that refuses the setting keeps the connection as it is. The setting
+     * is asked for within connect_timeout, as the connection itself is.
      */
     public function connect(?Cancellation $cancellation = null): PgConnection
     {
         [$link, $socket] = $this->open($cancellation);
         $connection = new PgConnection($link, $socket, describe: $this->dsn->redacted());
-        if ((int) (pg_version($link)['server'] ?? '0') >= 14) {
-            try {
-                $connection->run('SET client_connection_check_interval = ' . self::CLIENT_CHECK_MS, [], $cancellation);
-            } catch (QueryException) {
-                // kept as it is: the statement a closed connection leaves runs to its end, as before
-            } catch (\Throwable $e) {
-                $connection->close();
-                throw $e;
+        if ((int) (pg_version($link)['server'] ?? '0') < 14) {
+            return $connection;
+        }
+        $limit = $this->connectTimeout();
+        try {
+            $connection->run(
+                "SELECT set_config('client_connection_check_interval', '" . self::CLIENT_CHECK_MS . "', false)"
+                . " WHERE current_setting('client_connection_check_interval') = '0'",
+                [],
+                $cancellation === null ? $limit : new CompositeCancellation($cancellation, $limit),
+            );
+        } catch (QueryException) {
+            // kept as it is: the statement a closed connection leaves runs to its end, as before
+        } catch (\Throwable $e) {
+            $connection->close();
+            if ($e instanceof CancelledException && $limit->isRequested() && !($cancellation?->isRequested() ?? false)) {
+                throw new ConnectionException($this->failure('no answer within connect_timeout'), 0, $e);
             }
+            throw $e;
         }
 
         return $connection;
@@ -76,7 +87,7 @@ final class PgConnector implements Connector
     /** @return array{\PgSql\Connection, resource} the link and a watchable copy of its socket */
     private function open(?Cancellation $cancellation): array
     {
-        $timeout = new TimeoutCancellation((float) $this->dsn->option('connect_timeout', '10'), 'connect timeout');
+        $timeout = $this->connectTimeout();
         $until = $cancellation === null ? $timeout : new CompositeCancellation($cancellation, $timeout);
         $warning = null;
         set_error_handler(static function (int $level, string $message) use (&$warning): bool {
@@ -132,6 +143,11 @@ final class PgConnector implements Connector
             }
             throw $e;
         }
+    }
+
+    private function connectTimeout(): TimeoutCancellation
+    {
+        return new TimeoutCancellation((float) $this->dsn->option('connect_timeout', '10'), 'connect timeout');
     }
 
     private function failure(string $why): string
