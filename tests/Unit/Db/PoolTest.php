@@ -182,36 +182,31 @@ final class PoolTest extends LoopTestCase
     public function testAStreamsWaitsForTheServerAreBoundedButNotTheCallersTimeBetweenRows(): void
     {
         $pool = new Pool($this->connector, max: 1, timeout: 0.08);
-        $rows = await(async(static function () use ($pool): array {
-            $rows = [];
-            foreach ($pool->stream('SLOW 0.03') as $row) {
-                $rows[] = $row['i'];
-                delay(0.1); // longer than the timeout, between rows: the caller's own time
-            }
-            return $rows;
-        }));
-        self::assertSame([1, 2, 3], $rows);
+        // Longer than the timeout, between rows: the caller's own time.
+        self::assertSame([1, 2, 3], self::streamed($pool, 'SLOW 0.03', static fn() => delay(0.1)));
         // Waits of 0.05 s two hundredths apart: the timer armed at the first falls inside the second, which is not over.
-        $rows = await(async(static function () use ($pool): array {
-            $rows = [];
-            foreach ($pool->stream('SLOW 0.05') as $row) {
-                $rows[] = $row['i'];
-                delay(0.02);
-            }
-            return $rows;
-        }));
-        self::assertSame([1, 2, 3], $rows);
+        self::assertSame([1, 2, 3], self::streamed($pool, 'SLOW 0.05', static fn() => delay(0.02)));
         // The caller's time between rows counts for nothing even when it blocks the loop meanwhile.
-        $rows = await(async(static function () use ($pool): array {
+        self::assertSame([1, 2, 3], self::streamed($pool, 'SLOW 0.05', static fn() => usleep(60_000)));
+        self::assertFalse($this->connector->opened[0]->closed);
+    }
+
+    /**
+     * The `i` of each row of a stream, with $between run after each.
+     *
+     * @param \Closure(): mixed $between
+     * @return list<mixed>
+     */
+    private static function streamed(Pool $pool, string $sql, \Closure $between): array
+    {
+        return await(async(static function () use ($pool, $sql, $between): array {
             $rows = [];
-            foreach ($pool->stream('SLOW 0.05') as $row) {
+            foreach ($pool->stream($sql) as $row) {
                 $rows[] = $row['i'];
-                usleep(60_000);
+                $between();
             }
             return $rows;
         }));
-        self::assertSame([1, 2, 3], $rows);
-        self::assertFalse($this->connector->opened[0]->closed);
     }
 
     public function testAStreamLeavesNoTimerBehindWhetherItEndsOrIsLeftHalfWay(): void
