@@ -34,17 +34,17 @@ final class PgConnector implements Connector
      * On PostgreSQL 14 and later the session checks, every second of a statement, that its client is still there
      * (`client_connection_check_interval`), unless the role or database set an interval of its own: a statement whose
      * connection Kiln closes half-way (the pool's statement timeout, a Cancellation) then stops on the server too,
-     * instead of running to its end. A server that refuses the setting keeps the connection as it is. The setting
-     * is asked for within connect_timeout, as the connection itself is.
+     * instead of running to its end. A server that refuses the setting keeps the connection as it is. Connecting and
+     * the setting share one connect_timeout.
      */
     public function connect(?Cancellation $cancellation = null): PgConnection
     {
-        [$link, $socket] = $this->open($cancellation);
+        $limit = $this->connectTimeout();
+        [$link, $socket] = $this->open($cancellation, $limit);
         $connection = new PgConnection($link, $socket, describe: $this->dsn->redacted());
         if ((int) (pg_version($link)['server'] ?? '0') < 14) {
             return $connection;
         }
-        $limit = $this->connectTimeout();
         try {
             $connection->run(
                 "SELECT set_config('client_connection_check_interval', '" . self::CLIENT_CHECK_MS . "', false)"
@@ -54,11 +54,11 @@ final class PgConnector implements Connector
             );
         } catch (QueryException) {
             // kept as it is: the statement a closed connection leaves runs to its end, as before
+        } catch (ConnectionException | CancelledException $e) {
+            $connection->close();
+            throw $this->failed($e, $limit, $cancellation);
         } catch (\Throwable $e) {
             $connection->close();
-            if ($e instanceof CancelledException && $limit->isRequested() && !($cancellation?->isRequested() ?? false)) {
-                throw new ConnectionException($this->failure('no answer within connect_timeout'), 0, $e);
-            }
             throw $e;
         }
 
@@ -72,7 +72,7 @@ final class PgConnector implements Connector
      */
     public function listen(string $channel, ?Cancellation $cancellation = null): PgListener
     {
-        [$link, $socket] = $this->open($cancellation);
+        [$link, $socket] = $this->open($cancellation, $this->connectTimeout());
         $connection = new PgConnection($link, $socket, $this->dsn->redacted());
         $connection->run('LISTEN ' . pg_escape_identifier($link, $channel), [], $cancellation);
 
@@ -84,10 +84,12 @@ final class PgConnector implements Connector
         return $this->dsn->redacted();
     }
 
-    /** @return array{\PgSql\Connection, resource} the link and a watchable copy of its socket */
-    private function open(?Cancellation $cancellation): array
+    /**
+     * @param TimeoutCancellation $timeout connect_timeout, running since the connect began
+     * @return array{\PgSql\Connection, resource} the link and a watchable copy of its socket
+     */
+    private function open(?Cancellation $cancellation, TimeoutCancellation $timeout): array
     {
-        $timeout = $this->connectTimeout();
         $until = $cancellation === null ? $timeout : new CompositeCancellation($cancellation, $timeout);
         $warning = null;
         set_error_handler(static function (int $level, string $message) use (&$warning): bool {
@@ -138,11 +140,16 @@ final class PgConnector implements Connector
             if (\is_resource($socket)) {
                 fclose($socket);
             }
-            if ($timeout->isRequested() && !($cancellation?->isRequested() ?? false)) {
-                throw new ConnectionException($this->failure('no answer within connect_timeout'), 0, $e);
-            }
-            throw $e;
+            throw $this->failed($e, $timeout, $cancellation);
         }
+    }
+
+    /** What a connect that failed or was cancelled throws: a ConnectionException when connect_timeout ended it. */
+    private function failed(ConnectionException|CancelledException $e, TimeoutCancellation $timeout, ?Cancellation $cancellation): \Throwable
+    {
+        return $timeout->isRequested() && !($cancellation?->isRequested() ?? false)
+            ? new ConnectionException($this->failure('no answer within connect_timeout'), 0, $e)
+            : $e;
     }
 
     private function connectTimeout(): TimeoutCancellation

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Kiln\Tests\Integration\Db;
 
 use Kiln\Db\Binary;
+use Kiln\Db\ConnectionException;
 use Kiln\Db\Dsn;
 use Kiln\Db\Postgres\PgConnector;
 use Kiln\Db\QueryException;
@@ -65,6 +66,31 @@ final class PostgresTest extends PoolContractTestCase
         self::assertSame('25P02', $error->sqlState);
         self::assertStringContainsString('rolled back', $error->getMessage());
         self::assertSame(0, $stored, 'nothing was committed, and the connection is usable');
+    }
+
+    public function testAServerThatTakesTheConnectionButNeverAnswersFailsAtConnectTimeout(): void
+    {
+        $silent = stream_socket_server('tcp://127.0.0.1:0'); // the kernel completes the handshake; nobody answers
+        self::assertIsResource($silent);
+        $port = (int) substr((string) strrchr((string) stream_socket_get_name($silent, false), ':'), 1);
+        $connector = new PgConnector(Dsn::parse("postgres://u:hunter2@127.0.0.1:$port/d?connect_timeout=0.3&sslmode=disable"));
+        $started = microtime(true);
+        try {
+            $error = $this->inFiber(static function () use ($connector): ?\Throwable {
+                try {
+                    $connector->connect();
+                } catch (\Throwable $e) {
+                    return $e;
+                }
+
+                return null;
+            });
+        } finally {
+            fclose($silent);
+        }
+        self::assertInstanceOf(ConnectionException::class, $error);
+        self::assertSame("Cannot connect to postgres://u@127.0.0.1:$port/d: no answer within connect_timeout", $error->getMessage());
+        self::assertLessThan(3.0, microtime(true) - $started);
     }
 
     public function testAStatementGivenUpByItsTimeoutStopsOnTheServerToo(): void
