@@ -10,13 +10,13 @@ use Kiln\Loop\Loop;
 use Kiln\Loop\TimeoutException;
 
 /**
- * The statement timeout of a stream: requested once one wait for the server (for the first row, or for the next
- * after the caller took one) lasts $seconds. The time the caller spends between rows does not count: waiting()
+ * The statement timeout of a connection: requested once one wait for the server (a statement, a stream's first
+ * row, or its next one after the caller took one) lasts $seconds. The time the caller spends between rows does not count: waiting()
  * starts a wait, paused() ends it. Its one timer is armed while a wait is on and re-armed, when it fires early, for
  * what is left of the wait now on; it never keeps the loop alive (the socket the stream reads does), and stop()
  * cancels it.
  *
- * @internal used by TimedConnection::stream()
+ * @internal used by TimedConnection
  */
 final class ServerWait
 {
